@@ -1,0 +1,79 @@
+"""The ``multicrop`` command: assembles the command groups.
+
+Each group lives in its own module and exposes a ``register(app)`` function
+(or a Typer ``app``); this file only wires them together and turns library
+errors into one clear line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from .. import __version__
+from ..errors import MulticropError
+
+app = typer.Typer(
+    name="multicrop",
+    help="Turn photos into carousels of distinct crops; evaluate crops and aesthetic judges.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+eval_app = typer.Typer(help="Evaluate cropping methods and aesthetic judges.", no_args_is_help=True)
+bench_app = typer.Typer(help="Build benchmark datasets.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+app.add_typer(bench_app, name="bench")
+
+# (module, attach) pairs: each module's register() adds its commands to the
+# given Typer app.  A module that is not written yet is simply absent.
+_GROUPS = [
+    ("crop", app),            # multicrop crop, multicrop saliency ...
+    ("judge", app),           # multicrop judge, multicrop judges ..., multicrop store ...
+    ("eval_carousel", eval_app),
+    ("bench", bench_app),
+    ("eval_judges", eval_app),
+]
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"multicrop {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
+    """multicrop command line."""
+
+
+for _name, _target in _GROUPS:
+    try:
+        _mod = importlib.import_module(f"{__package__}.{_name}")
+    except ModuleNotFoundError as exc:  # the group's module does not exist
+        if exc.name != f"{__package__}.{_name}":
+            raise
+        continue
+    _mod.register(_target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; library errors become one line on stderr and exit code 1."""
+    try:
+        app(args=argv, standalone_mode=True)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except MulticropError as exc:
+        typer.echo(f"multicrop: error: {exc}", err=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The exceptions multicrop raises, in one place.
+
+Every library error derives from :class:`MulticropError`, so a caller (and the
+CLI) can catch one type.  Errors about bad values also derive from
+:class:`ValueError`, following scikit-image and the standard library.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MulticropError",
+    "InvalidParameterError",
+    "ImageLoadError",
+    "ImageTooLargeError",
+    "ImageTooSmallError",
+    "PartitionFailure",
+    "RegistryError",
+    "UnknownNameError",
+    "DatasetError",
+    "JudgeError",
+    "MissingCredentialsError",
+    "StoreError",
+]
+
+
+class MulticropError(Exception):
+    """Base class of every error raised by multicrop."""
+
+
+class InvalidParameterError(MulticropError, ValueError):
+    """A parameter received a value outside what is allowed.
+
+    Messages name the parameter, the value received and what is allowed.
+    """
+
+
+class ImageLoadError(MulticropError, ValueError):
+    """A file is missing, is not an image, or is truncated or corrupt."""
+
+
+class ImageTooLargeError(ImageLoadError):
+    """An image has more pixels than the configured decompression-bomb limit."""
+
+
+class ImageTooSmallError(MulticropError, ValueError):
+    """An image is too small to hold the requested crops."""
+
+
+class PartitionFailure(MulticropError):
+    """Saliency partitioning produced an unusable partition.
+
+    Raised (or reported) instead of silently returning bad crops, e.g. when a
+    partition has an extreme aspect ratio or a cut bisects a salient box.
+    """
+
+
+class RegistryError(MulticropError):
+    """A registry was used wrongly, e.g. a name registered twice."""
+
+
+class UnknownNameError(RegistryError, KeyError):
+    """A name is not in a registry; the message suggests close matches."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the text plain
+        return str(self.args[0]) if self.args else ""
+
+
+class DatasetError(MulticropError, ValueError):
+    """A dataset file is malformed or missing."""
+
+
+class JudgeError(MulticropError):
+    """A judge backend failed in a way that is not recorded as data."""
+
+
+class MissingCredentialsError(JudgeError):
+    """An API key environment variable is not set."""
+
+
+class StoreError(MulticropError):
+    """The checkpoint store is unusable (bad schema, failed verification...)."""

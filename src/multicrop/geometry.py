@@ -1,0 +1,325 @@
+"""Boxes, ratios and the arithmetic between them.
+
+Coordinates are in pixels of the image they refer to, ``x`` to the right and
+``y`` down; a box covers columns ``x .. x + w`` and rows ``y .. y + h``
+(half-open).  Boxes are immutable; helpers return new boxes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InvalidParameterError
+
+__all__ = [
+    "Box",
+    "Ratio",
+    "parse_ratio",
+    "parse_ratios",
+    "RATIO_PRESETS",
+    "iou",
+    "iou_matrix",
+    "fit_ratio_box",
+    "snap_box",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """An axis-aligned box ``(x, y, w, h)``.
+
+    Examples
+    --------
+    >>> b = Box(10, 20, 30, 40)
+    >>> b.x2, b.y2, b.area
+    (40, 60, 1200)
+    >>> b.scale(0.5)
+    Box(x=5.0, y=10.0, w=15.0, h=20.0)
+    """
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def __post_init__(self) -> None:
+        for name in ("x", "y", "w", "h"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+                raise InvalidParameterError(f"Box.{name} must be a finite number, got {v!r}")
+        if self.w < 0 or self.h < 0:
+            raise InvalidParameterError(
+                f"Box width and height must be >= 0, got w={self.w!r}, h={self.h!r}"
+            )
+
+    @property
+    def x2(self) -> float:
+        return self.x + self.w
+
+    @property
+    def y2(self) -> float:
+        return self.y + self.h
+
+    @property
+    def area(self) -> float:
+        return self.w * self.h
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x + self.w / 2, self.y + self.h / 2)
+
+    @property
+    def aspect(self) -> float:
+        """Width over height (``inf`` for a zero-height box)."""
+        return self.w / self.h if self.h else math.inf
+
+    @classmethod
+    def from_corners(cls, x1: float, y1: float, x2: float, y2: float) -> Box:
+        """Box from two opposite corners given in any order."""
+        return cls(min(x1, x2), min(y1, y2), abs(x2 - x1), abs(y2 - y1))
+
+    def corners(self) -> tuple[float, float, float, float]:
+        """``(x1, y1, x2, y2)``."""
+        return (self.x, self.y, self.x2, self.y2)
+
+    def scale(self, sx: float, sy: float | None = None) -> Box:
+        """Scale coordinates (e.g. between an analysis and the source resolution)."""
+        sy = sx if sy is None else sy
+        return Box(self.x * sx, self.y * sy, self.w * sx, self.h * sy)
+
+    def translate(self, dx: float, dy: float) -> Box:
+        return Box(self.x + dx, self.y + dy, self.w, self.h)
+
+    def clip(self, width: float, height: float) -> Box:
+        """Intersection with the image ``[0, width) x [0, height)``."""
+        x1 = min(max(self.x, 0), width)
+        y1 = min(max(self.y, 0), height)
+        x2 = min(max(self.x2, 0), width)
+        y2 = min(max(self.y2, 0), height)
+        return Box(x1, y1, x2 - x1, y2 - y1)
+
+    def intersection(self, other: Box) -> float:
+        """Area of the overlap with ``other``."""
+        iw = min(self.x2, other.x2) - max(self.x, other.x)
+        ih = min(self.y2, other.y2) - max(self.y, other.y)
+        return max(iw, 0.0) * max(ih, 0.0)
+
+    def contains(self, other: Box, *, tol: float = 0.0) -> bool:
+        """Whether ``other`` lies inside this box (with tolerance ``tol`` pixels)."""
+        return (
+            other.x >= self.x - tol
+            and other.y >= self.y - tol
+            and other.x2 <= self.x2 + tol
+            and other.y2 <= self.y2 + tol
+        )
+
+    def round(self) -> Box:
+        """Integer box with the same corners rounded to the nearest pixel."""
+        x1, y1 = round(self.x), round(self.y)
+        return Box(x1, y1, round(self.x2) - x1, round(self.y2) - y1)
+
+    def to_dict(self) -> dict[str, float]:
+        return {"x": self.x, "y": self.y, "w": self.w, "h": self.h}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Box:
+        return cls(d["x"], d["y"], d["w"], d["h"])
+
+
+@dataclass(frozen=True, slots=True)
+class Ratio:
+    """A target aspect ratio ``width:height`` (e.g. ``Ratio(2, 3)`` is portrait).
+
+    Examples
+    --------
+    >>> Ratio(4, 5).value
+    0.8
+    >>> str(Ratio(3, 2))
+    '3:2'
+    """
+
+    width: float
+    height: float
+
+    def __post_init__(self) -> None:
+        for name in ("width", "height"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise InvalidParameterError(f"ratio {name} must be a positive number, got {v!r}")
+
+    @property
+    def value(self) -> float:
+        """Width divided by height."""
+        return self.width / self.height
+
+    def __str__(self) -> str:
+        def fmt(v: float) -> str:
+            return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+        return f"{fmt(self.width)}:{fmt(self.height)}"
+
+    def to_dict(self) -> str:
+        return str(self)
+
+
+#: Named ratio sets accepted by ``--preset`` (platform display ratios).
+RATIO_PRESETS: dict[str, tuple[Ratio, ...]] = {
+    "carousel": (Ratio(2, 3), Ratio(3, 2)),
+    "instagram": (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1)),
+    "square": (Ratio(1, 1),),
+    "portrait": (Ratio(2, 3),),
+    "landscape": (Ratio(3, 2),),
+    "story": (Ratio(9, 16),),
+    "widescreen": (Ratio(16, 9),),
+}
+
+_RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:x/]\s*(\d+(?:\.\d+)?)\s*$")
+
+
+def parse_ratio(text: str | Ratio) -> Ratio:
+    """Parse ``"2:3"``, ``"2x3"``, ``"4/5"`` or ``"1.91:1"`` into a :class:`Ratio`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``text`` is not of the form ``W:H`` with positive numbers.
+
+    Examples
+    --------
+    >>> parse_ratio("1.91:1")
+    Ratio(width=1.91, height=1.0)
+    >>> parse_ratio("wide")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: ratio must look like '2:3' or '1.91:1', got 'wide'
+    """
+    if isinstance(text, Ratio):
+        return text
+    m = _RATIO_RE.match(str(text))
+    if not m:
+        raise InvalidParameterError(f"ratio must look like '2:3' or '1.91:1', got {text!r}")
+    w, h = (float(g) for g in m.groups())
+    w = int(w) if w.is_integer() else w
+    h = int(h) if h.is_integer() else h
+    if w <= 0 or h <= 0:
+        raise InvalidParameterError(f"ratio parts must be positive, got {text!r}")
+    return Ratio(w, h)
+
+
+def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
+    """Parse a comma list of ratios or a preset name (see :data:`RATIO_PRESETS`).
+
+    Examples
+    --------
+    >>> [str(r) for r in parse_ratios("2:3,3:2")]
+    ['2:3', '3:2']
+    >>> [str(r) for r in parse_ratios("instagram")]
+    ['4:5', '1:1', '1.91:1']
+    """
+    if isinstance(text, Ratio):
+        return (text,)
+    if isinstance(text, (tuple, list)):
+        out = tuple(parse_ratio(t) for t in text)
+    elif str(text).strip().lower() in RATIO_PRESETS:
+        out = RATIO_PRESETS[str(text).strip().lower()]
+    else:
+        out = tuple(parse_ratio(t) for t in str(text).split(",") if t.strip())
+    if not out:
+        raise InvalidParameterError(f"ratio list is empty: {text!r}")
+    return out
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes (0 when both are empty).
+
+    Examples
+    --------
+    >>> iou(Box(0, 0, 2, 2), Box(1, 0, 2, 2))
+    0.3333333333333333
+    """
+    inter = a.intersection(b)
+    union = a.area + b.area - inter
+    return inter / union if union > 0 else 0.0
+
+
+def iou_matrix(a: list[Box] | tuple[Box, ...], b: list[Box] | tuple[Box, ...]) -> np.ndarray:
+    """Pairwise IoU, shape ``(len(a), len(b))``, vectorised."""
+    if not len(a) or not len(b):
+        return np.zeros((len(a), len(b)))
+    A = np.array([x.corners() for x in a], dtype=float)
+    B = np.array([x.corners() for x in b], dtype=float)
+    iw = np.clip(np.minimum(A[:, None, 2], B[None, :, 2]) - np.maximum(A[:, None, 0], B[None, :, 0]), 0, None)
+    ih = np.clip(np.minimum(A[:, None, 3], B[None, :, 3]) - np.maximum(A[:, None, 1], B[None, :, 1]), 0, None)
+    inter = iw * ih
+    area_a = (A[:, 2] - A[:, 0]) * (A[:, 3] - A[:, 1])
+    area_b = (B[:, 2] - B[:, 0]) * (B[:, 3] - B[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(union > 0, inter / union, 0.0)
+    return out
+
+
+def fit_ratio_box(
+    region: Box, ratio: Ratio | float, *, center: tuple[float, float] | None = None, scale: float = 1.0
+) -> Box:
+    """Largest box of exactly ``ratio`` inside ``region``, times ``scale``, centred on ``center``.
+
+    The box is shifted (not shrunk) to stay inside ``region``.  Coordinates are
+    floats; use :func:`snap_box` for whole pixels.
+
+    Examples
+    --------
+    >>> fit_ratio_box(Box(0, 0, 300, 100), 1.0)
+    Box(x=100.0, y=0.0, w=100.0, h=100.0)
+    """
+    r = ratio.value if isinstance(ratio, Ratio) else float(ratio)
+    if r <= 0 or not math.isfinite(r):
+        raise InvalidParameterError(f"ratio must be positive and finite, got {ratio!r}")
+    if not 0 < scale <= 1:
+        raise InvalidParameterError(f"scale must be in (0, 1], got {scale!r}")
+    w = min(region.w, region.h * r) * scale
+    h = w / r
+    cx, cy = center if center is not None else region.center
+    x = min(max(cx - w / 2, region.x), region.x2 - w)
+    y = min(max(cy - h / 2, region.y), region.y2 - h)
+    return Box(float(x), float(y), float(w), float(h))
+
+
+def snap_box(box: Box, ratio: Ratio | float, width: int, height: int) -> Box:
+    """Integer box of ``ratio`` (within one pixel) close to ``box``, inside ``width x height``.
+
+    The width is rounded to whole pixels and the height chosen to match the
+    ratio; the box is then shifted to lie inside the image.  The result's
+    aspect differs from ``ratio`` by at most one pixel of height.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no box of that ratio of at least 1x1 pixel fits the image.
+
+    Examples
+    --------
+    >>> snap_box(Box(0.4, 0.2, 200.3, 300.1), Ratio(2, 3), 1000, 1000)
+    Box(x=0, y=0, w=200, h=300)
+    """
+    r = ratio.value if isinstance(ratio, Ratio) else float(ratio)
+    w = min(box.w, width, height * r)
+    w = max(int(round(w)), 1)
+    h = int(round(w / r))
+    if h > height:
+        h = height
+        w = max(int(math.floor(h * r)), 1)
+        h = min(int(round(w / r)), height)
+    if w > width or h < 1:
+        raise InvalidParameterError(f"no box of ratio {r:.4g} fits a {width}x{height} image")
+    cx, cy = box.center
+    x = int(round(min(max(cx - w / 2, 0), width - w)))
+    y = int(round(min(max(cy - h / 2, 0), height - h)))
+    return Box(x, y, w, h)
+
+
+
