@@ -1,1 +1,20 @@
-"""multicrop.io"""
+"""Image loading and atomic saving.
+
+``load_image`` decodes a reduced copy for analysis (JPEG DCT scaling) and
+remembers how to get the full-resolution pixels for the crops themselves.
+"""
+
+from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image, to_rgb
+from .save import atomic_path, atomic_write_bytes, atomic_write_text, save_image
+
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "SUPPORTED_SUFFIXES",
+    "LoadedImage",
+    "load_image",
+    "to_rgb",
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "save_image",
+]

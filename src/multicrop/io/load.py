@@ -1,0 +1,276 @@
+"""Load photos: EXIF orientation, colour conversion, reduced decode, bomb guard."""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageCms, ImageFile, ImageOps, UnidentifiedImageError
+
+from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
+
+__all__ = ["DEFAULT_MAX_PIXELS", "SUPPORTED_SUFFIXES", "LoadedImage", "load_image", "to_rgb"]
+
+#: Largest image accepted by default, in pixels.  Real photos reach 200 MP;
+#: anything far beyond is more likely a decompression bomb than a photo.
+DEFAULT_MAX_PIXELS = 300_000_000
+
+# Pillow refuses images above 2 x MAX_IMAGE_PIXELS before we can give a clear
+# message; raise its limit to ours and do the check ourselves.
+if Image.MAX_IMAGE_PIXELS is not None and Image.MAX_IMAGE_PIXELS < DEFAULT_MAX_PIXELS:
+    Image.MAX_IMAGE_PIXELS = DEFAULT_MAX_PIXELS
+
+try:  # optional HEIC/HEIF support
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    _HEIF = True
+except ImportError:  # pragma: no cover - depends on the environment
+    _HEIF = False
+
+SUPPORTED_SUFFIXES = frozenset(
+    {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
+    | ({".heic", ".heif"} if _HEIF else set())
+)
+
+_SRGB = ImageCms.createProfile("sRGB")
+
+
+def to_rgb(image: Image.Image, *, keep_alpha: bool = False) -> Image.Image:
+    """Convert any Pillow mode to 8-bit RGB (or RGBA when ``keep_alpha``).
+
+    CMYK with an embedded profile goes through ImageCms to sRGB; 16-bit and
+    float greyscale are rescaled, not clipped; palette and LA images keep
+    their alpha when asked to.
+
+    Examples
+    --------
+    >>> im = Image.fromarray(np.full((2, 2), 65535, np.uint16))
+    >>> np.asarray(to_rgb(im))[0, 0].tolist()
+    [255, 255, 255]
+    """
+    mode = image.mode
+    has_alpha = mode in ("RGBA", "LA", "PA", "La", "RGBa") or (
+        mode == "P" and "transparency" in image.info
+    )
+    if mode == "CMYK":
+        icc = image.info.get("icc_profile")
+        if icc:
+            try:
+                src = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+                return ImageCms.profileToProfile(image, src, _SRGB, outputMode="RGB")
+            except (ImageCms.PyCMSError, OSError):
+                pass
+        return image.convert("RGB")
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
+        arr = np.asarray(image).astype(np.float64)
+        hi = 65535.0 if mode.startswith("I;16") or arr.max(initial=0) > 255 else 255.0
+        arr = np.clip(arr / hi * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        return Image.fromarray(arr, "L").convert("RGB")
+    if mode == "F":
+        arr = np.asarray(image, dtype=np.float64)
+        hi = 1.0 if arr.max(initial=0) <= 1.0 else 255.0
+        arr = np.clip(arr / hi * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        return Image.fromarray(arr, "L").convert("RGB")
+    if keep_alpha and has_alpha:
+        return image.convert("RGBA")
+    if has_alpha:
+        # Composite over white so transparent areas do not turn black.
+        rgba = image.convert("RGBA")
+        bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(bg, rgba).convert("RGB")
+    if mode != "RGB":
+        return image.convert("RGB")
+    return image
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    """A photo ready for analysis.
+
+    Attributes
+    ----------
+    analysis : ndarray of uint8, shape (h, w, 3)
+        Reduced RGB copy (long side at most ``max_side``), EXIF-transposed.
+    size : (int, int)
+        Full-resolution ``(width, height)`` after EXIF transposition.
+    path : Path or None
+        Source file, or None for in-memory input.
+    format : str or None
+        Pillow format name of the source ("JPEG", "PNG", ...).
+    icc_profile, exif : bytes or None
+        Kept so that crops carry the source's colour profile and metadata.
+    """
+
+    analysis: np.ndarray
+    size: tuple[int, int]
+    path: Path | None = None
+    format: str | None = None
+    icc_profile: bytes | None = None
+    exif: bytes | None = None
+    has_alpha: bool = False
+    _full: Image.Image | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def scale(self) -> float:
+        """Analysis pixels per source pixel (<= 1)."""
+        return self.analysis.shape[1] / self.size[0]
+
+    def open_full(self, *, keep_alpha: bool = False) -> Image.Image:
+        """Decode the full-resolution image (EXIF-transposed, 8-bit RGB/RGBA)."""
+        if self._full is not None:
+            return to_rgb(self._full, keep_alpha=keep_alpha)
+        assert self.path is not None  # noqa: S101 - invariant of construction
+        with _open(self.path) as im:
+            im.load()
+            im = ImageOps.exif_transpose(im)
+            return to_rgb(im, keep_alpha=keep_alpha)
+
+
+def _open(path: Path) -> Image.Image:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(path)
+    except FileNotFoundError:
+        raise ImageLoadError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ImageLoadError(f"{path}: is a directory, not an image") from None
+    except UnidentifiedImageError:
+        raise ImageLoadError(f"{path}: not an image Pillow can read") from None
+    except Image.DecompressionBombError as exc:
+        raise ImageTooLargeError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ImageLoadError(f"{path}: cannot open ({exc})") from None
+
+
+def _reduce(im: Image.Image, max_side: int) -> Image.Image:
+    w, h = im.size
+    f = max(w, h) / max_side
+    if f <= 1:
+        return im
+    size = (max(1, round(w / f)), max(1, round(h / f)))
+    return im.resize(size, Image.Resampling.BOX if f >= 2 else Image.Resampling.BILINEAR, reducing_gap=2.0)
+
+
+def load_image(
+    source: str | os.PathLike | np.ndarray | Image.Image,
+    *,
+    max_side: int = 1600,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> LoadedImage:
+    """Open a photo and decode a reduced copy for analysis.
+
+    JPEGs are decoded at reduced size by DCT scaling (``Image.draft``), so a
+    200 MP photo costs a fraction of its full decode here; the full image is
+    decoded once, later, only to cut the crops.
+
+    Parameters
+    ----------
+    source : path, ndarray of shape (H, W[, C]) or PIL.Image.Image
+        The photo.  Arrays are taken as RGB(A) or greyscale, uint8 or float
+        in [0, 1].
+    max_side : int
+        Long side of the analysis copy in pixels.
+    max_pixels : int
+        Refuse images with more pixels than this (decompression-bomb guard).
+
+    Returns
+    -------
+    LoadedImage
+
+    Raises
+    ------
+    ImageLoadError
+        Missing, unreadable, truncated or corrupt file.
+    ImageTooLargeError
+        More than ``max_pixels`` pixels.
+
+    Examples
+    --------
+    >>> img = load_image(np.zeros((3000, 2000, 3), np.uint8), max_side=600)
+    >>> img.size, img.analysis.shape
+    ((2000, 3000), (600, 400, 3))
+    """
+    if not isinstance(max_side, int) or max_side < 16:
+        raise InvalidParameterError(f"max_side must be an integer >= 16, got {max_side!r}")
+    if isinstance(source, np.ndarray):
+        return _from_pil(_array_to_pil(source), None, max_side, max_pixels)
+    if isinstance(source, Image.Image):
+        return _from_pil(source, None, max_side, max_pixels)
+
+    path = Path(source)
+    im = _open(path)
+    try:
+        w, h = im.size
+        if w * h > max_pixels:
+            raise ImageTooLargeError(
+                f"{path}: {w}x{h} = {w * h / 1e6:.0f} MP exceeds the limit of "
+                f"{max_pixels / 1e6:.0f} MP (raise max_pixels / --max-pixels if this is a real photo)"
+            )
+        fmt = im.format
+        icc = im.info.get("icc_profile")
+        exif = im.info.get("exif")
+        has_alpha = im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
+        if fmt == "JPEG":
+            im.draft("RGB", (max_side, max_side))
+        try:
+            im.load()
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ImageLoadError(f"{path}: truncated or corrupt image ({exc})") from None
+        orientation = im.getexif().get(0x0112, 1)
+        full = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
+        im = ImageOps.exif_transpose(im)
+        small = _reduce(to_rgb(im), max_side)
+        arr = np.asarray(small)
+        if icc and im.mode == "CMYK":
+            icc = None  # crops are converted to sRGB
+        return LoadedImage(
+            analysis=arr, size=full, path=path, format=fmt, icc_profile=icc, exif=exif, has_alpha=has_alpha
+        )
+    finally:
+        im.close()
+
+
+def _array_to_pil(arr: np.ndarray) -> Image.Image:
+    if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (1, 3, 4)):
+        raise InvalidParameterError(
+            f"image array must have shape (H, W), (H, W, 3) or (H, W, 4), got {arr.shape}"
+        )
+    if arr.size == 0:
+        raise InvalidParameterError(f"image array is empty, shape {arr.shape}")
+    if arr.dtype != np.uint8:
+        a = arr.astype(np.float64)
+        if np.issubdtype(arr.dtype, np.floating):
+            a = a * 255.0
+        elif arr.dtype == np.uint16:
+            a = a / 257.0
+        arr = np.clip(a + 0.5, 0, 255).astype(np.uint8)
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    return Image.fromarray(np.ascontiguousarray(arr))
+
+
+def _from_pil(im: Image.Image, path: Path | None, max_side: int, max_pixels: int) -> LoadedImage:
+    w, h = im.size
+    if w * h > max_pixels:
+        raise ImageTooLargeError(f"image of {w}x{h} exceeds the limit of {max_pixels} pixels")
+    im = ImageOps.exif_transpose(im)
+    has_alpha = im.mode in ("RGBA", "LA", "PA")
+    small = _reduce(to_rgb(im), max_side)
+    return LoadedImage(
+        analysis=np.asarray(small),
+        size=im.size,
+        path=path,
+        format=im.format,
+        icc_profile=im.info.get("icc_profile"),
+        has_alpha=has_alpha,
+        _full=im,
+    )
+
+
+ImageFile.LOAD_TRUNCATED_IMAGES = False

@@ -1,0 +1,123 @@
+"""Atomic writes: a file appears complete under its final name, or not at all."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from PIL import Image
+
+from ..errors import InvalidParameterError
+
+__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "FORMAT_BY_SUFFIX"]
+
+FORMAT_BY_SUFFIX = {
+    ".jpg": "JPEG",
+    ".jpeg": "JPEG",
+    ".png": "PNG",
+    ".webp": "WEBP",
+    ".tif": "TIFF",
+    ".tiff": "TIFF",
+}
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it over ``path`` on success.
+
+    On any exception the temporary file is removed and ``path`` is untouched.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_path(d / "a.txt") as tmp:
+    ...     _ = tmp.write_text("hello")
+    >>> (d / "a.txt").read_text(), sorted(p.name for p in d.iterdir())
+    ('hello', ['a.txt'])
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def save_image(
+    image: Image.Image,
+    path: str | os.PathLike,
+    *,
+    quality: int = 92,
+    icc_profile: bytes | None = None,
+    exif: bytes | None = None,
+) -> Path:
+    """Save ``image`` atomically, the format chosen by the file extension.
+
+    JPEG and WebP get ``quality`` and 4:4:4 chroma (JPEG); the ICC profile and
+    EXIF block are embedded where the format allows.  Alpha is dropped
+    (composited on white) for JPEG.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an extension with no known image format.
+    """
+    path = Path(path)
+    fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower())
+    if fmt is None:
+        raise InvalidParameterError(
+            f"output extension {path.suffix!r} of {path} is not supported; "
+            f"use one of {', '.join(sorted(FORMAT_BY_SUFFIX))}"
+        )
+    params: dict = {}
+    if fmt == "JPEG":
+        if image.mode not in ("RGB", "L"):
+            bg = Image.new("RGB", image.size, (255, 255, 255))
+            bg.paste(image, mask=image.getchannel("A") if "A" in image.getbands() else None)
+            image = bg
+        params.update(quality=quality, subsampling=0, optimize=False)
+    elif fmt == "WEBP":
+        params.update(quality=quality)
+    elif fmt == "PNG":
+        params.update(compress_level=6)
+    if icc_profile:
+        params["icc_profile"] = icc_profile
+    if exif and fmt in ("JPEG", "WEBP", "PNG", "TIFF"):
+        params["exif"] = _reset_orientation(exif)
+    with atomic_path(path) as tmp:
+        image.save(tmp, format=fmt, **params)
+    return path
+
+
+def _reset_orientation(exif: bytes) -> bytes:
+    """EXIF with Orientation=1: the pixels are already transposed."""
+    ex = Image.Exif()
+    try:
+        ex.load(exif)
+    except Exception:  # noqa: BLE001 - malformed EXIF is dropped, not fatal
+        return b""
+    if 0x0112 in ex:
+        ex[0x0112] = 1
+    return ex.tobytes()

