@@ -191,7 +191,7 @@ def parse_ratio(text: str | Ratio) -> Ratio:
     Examples
     --------
     >>> parse_ratio("1.91:1")
-    Ratio(width=1.91, height=1.0)
+    Ratio(width=1.91, height=1)
     >>> parse_ratio("wide")
     Traceback (most recent call last):
     ...
@@ -303,7 +303,7 @@ def snap_box(box: Box, ratio: Ratio | float, width: int, height: int) -> Box:
 
     Examples
     --------
-    >>> snap_box(Box(0.4, 0.2, 200.3, 300.1), Ratio(2, 3), 1000, 1000)
+    >>> snap_box(Box(0.2, 0.2, 200.3, 300.1), Ratio(2, 3), 1000, 1000)
     Box(x=0, y=0, w=200, h=300)
     """
     r = ratio.value if isinstance(ratio, Ratio) else float(ratio)

@@ -104,6 +104,9 @@ class LoadedImage:
         Pillow format name of the source ("JPEG", "PNG", ...).
     icc_profile, exif : bytes or None
         Kept so that crops carry the source's colour profile and metadata.
+    jpeg_qtables, jpeg_subsampling : dict or None, int or None
+        The source JPEG's quantization tables and chroma subsampling, so
+        JPEG crops keep the source's quality.
     """
 
     analysis: np.ndarray
@@ -113,6 +116,8 @@ class LoadedImage:
     icc_profile: bytes | None = None
     exif: bytes | None = None
     has_alpha: bool = False
+    jpeg_qtables: dict | None = field(default=None, repr=False, compare=False)
+    jpeg_subsampling: int | None = None
     _full: Image.Image | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -124,11 +129,23 @@ class LoadedImage:
         """Decode the full-resolution image (EXIF-transposed, 8-bit RGB/RGBA)."""
         if self._full is not None:
             return to_rgb(self._full, keep_alpha=keep_alpha)
-        assert self.path is not None  # noqa: S101 - invariant of construction
-        with _open(self.path) as im:
-            im.load()
-            im = ImageOps.exif_transpose(im)
-            return to_rgb(im, keep_alpha=keep_alpha)
+        if self.path is None:
+            raise ImageLoadError("this image has neither a file nor pixels to decode")
+        im = _open(self.path)
+        try:
+            im.load()  # a single-frame file is closed by Pillow once loaded
+        except (OSError, SyntaxError, ValueError) as exc:
+            im.close()
+            raise ImageLoadError(f"{self.path}: truncated or corrupt image ({exc})") from None
+        # No ``with``: closing would free the pixels that to_rgb may hand back unchanged.
+        return to_rgb(_transpose(im), keep_alpha=keep_alpha)
+
+
+def _transpose(im: Image.Image) -> Image.Image:
+    """Apply the EXIF orientation; no copy when there is nothing to do (200 MP = 600 MB)."""
+    if im.getexif().get(0x0112, 1) in (0, 1):
+        return im
+    return ImageOps.exif_transpose(im)
 
 
 def _open(path: Path) -> Image.Image:
@@ -216,21 +233,33 @@ def load_image(
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")
         has_alpha = im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
+        qtables = subsampling = None
         if fmt == "JPEG":
-            im.draft("RGB", (max_side, max_side))
+            from PIL import JpegImagePlugin
+
+            qtables = dict(getattr(im, "quantization", None) or {}) or None
+            subsampling = JpegImagePlugin.get_sampling(im)
+            if subsampling not in (0, 1, 2) or im.mode != "RGB":  # grey, CMYK: Pillow's defaults
+                qtables = subsampling = None
+            # Pillow keeps the decoded size >= the requested one on both axes,
+            # so ask for the reduced size itself, not a max_side square.
+            f = max(w, h) / max_side
+            if f > 1:
+                im.draft("RGB", (max(1, int(w / f)), max(1, int(h / f))))
         try:
             im.load()
         except (OSError, SyntaxError, ValueError) as exc:
             raise ImageLoadError(f"{path}: truncated or corrupt image ({exc})") from None
         orientation = im.getexif().get(0x0112, 1)
         full = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
-        im = ImageOps.exif_transpose(im)
+        im = _transpose(im)
         small = _reduce(to_rgb(im), max_side)
         arr = np.asarray(small)
         if icc and im.mode == "CMYK":
             icc = None  # crops are converted to sRGB
         return LoadedImage(
-            analysis=arr, size=full, path=path, format=fmt, icc_profile=icc, exif=exif, has_alpha=has_alpha
+            analysis=arr, size=full, path=path, format=fmt, icc_profile=icc, exif=exif, has_alpha=has_alpha,
+            jpeg_qtables=qtables, jpeg_subsampling=subsampling,
         )
     finally:
         im.close()
@@ -259,7 +288,7 @@ def _from_pil(im: Image.Image, path: Path | None, max_side: int, max_pixels: int
     w, h = im.size
     if w * h > max_pixels:
         raise ImageTooLargeError(f"image of {w}x{h} exceeds the limit of {max_pixels} pixels")
-    im = ImageOps.exif_transpose(im)
+    im = _transpose(im)
     has_alpha = im.mode in ("RGBA", "LA", "PA")
     small = _reduce(to_rgb(im), max_side)
     return LoadedImage(

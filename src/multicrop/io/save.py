@@ -24,6 +24,15 @@ FORMAT_BY_SUFFIX = {
 }
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` on success.
@@ -44,6 +53,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
     try:
         yield tmp_path
         os.replace(tmp_path, path)
@@ -72,21 +82,31 @@ def save_image(
     quality: int = 92,
     icc_profile: bytes | None = None,
     exif: bytes | None = None,
+    qtables: dict | None = None,
+    subsampling: int | None = None,
+    format: str | None = None,  # noqa: A002 - Pillow's name for it
 ) -> Path:
     """Save ``image`` atomically, the format chosen by the file extension.
 
-    JPEG and WebP get ``quality`` and 4:4:4 chroma (JPEG); the ICC profile and
-    EXIF block are embedded where the format allows.  Alpha is dropped
-    (composited on white) for JPEG.
+    JPEG and WebP get ``quality`` and 4:4:4 chroma (JPEG); for JPEG,
+    ``qtables`` and ``subsampling`` (from the source, see
+    :class:`~multicrop.io.LoadedImage`) take precedence so a crop keeps the
+    source's quality.  The ICC profile and EXIF block are embedded where the
+    format allows.  Alpha is dropped (composited on white) for JPEG.
+
+    ``format`` ("JPEG", "PNG", ...) overrides the extension, e.g. when
+    ``path`` is a temporary name.
 
     Raises
     ------
     InvalidParameterError
-        For an extension with no known image format.
+        For an extension (or ``format``) with no known image format.
     """
     path = Path(path)
-    fmt = FORMAT_BY_SUFFIX.get(path.suffix.lower())
-    if fmt is None:
+    fmt = format.upper() if format else FORMAT_BY_SUFFIX.get(path.suffix.lower())
+    if fmt == "JPG":
+        fmt = "JPEG"
+    if fmt not in set(FORMAT_BY_SUFFIX.values()):
         raise InvalidParameterError(
             f"output extension {path.suffix!r} of {path} is not supported; "
             f"use one of {', '.join(sorted(FORMAT_BY_SUFFIX))}"
@@ -97,7 +117,11 @@ def save_image(
             bg = Image.new("RGB", image.size, (255, 255, 255))
             bg.paste(image, mask=image.getchannel("A") if "A" in image.getbands() else None)
             image = bg
-        params.update(quality=quality, subsampling=0, optimize=False)
+        if qtables:
+            params.update(qtables=qtables, subsampling=0 if subsampling is None else subsampling)
+        else:
+            params.update(quality=quality, subsampling=0 if subsampling is None else subsampling)
+        params["optimize"] = False
     elif fmt == "WEBP":
         params.update(quality=quality)
     elif fmt == "PNG":

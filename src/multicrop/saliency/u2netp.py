@@ -48,6 +48,9 @@ def _session(threads: int):
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    # The arena keeps ~200 MB of activations after a run; without it peak and
+    # steady memory drop and a 320x320 run is as fast (measured, 2 cores).
+    opts.enable_cpu_mem_arena = False
     return ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
 
 

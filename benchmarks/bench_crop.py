@@ -1,0 +1,194 @@
+"""Speed and memory of ``multicrop crop`` against smartcrop.py and libvips.
+
+Builds 3-subject example photos (12, 48 and 200 MP JPEGs) and, for each size
+and method, runs a fresh subprocess that times end-to-end work (decode,
+analyse, cut and write full-resolution crops) and reports its own peak RSS.
+
+* ``multicrop``: ``crop_photo`` + ``write_outputs`` (k=3 crops, JSON, preview),
+  U^2-Netp warm (the session is created on a small image first).
+* ``smartcrop``: smartcrop.py 0.5 (``SmartCrop().crop`` with prescale, a 2:3
+  target of 400x600), then the one full-resolution crop cut and saved.
+* ``vips``: ``pyvips`` ``smartcrop(interesting="attention")`` for the largest
+  2:3 box, written as JPEG (one crop).
+
+Usage::
+
+    python benchmarks/bench_crop.py                       # 12, 48, 200 MP
+    python benchmarks/bench_crop.py --sizes 12 --reps 9 --json bench.json
+
+Not a test: numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SIZES = {12: (6000, 2000), 48: (12000, 4000), 200: (24495, 8165)}
+METHODS = ("multicrop", "smartcrop", "vips")
+
+
+def make_photo(mp: int, folder: Path) -> Path:
+    """A 3-subject JPEG of about ``mp`` megapixels (cached in ``folder``)."""
+    from PIL import Image
+
+    from multicrop.examples import example_image
+
+    path = folder / f"example_{mp}mp.jpg"
+    if path.exists():
+        return path
+    w, h = SIZES[mp]
+    if mp <= 48:
+        img = Image.fromarray(example_image(width=w, height=h))
+    else:  # build at 12 MP and upscale: the float canvas at 200 MP would need 2.4 GB
+        img = Image.fromarray(example_image(width=SIZES[12][0], height=SIZES[12][1]))
+        img = img.resize((w, h), Image.Resampling.BILINEAR)
+    img.save(path, quality=90)
+    return path
+
+
+def _rss_mb() -> float:
+    """Peak resident memory of this process in MiB.
+
+    ``VmHWM`` from /proc, not ``getrusage(RUSAGE_SELF).ru_maxrss``: on Linux
+    the latter survives ``exec`` and would report the parent's peak.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:  # not Linux
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child(method: str, path: Path, reps: int, out: Path) -> dict:
+    """Run one method ``reps`` times in this process; return times and peak RSS."""
+    times = []
+    if method == "multicrop":
+        import numpy as np
+
+        from multicrop import CropConfig, crop_photo
+        from multicrop.outputs import write_outputs
+
+        cfg = CropConfig(k=3)
+        warm = np.zeros((300, 900, 3), np.uint8)
+        warm[100:200, 100:200] = 255
+        crop_photo(warm, cfg)  # creates the onnxruntime sessions
+        for _ in range(reps):
+            t = time.perf_counter()
+            write_outputs(crop_photo(path, cfg), out)
+            times.append(time.perf_counter() - t)
+    elif method == "smartcrop":
+        from PIL import Image
+        from smartcrop import SmartCrop
+
+        sc = SmartCrop()
+        for _ in range(reps):
+            t = time.perf_counter()
+            with Image.open(path) as im:
+                im = im.convert("RGB")
+                box = sc.crop(im, 400, 600)["top_crop"]
+                piece = im.crop((box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]))
+                piece.save(out / "smartcrop.jpg", quality=92)
+            times.append(time.perf_counter() - t)
+    elif method == "vips":
+        import pyvips
+
+        pyvips.cache_set_max(0)  # no operation cache: every repetition decodes again
+        for _ in range(reps):
+            t = time.perf_counter()
+            im = pyvips.Image.new_from_file(str(path))
+            h = im.height
+            w = min(im.width, round(h * 2 / 3))
+            im.smartcrop(w, h, interesting="attention").write_to_file(str(out / "vips.jpg"), Q=92)
+            times.append(time.perf_counter() - t)
+    else:
+        raise SystemExit(f"unknown method {method!r}")
+    return {"times": times, "peak_rss_mb": round(_rss_mb(), 1)}
+
+
+def threads_info() -> dict:
+    info = {"cpu_count": os.cpu_count()}
+    try:
+        import cv2
+
+        info["opencv_threads"] = cv2.getNumThreads()
+    except ImportError:  # pragma: no cover
+        pass
+    from multicrop.saliency.u2netp import _threads
+
+    info["onnxruntime_intra_op_threads"] = _threads()
+    info["onnxruntime_inter_op_threads"] = 1
+    for var in ("MULTICROP_THREADS", "OMP_NUM_THREADS", "VIPS_CONCURRENCY"):
+        info[var] = os.environ.get(var)
+    try:
+        import pyvips
+
+        info["vips_concurrency"] = pyvips.vips_lib.vips_concurrency_get()
+    except Exception:  # noqa: BLE001 - optional peer
+        info["vips_concurrency"] = None
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="12,48,200", help="comma list of megapixels among 12, 48, 200")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--reps", type=int, default=0, help="repetitions (default: 9 / 3 / 2 by size)")
+    ap.add_argument("--work", type=Path, default=None, help="folder for photos and outputs (default: temp)")
+    ap.add_argument("--json", type=Path, default=None, help="also write results here")
+    ap.add_argument("--child", nargs=4, metavar=("METHOD", "PATH", "REPS", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        method, path, reps, out = args.child
+        print(json.dumps(child(method, Path(path), int(reps), Path(out))))
+        return 0
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="multicrop-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    methods = args.methods.split(",")
+    results = {"threads": threads_info(), "runs": []}
+    print(json.dumps(results["threads"]))
+    for mp in sizes:
+        path = make_photo(mp, work)
+        reps = args.reps or {12: 9, 48: 3, 200: 2}[mp]
+        row = {"megapixels": mp, "size": list(SIZES[mp])}
+        for method in methods:
+            out = work / f"out_{mp}_{method}"
+            out.mkdir(exist_ok=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", method, str(path), str(reps), str(out)],
+                capture_output=True, text=True, check=False,
+            )
+            if proc.returncode:
+                row[method] = {"error": proc.stderr.strip().splitlines()[-1:]}
+                continue
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            r["median_s"] = round(statistics.median(r["times"]), 3)
+            r["min_s"] = round(min(r["times"]), 3)
+            r["times"] = [round(t, 3) for t in r["times"]]
+            row[method] = r
+        base = row.get("multicrop", {}).get("median_s")
+        for method in methods:
+            m = row.get(method, {})
+            if base and m.get("median_s"):
+                m["time_vs_multicrop"] = round(m["median_s"] / base, 2)
+        results["runs"].append(row)
+        print(json.dumps(row))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

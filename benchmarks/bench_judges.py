@@ -1,0 +1,210 @@
+"""Speed of the judge runner, the checkpoint store and the measured judge.
+
+Run: ``.venv/bin/python benchmarks/bench_judges.py [--quick]``
+
+1. Recorded calls/s against a loopback OpenAI-compatible server (separate
+   process, answering at once), concurrency 64, fresh store; beside it the
+   bare ``openai.AsyncOpenAI`` client with no runner and no store (the peer
+   that bounds us), and the runner + store with an in-process null backend
+   (what the runner and SQLite writer cost without HTTP).
+2. Resume decision over a store of 300,000 calls: hash the images, plan the
+   keys, load completed keys, find what is missing.
+3. The measured judge on 1 MP images, ms per image.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, register_backend
+from multicrop.judges.measures import measure
+from multicrop.judges.panel import Family, Panel
+from multicrop.judges.runner import RunConfig, judge_images, plan_calls
+from multicrop.judges.types import ImageRef, JudgeReply
+from multicrop.store import CallRecord, CallStore
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "tests" / "judges" / "fake_openai_server.py"
+
+
+class NullBackend(JudgeBackend):
+    """Answers at once, in process: isolates runner + store cost."""
+
+    name = "bench-null"
+    needs_network = False
+
+    @dataclasses.dataclass(frozen=True)
+    class Options:
+        pass
+
+    async def execute(self, request):
+        return JudgeReply(text='{"score": 3, "reason": "x"}', model=self.model_id, prompt_tokens=1,
+                          completion_tokens=1, cost_usd=0.0)
+
+
+def _images(n: int, seed: int = 0, side: int = 32) -> list[ImageRef]:
+    rng = np.random.default_rng(seed)
+    return [ImageRef((rng.random((side, side, 3)) * 255).astype(np.uint8), label=f"im{i}") for i in range(n)]
+
+
+def _start_server() -> tuple[subprocess.Popen, int]:
+    proc = subprocess.Popen([sys.executable, str(SERVER)], stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline().split()[1])
+    return proc, port
+
+
+def bench_throughput(n_images: int, concurrency: int) -> dict:
+    proc, port = _start_server()
+    res = {}
+    try:
+        url = f"http://127.0.0.1:{port}/v1"
+        fam = Family("vlm", "openai-compatible", "ok", {"base_url": url, "api_key_env": "", "max_side": 64})
+        panel = Panel((fam,))
+        imgs = _images(n_images)
+        with tempfile.TemporaryDirectory() as d, CallStore(Path(d) / "r.sqlite") as store:
+            judge_images(_images(2, seed=99), panel, store, config=RunConfig(concurrency=concurrency))  # warm up
+            t = time.perf_counter()
+            s, _ = judge_images(imgs, panel, store, config=RunConfig(concurrency=concurrency))
+            dt = time.perf_counter() - t
+            assert s.performed == len(imgs) * 20 and len(store) == s.performed + 40
+        res["openai_runner_calls_per_s"] = s.performed / dt
+        res["openai_runner_calls"] = s.performed
+
+        # Peer: the bare openai client, same request shape, no runner, no store.
+        import openai
+
+        msgs = [{"role": "user", "content": [{"type": "text", "text": "rate as a whole " * 60},
+                                             {"type": "image_url", "image_url": {"url": imgs[0].data_url(64)}}]}]
+
+        async def bare(n: int) -> float:
+            client = openai.AsyncOpenAI(api_key="x", base_url=url, max_retries=0)
+            sem = asyncio.Semaphore(concurrency)
+
+            async def one():
+                async with sem:
+                    r = await client.chat.completions.create(model="ok", messages=msgs, temperature=0.3)
+                    return r.choices[0].message.content
+
+            await asyncio.gather(*[one() for _ in range(100)])
+            t0 = time.perf_counter()
+            await asyncio.gather(*[one() for _ in range(n)])
+            dt = time.perf_counter() - t0
+            await client.close()
+            return n / dt
+
+        res["bare_openai_client_calls_per_s"] = asyncio.run(bare(res["openai_runner_calls"]))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+    if "bench-null" not in JUDGE_BACKENDS:
+        register_backend(NullBackend)
+    panel = Panel((Family("null", "bench-null", "null"),))
+    imgs = _images(n_images * 4, seed=5)
+    with tempfile.TemporaryDirectory() as d, CallStore(Path(d) / "r.sqlite") as store:
+        t = time.perf_counter()
+        s, _ = judge_images(imgs, panel, store, config=RunConfig(concurrency=concurrency))
+        dt = time.perf_counter() - t
+    res["null_backend_runner_store_calls_per_s"] = s.performed / dt
+    res["null_backend_calls"] = s.performed
+    return res
+
+
+def bench_resume(n_calls: int) -> dict:
+    fams = tuple(Family(f"f{i}", "measured", f"measured-v1-{i}") for i in range(3))
+    panel = Panel(fams)  # 3 families x (5 + 15) = 60 calls per image
+    per_image = 60
+    n_images = n_calls // per_image
+    res = {"calls": n_images * per_image, "images": n_images}
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        rng = np.random.default_rng(0)
+        paths = []
+        for i in range(n_images):
+            p = d / f"im{i:05d}.png"
+            Image.fromarray((rng.random((8, 8, 3)) * 255).astype(np.uint8)).save(p)
+            paths.append(p)
+        db = d / "big.sqlite"
+        backends = {f.name: f.create() for f in fams}
+        t = time.perf_counter()
+        plan = plan_calls([ImageRef(p, label=str(p)) for p in paths], panel, backends)
+        with CallStore(db) as store:
+            batch = []
+            for c in plan:
+                batch.append(CallRecord.new(
+                    key_json=c.key_json, family=c.family.name, backend="measured", model_requested=c.family.model,
+                    model_returned=c.family.model, image=c.image.label, image_sha256=c.image.sha256,
+                    prompt_kind=c.prompt.kind, dimension=c.prompt.dimension, template=c.prompt.template.ref,
+                    rubric_sha256="sha256:x", temperature=0.3, repetition=c.repetition, prompt_tokens=0,
+                    completion_tokens=0, cost_usd=0.0, latency_s=0.0, attempts=1, raw_reply='{"score": 3}',
+                    score=3.0, reason=None, parse_error=None))
+                if len(batch) == 5000:
+                    store.record(batch)
+                    batch = []
+            store.record(batch)
+        res["build_s"] = time.perf_counter() - t
+        res["db_mb"] = db.stat().st_size / 1e6
+
+        # The resume decision, as `multicrop judge` does it on a rerun.
+        t = time.perf_counter()
+        refs = [ImageRef(p, label=str(p)) for p in paths]
+        t_hash = time.perf_counter() - t
+        with CallStore(db) as store:
+            s, _ = judge_images(refs, panel, store)
+        res["resume_s"] = time.perf_counter() - t
+        res["resume_hash_images_s"] = t_hash
+        res["resume_missing"] = s.planned - s.already_done
+        assert s.planned == res["calls"] and s.performed == 0
+    return res
+
+
+def bench_measured(n: int = 20) -> dict:
+    from skimage import data
+
+    img = cv2.resize(data.astronaut(), (1155, 866), interpolation=cv2.INTER_CUBIC)  # 1.0 MP
+    res = {"image": "astronaut resized to 1155x866 (1.0 MP)", "cv2_threads_default": cv2.getNumThreads()}
+    for threads in (cv2.getNumThreads(), 1):
+        cv2.setNumThreads(threads)
+        measure(img)
+        t = time.perf_counter()
+        for _ in range(n):
+            measure(img)
+        res[f"ms_per_image_cv2_threads_{threads}"] = (time.perf_counter() - t) / n * 1000
+    cv2.setNumThreads(res["cv2_threads_default"])
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "a.jpg"
+        Image.fromarray(img).save(p, quality=92)
+        t = time.perf_counter()
+        for _ in range(n):
+            ref = ImageRef(p)
+            measure(ref.array(1024))
+        res["ms_per_jpeg_incl_hash_decode"] = (time.perf_counter() - t) / n * 1000
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
+    args = ap.parse_args()
+    out = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    out["measured"] = bench_measured()
+    out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
+    out["resume"] = bench_resume(30_000 if args.quick else 300_000)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

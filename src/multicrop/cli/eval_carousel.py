@@ -1,0 +1,72 @@
+"""``multicrop eval carousel``: run a method on a Carousel directory, score it with kIoU."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+__all__ = ["register", "carousel"]
+
+
+def carousel(
+    dataset_dir: Path = typer.Argument(..., help="Carousel directory (dataset/, hard_failures.txt)."),
+    method: str = typer.Option("partition", "--method", "-m", help="Method: partition, topk, smartcrop, vips, slices, ..."),
+    subset: str = typer.Option("all", "--subset", "-s", help="all, ok (not in hard_failures.txt) or failures."),
+    out_dir: Path = typer.Option(..., "--out", "-o", help="Report directory (results.jsonl makes reruns resume)."),
+    workers: int = typer.Option(1, "--workers", "-j", min=1, help="Parallel worker processes."),
+    ratio: str = typer.Option("2:3,3:2", "--ratio", "-r", help="Ratios offered to the method."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="Only the first N images of the subset."),
+    thumbnails: bool = typer.Option(True, "--thumbnails/--no-thumbnails", help="Draw boxes on thumbnails for the HTML page."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON instead of a table."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+) -> None:
+    """Evaluate a multi-crop method on Carousel with kIoU@0.5:0.95 and kIoU@0.5."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Table
+
+    from ..evaluation.carousel import evaluate_carousel
+    from ..evaluation.carousel_report import format_rows, write_report
+    from ..geometry import parse_ratios
+
+    ratios = parse_ratios(ratio)
+    err = Console(stderr=True)
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=err, disable=not progress, transient=False)
+    task = bar.add_task(f"{method} on {subset}", total=None)
+
+    def on_start(total: int, resumed: int) -> None:
+        bar.update(task, total=total, completed=resumed)
+        if resumed:
+            err.print(f"resuming: {resumed} of {total} images already in {out_dir / 'results.jsonl'}")
+
+    t0 = time.perf_counter()
+    with bar:
+        ev = evaluate_carousel(
+            dataset_dir, method, subset=subset, out_dir=out_dir, workers=workers, ratios=ratios,
+            limit=limit, progress=lambda r: bar.advance(task), on_start=on_start,
+        )
+    wall = time.perf_counter() - t0
+    paths = write_report(ev, out_dir, thumbnails=thumbnails)
+    if ev.dataset.skipped:
+        err.print(ev.dataset.summary())
+    if as_json:
+        typer.echo(json.dumps({**ev.to_dict(), "wall_seconds": wall,
+                               "files": {k: str(v) for k, v in paths.items()}}, indent=2))
+        return
+    table = Table(title=f"Carousel kIoU - {ev.method} ({len(ev.results)} images, {wall:.1f} s wall, "
+                        f"{ev.workers} worker(s) x {ev.threads} thread(s))")
+    for col in ("method", "subset", "kIoU@0.5:0.95", "kIoU@0.5", "images", "failures", "s/image"):
+        table.add_column(col, justify="left" if col in ("method", "subset") else "right")
+    for row in format_rows(ev.rows):
+        table.add_row(*row)
+    Console().print(table)
+    typer.echo(f"report: {paths['html']}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``carousel`` to the ``eval`` group ``app``."""
+    app.command("carousel")(carousel)

@@ -1,0 +1,107 @@
+"""``multicrop eval judges`` and ``multicrop eval probe``: thin over
+:mod:`multicrop.evaluation.judges_report`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+__all__ = ["register"]
+
+
+def _load(scores: Path, ratings: Path, fmt: str):
+    from ..datasets.ratings import RATINGS_FORMATS
+    from ..fusion.features import read_judge_table
+
+    loader = RATINGS_FORMATS.get(fmt)  # fail on a bad --format before reading anything
+    return read_judge_table(scores), loader(ratings)
+
+
+def judges(
+    scores: Path = typer.Option(..., "--scores", "-s", help="Judge table (.csv or .parquet): image, family, "
+                                "prompt_kind, dimension, repetition, score."),
+    ratings: Path = typer.Option(..., "--ratings", "-r", help="Human ratings file (or PARA directory)."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
+    output: Path = typer.Option(..., "--output", "-o", help="Report directory (created if missing)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of folds, rater splits and resamples."),
+    resamples: int = typer.Option(10_000, "--resamples", "-B", help="Paired bootstrap resamples."),
+    folds: int = typer.Option(5, "--folds", help="Out-of-fold folds."),
+    partitions: int = typer.Option(20, "--partitions", help="Fold partitions for the robustness check."),
+    splits: int = typer.Option(200, "--splits", help="Rater split-halves for the noise ceiling."),
+    combiner: list[str] = typer.Option(["gb", "ridge"], "--combiner", "-c", help="Combiner(s) to run."),
+    family: list[str] = typer.Option([], "--family", help="Restrict to these families (repeatable)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for robustness refits."),
+    transfer_scores: Path = typer.Option(None, "--transfer-scores", help="Judge table of a second dataset."),
+    transfer_ratings: Path = typer.Option(None, "--transfer-ratings", help="Ratings of the second dataset."),
+    transfer_format: str = typer.Option("csv", "--transfer-format", help="Format of --transfer-ratings."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Run the judge-panel protocol and write tables, figures and index.html."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..errors import InvalidParameterError
+    from ..evaluation.judges_report import JudgesReportConfig, evaluate_judges, write_judges_report
+
+    if (transfer_scores is None) != (transfer_ratings is None):
+        raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
+    cfg = JudgesReportConfig(
+        seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
+        combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs,
+        robustness_arms=tuple(f"H+P_{c}" for c in combiner[:1]),
+    )
+    table, human = _load(scores, ratings, fmt)
+    transfer = _load(transfer_scores, transfer_ratings, transfer_format) if transfer_scores else None
+    console = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
+                  transient=True, disable=as_json) as bar:
+        task = bar.add_task("judge protocol", total=1.0)
+        report = evaluate_judges(table, human, cfg, transfer=transfer,
+                                 progress=lambda step, frac: bar.update(task, completed=frac, description=step))
+    write_judges_report(report, output)
+    s = report.summary
+    if as_json:
+        typer.echo(json.dumps(json.loads((output / "summary.json").read_text()), sort_keys=True))
+        return
+    typer.echo(f"{s['n_images']} images; best single {s['best_single']} rho={s['best_single_rho']:.3f}")
+    if s.get("headroom") is not None:
+        typer.echo(f"noise ceiling {s['ceiling']['ceiling']:.3f}; headroom {s['headroom']:.1%}")
+    c = report.comparisons
+    sel = c[(c["metric"] == "spearman") & (c["comparator"] == "best_single")]
+    for _, r in sel.iterrows():
+        typer.echo(f"  {r['arm']:<14} d_rho={r['delta']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] "
+                   f"p={r['p']:.4f} p_bh={r['p_bh']:.4f}")
+    typer.echo(f"report: {output / 'index.html'}")
+
+
+def probe(
+    scores: Path = typer.Option(..., "--scores", "-s", help="Judge table with holistic rows."),
+    ratings: Path = typer.Option(..., "--ratings", "-r", help="Human ratings with per-rater rows."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
+    repetitions: int = typer.Option(5, "--repetitions", "-n", help="Holistic repetitions per family."),
+    seed: int = typer.Option(0, "--seed", help="Seed of rater splits and resamples."),
+    resamples: int = typer.Option(10_000, "--resamples", "-B", help="Bootstrap resamples for the CI."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Cheap holistic headroom probe: is a dimension-scored panel worth paying for?"""
+    from ..evaluation.judges_report import probe_headroom
+
+    table, human = _load(scores, ratings, fmt)
+    res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples)
+    if as_json:
+        typer.echo(json.dumps(res.to_dict(), sort_keys=True))
+        return
+    for fam, rho in res.members.items():
+        typer.echo(f"  {fam:<20} rho={rho:.3f}")
+    b = res.best_rho
+    typer.echo(f"best {res.best}: rho={b.estimate:.3f} [{b.ci_low:.3f}, {b.ci_high:.3f}]; "
+               f"ceiling {res.ceiling.ceiling:.3f}; headroom {res.headroom:.1%}")
+    typer.echo(f"verdict: {res.verdict} - {res.advice}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``judges`` and ``probe`` to the ``eval`` group."""
+    app.command("judges")(judges)
+    app.command("probe")(probe)

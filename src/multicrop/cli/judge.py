@@ -1,0 +1,217 @@
+"""``multicrop judge``, ``multicrop judges list`` and ``multicrop store stats|export|verify``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+from ..errors import InvalidParameterError, JudgeError, StoreError
+
+__all__ = ["register"]
+
+judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
+store_app = typer.Typer(help="The SQLite checkpoint store of judge calls.", no_args_is_help=True)
+
+
+def _expand_inputs(inputs: list[Path]):
+    """Image paths from files, directories and CSV files (column ``image``)."""
+    from ..io import SUPPORTED_SUFFIXES
+    from ..judges.types import ImageRef
+
+    refs: list = []
+    seen: set[str] = set()
+
+    def add(path: Path, label: str) -> None:
+        if label in seen:
+            return
+        seen.add(label)
+        try:
+            refs.append(ImageRef(path, label=label))
+        except FileNotFoundError:
+            raise InvalidParameterError(f"image {label!r} does not exist") from None
+        except IsADirectoryError:
+            raise InvalidParameterError(f"image {label!r} is a directory") from None
+
+    for item in inputs:
+        if item.is_dir():
+            for p in sorted(item.iterdir()):
+                if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file():
+                    add(p, str(p))
+        elif item.suffix.lower() == ".csv":
+            import pandas as pd
+
+            try:
+                df = pd.read_csv(item)
+            except (OSError, ValueError) as exc:
+                raise InvalidParameterError(f"{item}: cannot read CSV ({exc})") from None
+            if "image" not in df.columns:
+                raise InvalidParameterError(f"{item}: needs a column 'image', has {list(df.columns)}")
+            for v in df["image"].astype(str):
+                p = Path(v)
+                add(p if p.is_absolute() else item.parent / p, v)
+        elif item.exists():
+            add(item, str(item))
+        else:
+            raise InvalidParameterError(f"input {str(item)!r} does not exist")
+    if not refs:
+        raise InvalidParameterError("no images to judge")
+    return refs
+
+
+def judge_command(
+    inputs: list[Path] = typer.Argument(..., help="Images, directories of images, or CSV files with an 'image' column."),
+    panel: Path | None = typer.Option(None, "--panel", "-p", help="Panel TOML (default: the offline 'measured' judge)."),
+    db: Path = typer.Option(Path("runs.sqlite"), "--db", "-d", help="Checkpoint store (SQLite); reruns perform only missing calls."),
+    concurrency: int = typer.Option(16, "--concurrency", "-c", help="Calls in flight at once."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Per-call timeout in seconds."),
+    retries: int = typer.Option(5, "--retries", help="Retries on 429 / 5xx / timeouts."),
+    holistic_repetitions: int | None = typer.Option(None, "--holistic-repetitions", help="Override the panel's."),
+    dimension_repetitions: int | None = typer.Option(None, "--dimension-repetitions", help="Override the panel's."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Score table: .csv or .parquet."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
+) -> None:
+    """Score images with a panel of judges, holistically and on the five rubric dimensions."""
+    from ..judges.panel import default_panel, load_panel
+    from ..judges.runner import RunConfig, judge_images, scores_table, write_table
+    from ..store import CallStore
+
+    if output is not None and output.suffix.lower() not in (".csv", ".parquet"):
+        raise InvalidParameterError(f"--output must end in .csv or .parquet, got {output.name!r}")
+    pnl = load_panel(panel) if panel is not None else default_panel()
+    if holistic_repetitions is not None or dimension_repetitions is not None:
+        from ..judges.panel import parse_panel
+
+        doc = pnl.to_dict()
+        if holistic_repetitions is not None:
+            doc["holistic_repetitions"] = holistic_repetitions
+        if dimension_repetitions is not None:
+            doc["dimension_repetitions"] = dimension_repetitions
+        pnl = parse_panel(doc, source="panel")
+    cfg = RunConfig(concurrency=concurrency, timeout_s=timeout, max_retries=retries)
+    images = _expand_inputs(inputs)
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TextColumn("${task.fields[spend]:.4f}"), TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
+        console=console, disable=not (progress and console.is_terminal),
+    )
+    state = {"task": None, "t0": time.perf_counter(), "n": 0, "cost": 0.0, "failed": 0}
+
+    def on_start(total: int, done: int) -> None:
+        state["task"] = bar.add_task("judge", total=total, rate="", spend=0.0, failed=0)
+        state["t0"] = time.perf_counter()
+
+    def on_progress(n: int, failed: int, cost: float) -> None:
+        state["n"] += n
+        state["cost"] += cost
+        state["failed"] += failed
+        rate = state["n"] / max(time.perf_counter() - state["t0"], 1e-9)
+        bar.update(state["task"], advance=n, rate=f"{rate:.0f} calls/s", spend=state["cost"], failed=state["failed"])
+
+    with CallStore(db) as store, bar:
+        summary, plan = judge_images(images, pnl, store, config=cfg, on_start=on_start, on_progress=on_progress)
+        table = scores_table(plan, store) if output is not None else None
+    if output is not None:
+        write_table(table, output)
+    info = summary.to_dict() | {"db": str(db), "output": str(output) if output else None, "images": len(images)}
+    if as_json:
+        typer.echo(json.dumps(info))
+    else:
+        typer.echo(
+            f"{len(images)} images, {summary.planned} calls planned: {summary.already_done} already in {db}, "
+            f"{summary.performed} performed ({summary.parse_failures} unparsed replies), {summary.failed} failed, "
+            f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
+        )
+    if summary.failed:
+        first = summary.failures[0][1] if summary.failures else ""
+        raise JudgeError(
+            f"{summary.failed} calls failed after retries (first: {first}); run the same command again to retry only those"
+        )
+
+
+def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List judge backends and their capabilities and options."""
+    import dataclasses
+
+    from ..judges.backends import JUDGE_BACKENDS
+
+    rows = []
+    for name, cls in JUDGE_BACKENDS.items():
+        rows.append({
+            "name": name, "version": cls.version, "description": cls.description,
+            "supports_json_schema": cls.supports_json_schema, "supports_images": cls.supports_images,
+            "needs_network": cls.needs_network, "deterministic": cls.deterministic,
+            "options": {f.name: f.default for f in dataclasses.fields(cls.Options)},
+        })
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        flags = ", ".join(k for k in ("supports_json_schema", "supports_images", "needs_network", "deterministic") if r[k])
+        typer.echo(f"{r['name']} (v{r['version']}): {r['description']}")
+        typer.echo(f"    flags: {flags or '-'}")
+        typer.echo(f"    options: {', '.join(f'{k}={v!r}' for k, v in r['options'].items()) or '-'}")
+
+
+def store_stats(db: Path = typer.Argument(..., help="Store file."),
+                as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Counts, spend and families of a store."""
+    from ..store import CallStore
+
+    with CallStore(db, readonly=True) as store:
+        st = store.stats()
+    if as_json:
+        typer.echo(json.dumps(st.to_dict(), indent=2))
+        return
+    typer.echo(f"{st.path}: schema v{st.schema_version}, {st.n_calls} calls over {st.n_images} images, "
+               f"{st.n_parse_failures} unparsed replies, {st.n_failures} calls still failing")
+    typer.echo(f"  tokens {st.prompt_tokens} in / {st.completion_tokens} out, cost ${st.cost_usd:.4f}, "
+               f"{st.first_utc or '-'} .. {st.last_utc or '-'}")
+    for fam, n in st.per_family.items():
+        typer.echo(f"  {fam}: {n}")
+
+
+def store_export(db: Path = typer.Argument(..., help="Store file."),
+                 output: Path = typer.Option(..., "--output", "-o", help="Output .csv, .jsonl or .parquet.")) -> None:
+    """Export every call record."""
+    from ..store import CallStore
+
+    with CallStore(db, readonly=True) as store:
+        n = store.export(output)
+    typer.echo(f"{n} calls -> {output}")
+
+
+def store_verify(db: Path = typer.Argument(..., help="Store file."),
+                 as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Re-hash every record; exit 1 listing mismatches."""
+    from ..store import CallStore
+
+    with CallStore(db, readonly=True) as store:
+        rep = store.verify()
+    if as_json:
+        typer.echo(json.dumps(rep.to_dict(), indent=2))
+    else:
+        for key, problem in rep.mismatches:
+            typer.echo(f"MISMATCH {key}: {problem}")
+        typer.echo(f"{rep.n_checked} calls checked, {len(rep.mismatches)} mismatches")
+    if not rep.ok:
+        raise StoreError(f"{db}: {len(rep.mismatches)} records fail verification")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``judge``, ``judges`` and ``store`` to the root app."""
+    app.command("judge")(judge_command)
+    judges_app.command("list")(judges_list)
+    store_app.command("stats")(store_stats)
+    store_app.command("export")(store_export)
+    store_app.command("verify")(store_verify)
+    app.add_typer(judges_app, name="judges")
+    app.add_typer(store_app, name="store")

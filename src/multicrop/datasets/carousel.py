@@ -1,0 +1,463 @@
+"""The Carousel multi-target cropping dataset (labels, metadata, failure list).
+
+Layout read by :func:`load_carousel`::
+
+    ROOT/
+      dataset/<name>.jpg | <name>.jpeg      the photo (optional: see ``require_images``)
+      dataset/<name>.json                   AnyLabeling/LabelMe boxes in source pixels
+      dataset/<name>_metadata.json          subcrops (= k), title, creator, licence, URL
+      partitions/<name>/partition_info.json (optional) the paper's partitions
+      hard_failures.txt                     the 45 names whose partitioning failed
+
+The real label files have quirks that are handled here, never "fixed" on disk:
+
+* ``subcrops`` differs from the number of labelled boxes in 6 files.  ``k``
+  (the number of crops a method is asked for) is ``subcrops``; every labelled
+  box is ground truth.
+* A box's ``label`` ("2x3" = portrait, "3x2" = landscape) may contradict its
+  geometry; the geometry wins (and a note is kept on the item).
+* Coordinates may be slightly outside the image (one is -0.78 px); boxes are
+  clipped to the image.
+* The two corners may come in either order.
+* Both orientations may appear in one image.
+
+References
+----------
+.. [1] Carousel: a multi-target cropping dataset (RafeLoya/carousel),
+   sections III and IV-C; ``../shared/papers/000_ab3aac417f9da011.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import DatasetError, InvalidParameterError
+from ..geometry import Box, Ratio
+
+__all__ = [
+    "CAROUSEL_RATIOS",
+    "IMAGE_SUFFIXES",
+    "SUBSETS",
+    "CarouselMetadata",
+    "CarouselItem",
+    "SkippedItem",
+    "CarouselDataset",
+    "load_carousel",
+    "load_item",
+    "box_ratio",
+    "read_hard_failures",
+]
+
+#: The two ratios the Carousel annotators used (portrait 2:3, landscape 3:2).
+CAROUSEL_RATIOS: tuple[Ratio, ...] = (Ratio(2, 3), Ratio(3, 2))
+#: Image suffixes looked for beside each label file, in order.
+IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".JPG", ".JPEG", ".png")
+#: Subsets accepted by :meth:`CarouselDataset.subset`.
+SUBSETS: tuple[str, ...] = ("all", "ok", "failures")
+
+_METADATA_SUFFIX = "_metadata.json"
+_LABEL_RATIOS = {"2x3": Ratio(2, 3), "3x2": Ratio(3, 2)}
+
+
+@dataclass(frozen=True)
+class CarouselMetadata:
+    """What ``<name>_metadata.json`` says about a photo.
+
+    ``subcrops`` is the annotators' number of distinct salient regions, the
+    ``k`` a method is asked for.
+    """
+
+    subcrops: int
+    title: str = ""
+    creator: str = ""
+    licence: str = ""
+    url: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subcrops": self.subcrops,
+            "title": self.title,
+            "creator": self.creator,
+            "licence": self.licence,
+            "url": self.url,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CarouselMetadata:
+        return cls(
+            subcrops=int(d["subcrops"]),
+            title=str(d.get("title", "")),
+            creator=str(d.get("creator", "")),
+            licence=str(d.get("licence", "")),
+            url=str(d.get("url", "")),
+        )
+
+
+@dataclass(frozen=True)
+class CarouselItem:
+    """One labelled photo.
+
+    Attributes
+    ----------
+    name : str
+        File stem shared by the image and its JSON files.
+    image_path : Path or None
+        The photo, or None when it is absent (labels-only copies).
+    width, height : int
+        Source size in pixels (``imageWidth``/``imageHeight``).
+    k : int
+        Number of crops to predict (``subcrops`` from the metadata).
+    boxes : tuple of Box
+        Ground-truth boxes in source pixels, clipped to the image, in file order.
+    ratios : tuple of Ratio
+        Each box's ratio, from its geometry (nearest of 2:3 and 3:2).
+    metadata : CarouselMetadata
+    hard_failure : bool
+        Listed in ``hard_failures.txt`` (the paper's 45 partition failures).
+    labels : tuple of str
+        The raw ``label`` strings, kept for reference (geometry wins).
+    notes : tuple of str
+        Quirks found while reading this item (count mismatch, contradicting
+        label, clipped coordinate).
+    partition_info : Mapping or None
+        Contents of ``partitions/<name>/partition_info.json`` when present.
+    """
+
+    name: str
+    image_path: Path | None
+    width: int
+    height: int
+    k: int
+    boxes: tuple[Box, ...]
+    ratios: tuple[Ratio, ...]
+    metadata: CarouselMetadata
+    hard_failure: bool = False
+    labels: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    partition_info: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def orientations(self) -> frozenset[str]:
+        """``{"portrait", "landscape"}`` subset present among the boxes."""
+        return frozenset("portrait" if r.value < 1 else "landscape" for r in self.ratios)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "image_path": str(self.image_path) if self.image_path else None,
+            "width": self.width,
+            "height": self.height,
+            "k": self.k,
+            "boxes": [b.to_dict() for b in self.boxes],
+            "ratios": [str(r) for r in self.ratios],
+            "metadata": self.metadata.to_dict(),
+            "hard_failure": self.hard_failure,
+            "labels": list(self.labels),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class SkippedItem:
+    """A name that could not be loaded, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CarouselDataset:
+    """A loaded Carousel directory.
+
+    Attributes
+    ----------
+    root : Path
+    items : tuple of CarouselItem
+        Sorted by name.
+    skipped : tuple of SkippedItem
+        Items that could not be loaded (missing image, malformed JSON ...).
+    hard_failures : frozenset of str
+        Names listed in ``hard_failures.txt``.
+    """
+
+    root: Path
+    items: tuple[CarouselItem, ...]
+    skipped: tuple[SkippedItem, ...] = ()
+    hard_failures: frozenset[str] = frozenset()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[CarouselItem]:
+        return iter(self.items)
+
+    def __getitem__(self, name: str) -> CarouselItem:
+        for item in self.items:
+            if item.name == name:
+                return item
+        raise KeyError(name)
+
+    def subset(self, name: str) -> tuple[CarouselItem, ...]:
+        """Items of a subset: ``all``, ``ok`` (not a hard failure) or ``failures``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``name`` is not one of :data:`SUBSETS`.
+        """
+        if name == "all":
+            return self.items
+        if name == "ok":
+            return tuple(i for i in self.items if not i.hard_failure)
+        if name == "failures":
+            return tuple(i for i in self.items if i.hard_failure)
+        raise InvalidParameterError(f"subset must be one of {', '.join(SUBSETS)}; got {name!r}")
+
+    @property
+    def unknown_hard_failures(self) -> tuple[str, ...]:
+        """Names in ``hard_failures.txt`` with no loaded item (sorted)."""
+        names = {i.name for i in self.items}
+        return tuple(sorted(self.hard_failures - names))
+
+    def summary(self) -> str:
+        """One paragraph: how many items loaded, how many skipped and why."""
+        n_boxes = sum(len(i.boxes) for i in self.items)
+        n_fail = sum(i.hard_failure for i in self.items)
+        lines = [
+            f"{len(self.items)} images loaded from {self.root} ({n_boxes} boxes, "
+            f"{n_fail} hard failures), {len(self.skipped)} skipped"
+        ]
+        lines += [f"  skipped {s.name}: {s.reason}" for s in self.skipped]
+        return "\n".join(lines)
+
+
+def box_ratio(box: Box, ratios: tuple[Ratio, ...] = CAROUSEL_RATIOS) -> Ratio:
+    """The ratio in ``ratios`` nearest to ``box``'s aspect (in log space).
+
+    Examples
+    --------
+    >>> str(box_ratio(Box(0, 0, 909.5, 606.3)))
+    '3:2'
+    """
+    if box.w <= 0 or box.h <= 0:
+        raise InvalidParameterError(f"box must have a positive size, got {box}")
+    a = math.log(box.w / box.h)
+    return min(ratios, key=lambda r: abs(math.log(r.value) - a))
+
+
+def read_hard_failures(path: str | Path) -> frozenset[str]:
+    """Names listed in a ``hard_failures.txt`` (one per line, blanks and ``#`` ignored)."""
+    p = Path(path)
+    if not p.is_file():
+        return frozenset()
+    names = (line.strip() for line in p.read_text(encoding="utf-8").splitlines())
+    return frozenset(n for n in names if n and not n.startswith("#"))
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"{path.name}: missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{path.name}: unreadable ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path.name}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DatasetError(f"{what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _find_image(directory: Path, name: str, image_path_hint: str | None) -> Path | None:
+    if image_path_hint:
+        p = directory / Path(image_path_hint).name
+        if p.is_file():
+            return p
+    for suffix in IMAGE_SUFFIXES:
+        p = directory / f"{name}{suffix}"
+        if p.is_file():
+            return p
+    return None
+
+
+def _dataset_dir(root: Path) -> Path:
+    if (root / "dataset").is_dir():
+        return root / "dataset"
+    raise DatasetError(f"{root}: not a Carousel directory (no 'dataset/' folder inside)")
+
+
+def load_item(
+    root: str | Path,
+    name: str,
+    *,
+    hard_failures: frozenset[str] = frozenset(),
+    require_image: bool = True,
+) -> CarouselItem:
+    """Read one item of a Carousel directory.
+
+    Parameters
+    ----------
+    root : path
+        Directory holding ``dataset/``.
+    name : str
+        File stem of the item.
+    hard_failures : frozenset of str
+        Names to flag as hard failures.
+    require_image : bool
+        Raise when the photo is missing (otherwise ``image_path`` is None).
+
+    Raises
+    ------
+    DatasetError
+        Missing or malformed label/metadata file, missing image when
+        ``require_image``, no usable box.
+    """
+    root = Path(root)
+    ddir = _dataset_dir(root)
+    labels = _read_json(ddir / f"{name}.json")
+    meta_raw = _read_json(ddir / f"{name}{_METADATA_SUFFIX}")
+    if not isinstance(labels, dict) or not isinstance(meta_raw, dict):
+        raise DatasetError(f"{name}: label and metadata files must hold JSON objects")
+    try:
+        width = int(_number(labels["imageWidth"], "imageWidth"))
+        height = int(_number(labels["imageHeight"], "imageHeight"))
+        shapes = labels["shapes"]
+        subcrops = meta_raw["subcrops"]
+    except KeyError as exc:
+        raise DatasetError(f"{name}: missing field {exc.args[0]!r}") from None
+    if width <= 0 or height <= 0:
+        raise DatasetError(f"{name}: image size must be positive, got {width}x{height}")
+    if isinstance(subcrops, bool) or not isinstance(subcrops, int) or subcrops < 1:
+        raise DatasetError(f"{name}: subcrops must be a positive integer, got {subcrops!r}")
+    if not isinstance(shapes, list) or not shapes:
+        raise DatasetError(f"{name}: 'shapes' must be a non-empty list of boxes")
+
+    notes: list[str] = []
+    boxes: list[Box] = []
+    ratios: list[Ratio] = []
+    raw_labels: list[str] = []
+    for i, shape in enumerate(shapes):
+        try:
+            (x1, y1), (x2, y2) = shape["points"]
+            x1, y1, x2, y2 = (_number(v, f"shapes[{i}].points") for v in (x1, y1, x2, y2))
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, DatasetError):
+                raise DatasetError(f"{name}: {exc}") from None
+            raise DatasetError(f"{name}: shapes[{i}].points must be two [x, y] corners") from None
+        raw = Box.from_corners(x1, y1, x2, y2)
+        box = raw.clip(width, height)
+        if box != raw:
+            notes.append(f"box {i} clipped to the image (corners {raw.corners()})")
+        if box.w <= 0 or box.h <= 0:
+            raise DatasetError(f"{name}: shapes[{i}] has no area inside the {width}x{height} image")
+        ratio = box_ratio(box)
+        label = str(shape.get("label", ""))
+        said = _LABEL_RATIOS.get(label.strip().lower())
+        if said is not None and said != ratio:
+            notes.append(f"box {i} label {label!r} contradicts its geometry ({ratio}); geometry kept")
+        boxes.append(box)
+        ratios.append(ratio)
+        raw_labels.append(label)
+    if subcrops != len(boxes):
+        notes.append(f"subcrops={subcrops} but {len(boxes)} boxes; k=subcrops, all boxes kept")
+
+    image_path = _find_image(ddir, name, labels.get("imagePath"))
+    if image_path is None and require_image:
+        raise DatasetError(f"{name}: image missing (looked for {name}.jpg/.jpeg/.png in {ddir})")
+
+    partition_info = None
+    pinfo = root / "partitions" / name / "partition_info.json"
+    if pinfo.is_file():
+        data = _read_json(pinfo)
+        partition_info = MappingProxyType(data) if isinstance(data, dict) else MappingProxyType({"value": data})
+
+    meta = CarouselMetadata(
+        subcrops=subcrops,
+        title=str(meta_raw.get("title", "")),
+        creator=str(meta_raw.get("creator", "")),
+        licence=str(meta_raw.get("copyright_license_type", meta_raw.get("licence", ""))),
+        url=str(meta_raw.get("website_url", meta_raw.get("url", ""))),
+    )
+    return CarouselItem(
+        name=name,
+        image_path=image_path,
+        width=width,
+        height=height,
+        k=subcrops,
+        boxes=tuple(boxes),
+        ratios=tuple(ratios),
+        metadata=meta,
+        hard_failure=name in hard_failures,
+        labels=tuple(raw_labels),
+        notes=tuple(notes),
+        partition_info=partition_info,
+    )
+
+
+def load_carousel(root: str | Path, *, require_images: bool = True) -> CarouselDataset:
+    """Load every item of a Carousel directory; bad items are skipped, not fatal.
+
+    Parameters
+    ----------
+    root : path
+        Directory holding ``dataset/`` and ``hard_failures.txt``.
+    require_images : bool
+        Skip items whose photo is missing (True, for evaluation) or load them
+        with ``image_path=None`` (False, for label statistics).
+
+    Returns
+    -------
+    CarouselDataset
+        Items sorted by name; ``skipped`` says what could not be read and why.
+
+    Raises
+    ------
+    DatasetError
+        If ``root`` has no ``dataset/`` folder.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, json
+    >>> root = pathlib.Path(tempfile.mkdtemp()); (root / "dataset").mkdir()
+    >>> shape = {"label": "3x2", "points": [[30, 20], [0, 0]]}
+    >>> _ = (root / "dataset" / "a.json").write_text(json.dumps(
+    ...     {"shapes": [shape], "imageWidth": 60, "imageHeight": 40}))
+    >>> _ = (root / "dataset" / "a_metadata.json").write_text('{"subcrops": 1}')
+    >>> ds = load_carousel(root, require_images=False)
+    >>> ds.items[0].boxes, ds.items[0].k
+    ((Box(x=0.0, y=0.0, w=30.0, h=20.0),), 1)
+    """
+    root = Path(root)
+    ddir = _dataset_dir(root)
+    hard = read_hard_failures(root / "hard_failures.txt")
+    names = sorted(
+        p.stem for p in ddir.glob("*.json") if not p.name.endswith(_METADATA_SUFFIX)
+    )
+    # Metadata files without a label file are reported too.
+    orphan_meta = sorted(
+        p.name[: -len(_METADATA_SUFFIX)]
+        for p in ddir.glob(f"*{_METADATA_SUFFIX}")
+        if not (ddir / (p.name[: -len(_METADATA_SUFFIX)] + ".json")).is_file()
+    )
+    items: list[CarouselItem] = []
+    skipped: list[SkippedItem] = [SkippedItem(n, f"{n}.json: missing") for n in orphan_meta]
+    for name in names:
+        try:
+            items.append(load_item(root, name, hard_failures=hard, require_image=require_images))
+        except DatasetError as exc:
+            reason = str(exc)
+            prefix = f"{name}: "
+            skipped.append(SkippedItem(name, reason[len(prefix):] if reason.startswith(prefix) else reason))
+    skipped.sort(key=lambda s: s.name)
+    return CarouselDataset(root=root, items=tuple(items), skipped=tuple(skipped), hard_failures=hard)

@@ -1,0 +1,370 @@
+"""Human aesthetic ratings: EVA, PARA and a generic long CSV.
+
+Every loader returns :class:`Ratings`: the per-rater table and per-image
+means of the overall score and of each attribute.  Rows that cannot be used
+(missing image or rater id, non-numeric, NaN or out-of-range score or
+attribute, duplicate rater of one image, wrong number of fields) are skipped
+and listed in :attr:`Ratings.skipped` with their line number and reason; they
+never enter a mean.  An empty attribute cell is a missing attribute (NaN) for
+that rater only.
+
+Column names are matched case-insensitively, ignoring punctuation, against
+known variants (``image_id``/``imageName``/``image``; ``user_id``/``userId``/
+``rater``; ``score``/``aestheticScore``...).  Attributes get canonical names:
+
+==============  =============================================================
+canonical       accepted columns
+==============  =============================================================
+quality         quality, qualityScore
+composition     composition, compositionScore (EVA: composition & depth)
+colour          colour, color, colorScore, visual (EVA: light & colour)
+light           light, lightScore
+depth_of_field  dof, dofScore, depth_of_field
+content         content, contentScore
+semantic        semantic (EVA)
+==============  =============================================================
+
+Formats
+-------
+``eva``
+    ``votes_filtered.csv``, ``=``-delimited:
+    ``image_id=user_id=score=difficulty=visual=composition=quality=semantic=vote_time``;
+    overall 0–10, attributes 1–4.
+``para``
+    ``PARA-Images.csv`` (one row per rater: ``imageName, userId,
+    aestheticScore, qualityScore, compositionScore, colorScore, dofScore,
+    lightScore, contentScore, ...``; scores 1–5), or a directory holding it;
+    or ``PARA-GiaaTrain.csv``/``PARA-GiaaTest.csv`` (per-image
+    ``*_mean`` columns, no raters, so no noise ceiling).
+``csv``
+    A long CSV with ``image, rater, score`` and any attribute columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DatasetError, InvalidParameterError
+from ..registry import Registry
+
+__all__ = [
+    "ATTRIBUTES",
+    "DIMENSION_ATTRIBUTES",
+    "RATINGS_FORMATS",
+    "Ratings",
+    "SkippedRow",
+    "load_eva",
+    "load_para",
+    "load_ratings",
+    "load_ratings_csv",
+    "ratings_from_frame",
+]
+
+ATTRIBUTES = ("quality", "composition", "colour", "light", "depth_of_field", "content", "semantic")
+
+#: rubric dimension -> matching human attribute (distinctiveness and
+#: emotional impact have no human counterpart in EVA or PARA)
+DIMENSION_ATTRIBUTES = {"technical_quality": "quality", "composition": "composition", "colour_and_tone": "colour"}
+
+_ALIASES = {
+    "image": ("imageid", "imagename", "image", "img", "imgid", "imagefile", "filename", "file", "photo", "photoid"),
+    "rater": ("userid", "raterid", "rater", "user", "workerid", "annotator", "annotatorid", "participant"),
+    "score": ("score", "aestheticscore", "aestheticsscore", "aesthetic", "overall", "overallscore", "rating"),
+    "quality": ("quality", "qualityscore"),
+    "composition": ("composition", "compositionscore"),
+    "colour": ("colour", "color", "colorscore", "colourscore", "visual"),
+    "light": ("light", "lightscore"),
+    "depth_of_field": ("dof", "dofscore", "depthoffield"),
+    "content": ("content", "contentscore"),
+    "semantic": ("semantic", "semanticscore"),
+}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    """A row that was not used: its 1-based line in the file and why."""
+
+    line: int
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Human ratings of a set of images.
+
+    Attributes
+    ----------
+    raters : pandas.DataFrame or None
+        One row per usable rating: ``image, rater, score`` and attribute
+        columns.  ``None`` for per-image-only sources (PARA GIAA files).
+    means : pandas.DataFrame
+        Indexed by image (sorted): mean ``score``, mean of each attribute and
+        ``n_raters``.
+    attributes : tuple of str
+        Canonical attribute columns present.
+    skipped : tuple of SkippedRow
+        Rows left out, with reasons.
+    source : str
+        File the ratings came from.
+    """
+
+    raters: pd.DataFrame | None
+    means: pd.DataFrame
+    attributes: tuple[str, ...]
+    skipped: tuple[SkippedRow, ...]
+    source: str
+
+    def skipped_frame(self) -> pd.DataFrame:
+        """The skipped rows as a frame (``line, reason``)."""
+        return pd.DataFrame([s.to_dict() for s in self.skipped], columns=["line", "reason"])
+
+
+def _map_columns(columns, *, need_rater: bool, source: str) -> dict[str, str]:
+    """canonical name -> original column."""
+    by_norm: dict[str, str] = {}
+    for c in columns:
+        by_norm.setdefault(_norm(c), c)
+    found: dict[str, str] = {}
+    for canon, variants in _ALIASES.items():
+        for v in variants:
+            if v in by_norm:
+                found[canon] = by_norm[v]
+                break
+    required = ["image", "score"] + (["rater"] if need_rater else [])
+    missing = [r for r in required if r not in found]
+    if missing:
+        wanted = "; ".join(f"{m}: one of {', '.join(_ALIASES[m])}" for m in missing)
+        raise DatasetError(f"{source}: no column for {wanted} (columns: {', '.join(map(str, columns))})")
+    return found
+
+
+def _check_range(name, value_range):
+    if value_range is None:
+        return None
+    lo, hi = value_range
+    if not lo < hi:
+        raise InvalidParameterError(f"{name} must be (low, high) with low < high, got {value_range!r}")
+    return float(lo), float(hi)
+
+
+def ratings_from_frame(
+    frame: pd.DataFrame,
+    *,
+    source: str = "ratings",
+    score_range: tuple[float, float] | None = None,
+    attribute_range: tuple[float, float] | None = None,
+    first_line: int = 2,
+    skipped: tuple[SkippedRow, ...] = (),
+) -> Ratings:
+    """Validate a per-rater frame and aggregate it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per rating; column names as in the module docstring.
+    source : str
+        Name used in messages.
+    score_range, attribute_range : (float, float), optional
+        Inclusive allowed ranges; values outside are skipped rows.
+    first_line : int
+        File line number of the frame's first row (2 after a header).
+    skipped : tuple of SkippedRow
+        Rows already rejected by the parser, carried into the result.
+
+    Returns
+    -------
+    Ratings
+
+    Raises
+    ------
+    DatasetError
+        If required columns are missing or no usable row is left.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"image": ["a", "a", "b", "b", ""], "rater": ["u", "v", "u", "v", "u"],
+    ...                    "score": ["5", "7", "x", "4", "3"]})
+    >>> r = ratings_from_frame(df)
+    >>> r.means["score"].to_dict(), [s.reason for s in r.skipped]
+    ({'a': 6.0, 'b': 4.0}, ["non-numeric score 'x'", 'missing image id'])
+    """
+    score_range = _check_range("score_range", score_range)
+    attribute_range = _check_range("attribute_range", attribute_range)
+    cols = _map_columns(frame.columns, need_rater=True, source=source)
+    attrs = tuple(a for a in ATTRIBUTES if a in cols)
+    n = len(frame)
+    reason = np.full(n, "", dtype=object)
+
+    def flag(mask, text):
+        mask = np.asarray(mask, dtype=bool) & (reason == "")
+        if isinstance(text, str):
+            reason[mask] = text
+        else:
+            reason[mask] = np.asarray(text, dtype=object)[mask]
+
+    def text(col):
+        return frame[cols[col]].astype("string").fillna("").str.strip()
+
+    image, rater = text("image"), text("rater")
+    flag(image.to_numpy() == "", "missing image id")
+    flag(rater.to_numpy() == "", "missing rater id")
+
+    def numeric(col, rng_, allow_empty):
+        raw = text(col)
+        val = pd.to_numeric(raw, errors="coerce").astype(float).to_numpy()
+        empty = raw.to_numpy() == ""
+        if allow_empty:
+            flag(~empty & np.isnan(val) & (raw.str.lower().to_numpy() != "nan"),
+                 [f"non-numeric {col} {v!r}" for v in raw])
+            flag(~empty & ~np.isfinite(val), f"{col} is NaN")
+        else:
+            flag(empty, f"missing {col}")
+            flag(np.isnan(val) & (raw.str.lower().to_numpy() != "nan"), [f"non-numeric {col} {v!r}" for v in raw])
+            flag(~np.isfinite(val), f"{col} is NaN")
+        if rng_ is not None:
+            lo, hi = rng_
+            with np.errstate(invalid="ignore"):
+                out = np.isfinite(val) & ((val < lo) | (val > hi))
+            flag(out, [f"{col} {v:g} outside [{lo:g}, {hi:g}]" for v in val])
+        return val
+
+    out = pd.DataFrame({"image": image.to_numpy(dtype=object), "rater": rater.to_numpy(dtype=object)})
+    out["score"] = numeric("score", score_range, allow_empty=False)
+    for a in attrs:
+        out[a] = numeric(a, attribute_range, allow_empty=True)
+    ok = reason == ""
+    dup = out["image"].astype(str).str.cat(out["rater"].astype(str), sep="\x00").where(ok).duplicated() & ok
+    flag(dup.to_numpy(), [f"duplicate rating of image {i!r} by rater {r!r}" for i, r in zip(out["image"], out["rater"])])
+    ok = reason == ""
+    lines = np.arange(n) + first_line
+    new_skips = tuple(SkippedRow(int(lines[i]), str(reason[i])) for i in np.flatnonzero(~ok))
+    all_skips = tuple(sorted(skipped + new_skips, key=lambda s: s.line))
+    out = out.loc[ok].reset_index(drop=True)
+    if out.empty:
+        raise DatasetError(f"{source}: no usable rating rows ({len(all_skips)} skipped)")
+    means = out.groupby("image", sort=True)[["score", *attrs]].mean()
+    means["n_raters"] = out.groupby("image", sort=True).size()
+    means.index = means.index.astype(str)
+    return Ratings(out, means, attrs, all_skips, source)
+
+
+class _BadLines:
+    def __init__(self):
+        self.rows: list[list[str]] = []
+
+    def __call__(self, fields):
+        self.rows.append(fields)
+        return None
+
+
+def _read_text_table(path: Path, sep: str) -> tuple[pd.DataFrame, tuple[SkippedRow, ...]]:
+    if not path.is_file():
+        raise DatasetError(f"ratings file {str(path)!r} does not exist")
+    bad = _BadLines()
+    try:
+        frame = pd.read_csv(
+            path, sep=sep, dtype=str, keep_default_na=False, engine="python",
+            on_bad_lines=bad, quoting=csv.QUOTE_MINIMAL, skip_blank_lines=True,
+        )
+    except Exception as exc:
+        raise DatasetError(f"cannot read ratings file {str(path)!r}: {exc}") from exc
+    # pandas' callback does not give line numbers; report the fields instead
+    skips = tuple(SkippedRow(0, f"wrong number of fields: {sep.join(f)!r}") for f in bad.rows)
+    return frame, skips
+
+
+def load_eva(path) -> Ratings:
+    """Load EVA's ``votes_filtered.csv`` (``=``-delimited, one row per vote).
+
+    Overall score 0–10; attributes (``visual`` → colour, ``composition``,
+    ``quality``, ``semantic``) 1–4.  ``difficulty`` and ``vote_time`` are
+    ignored.
+
+    Raises
+    ------
+    DatasetError
+        Missing file or required columns, or no usable row.
+    """
+    path = Path(path)
+    frame, skips = _read_text_table(path, "=")
+    return ratings_from_frame(frame, source=path.name, score_range=(0, 10), attribute_range=(1, 4), skipped=skips)
+
+
+def load_para(path) -> Ratings:
+    """Load PARA ratings (``PARA-Images.csv`` per rater, or a GIAA split file).
+
+    ``path`` may be the CSV or a directory containing ``PARA-Images.csv``
+    (directly or under ``annotation/``).  Per-rater scores are checked against
+    1–5.  GIAA files (``*_mean`` columns, no rater column) yield per-image
+    means only (``raters`` is ``None``).
+    """
+    path = Path(path)
+    if path.is_dir():
+        for cand in (path / "PARA-Images.csv", path / "annotation" / "PARA-Images.csv"):
+            if cand.is_file():
+                path = cand
+                break
+        else:
+            raise DatasetError(f"no PARA-Images.csv in directory {str(path)!r}")
+    frame, skips = _read_text_table(path, ",")
+    normed = {_norm(c) for c in frame.columns}
+    has_rater = any(v in normed for v in _ALIASES["rater"])
+    if has_rater:
+        return ratings_from_frame(frame, source=path.name, score_range=(1, 5), attribute_range=(1, 5), skipped=skips)
+    return _giaa(frame, source=path.name, skipped=skips)
+
+
+def _giaa(frame: pd.DataFrame, *, source: str, skipped) -> Ratings:
+    """Per-image means from ``*_mean`` columns (PARA GIAA files)."""
+    renamed = {c: c[: -len("mean")] for c in frame.columns if _norm(c).endswith("mean")}
+    stripped = frame.rename(columns={c: re.sub(r"[_ ]?mean$", "", c, flags=re.I) for c in renamed})
+    cols = _map_columns(stripped.columns, need_rater=False, source=source)
+    attrs = tuple(a for a in ATTRIBUTES if a in cols)
+    tmp = stripped.assign(_rater="mean")
+    r = ratings_from_frame(
+        tmp.rename(columns={"_rater": "rater"}).loc[:, [cols["image"], "rater", cols["score"], *(cols[a] for a in attrs)]],
+        source=source, score_range=(1, 5), attribute_range=(1, 5), skipped=tuple(skipped),
+    )
+    means = r.means.drop(columns="n_raters")
+    means["n_raters"] = np.nan
+    return Ratings(None, means, r.attributes, r.skipped, source)
+
+
+def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings:
+    """Load a generic long CSV: ``image, rater, score`` plus attribute columns.
+
+    A file ``image,rater,score,quality`` with rows ``a,u,5,3``, ``a,v,7,``
+    and ``b,u,nan,2`` gives ``means.loc["a", "quality"] == 3.0`` (the empty
+    cell is a missing attribute) and skips line 4 with reason
+    ``"score is NaN"``.
+    """
+    path = Path(path)
+    frame, skips = _read_text_table(path, ",")
+    return ratings_from_frame(
+        frame, source=path.name, score_range=score_range, attribute_range=attribute_range, skipped=skips
+    )
+
+
+#: ratings loaders by ``--format`` name
+RATINGS_FORMATS: Registry = Registry("ratings format", entry_point_group="multicrop.ratings_formats")
+RATINGS_FORMATS.register("eva", load_eva)
+RATINGS_FORMATS.register("para", load_para)
+RATINGS_FORMATS.register("csv", load_ratings_csv)
+
+
+def load_ratings(path, format: str) -> Ratings:  # noqa: A002 - mirrors the CLI option
+    """Load ratings with the loader registered under ``format``."""
+    return RATINGS_FORMATS.get(format)(path)

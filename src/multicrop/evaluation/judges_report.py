@@ -1,0 +1,737 @@
+"""The judge-panel protocol: is a panel of VLM judges worth its cost?
+
+:func:`evaluate_judges` runs the protocol of Jadhav, Beriwala & Kim (2026)
+on a judge table and human ratings and returns a :class:`JudgesReport`;
+:func:`write_judges_report` writes its tables, figures and an HTML page.
+:func:`probe_headroom` is the cheap holistic probe (§5.5, §7).
+
+Arms
+----
+``member:<family>``  one family's holistic mean (a single judge)
+``panel_mean``       unweighted mean of z-scored holistic verdicts
+``<block>_<comb>``   out-of-fold combiner (``gb``, ``ridge``) on block
+                     ``H``, ``P``, ``H+P`` or ``Hsplit`` (feature-count control)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.ratings import DIMENSION_ATTRIBUTES, Ratings
+from ..errors import DatasetError, InvalidParameterError
+from ..fusion.combiners import COMBINERS, make_combiner, out_of_fold_predict
+from ..fusion.features import (
+    BLOCKS,
+    DIMENSIONS,
+    JudgeTable,
+    build_features,
+    calls_per_image,
+    holistic_block,
+    panel_mean,
+    validate_judge_table,
+)
+from ..stats.bootstrap import delta_result, max_statistic_pvalues, one_sided_p
+from ..stats.ceiling import noise_ceiling
+from ..stats.correlation import bootstrap_metric, correlation, resample_counts
+from ..stats.multiple import bh_adjust
+from ..stats.partial import bootstrap_partial_difference, partial_correlation
+from ..stats.results import NoiseCeiling, StatResult
+
+__all__ = [
+    "JudgesReportConfig",
+    "JudgesReport",
+    "ProbeResult",
+    "evaluate_judges",
+    "write_judges_report",
+    "probe_headroom",
+    "precision_at_top",
+    "atomic_write_bytes",
+]
+
+Progress = Callable[[str, float], None]
+
+#: stream ids for independent random streams derived from the seed
+_STREAM_BOOT, _STREAM_CEIL, _STREAM_MTMM, _STREAM_TRANSFER, _STREAM_PROBE = range(5)
+
+
+def _rng(seed: int, stream: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), stream])
+
+
+@dataclass(frozen=True)
+class JudgesReportConfig:
+    """Every setting of the judge protocol, in one place.
+
+    Defaults are the paper's: 10,000 paired resamples, 95 % percentile
+    intervals, 5 folds, 20 fold partitions for robustness, top 10 %.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of folds, rater splits and bootstrap resamples.
+    n_resamples : int
+        Paired bootstrap resamples over images.
+    n_folds : int
+        Folds of the out-of-fold combiner predictions.
+    n_partitions : int
+        Different fold partitions for the robustness check.
+    n_splits : int
+        Random rater split-halves behind the noise ceiling.
+    confidence : float
+        Level of the percentile intervals.
+    top_fraction : float
+        Fraction of images in the precision-at-top shortlist.
+    combiners : tuple of str
+        Registered combiner names to run on every block.
+    robustness_arms : tuple of str
+        Arms re-run over ``n_partitions`` fold partitions.
+    families : tuple of str or None
+        Families to use (default: all in the judge table).
+    n_jobs : int
+        Worker processes for the robustness refits (results do not depend on it).
+
+    Examples
+    --------
+    >>> JudgesReportConfig(n_resamples=100).to_dict()["n_resamples"]
+    100
+    """
+
+    seed: int = 0
+    n_resamples: int = 10_000
+    n_folds: int = 5
+    n_partitions: int = 20
+    n_splits: int = 200
+    confidence: float = 0.95
+    top_fraction: float = 0.10
+    combiners: tuple[str, ...] = ("gb", "ridge")
+    robustness_arms: tuple[str, ...] = ("H+P_gb",)
+    families: tuple[str, ...] | None = None
+    n_jobs: int = 1
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("n_resamples", self.n_resamples, self.n_resamples >= 100, ">= 100"),
+            ("n_folds", self.n_folds, self.n_folds >= 2, ">= 2"),
+            ("n_partitions", self.n_partitions, self.n_partitions >= 0, ">= 0"),
+            ("n_splits", self.n_splits, self.n_splits >= 1, ">= 1"),
+            ("confidence", self.confidence, 0 < self.confidence < 1, "in (0, 1)"),
+            ("top_fraction", self.top_fraction, 0 < self.top_fraction <= 0.5, "in (0, 0.5]"),
+            ("n_jobs", self.n_jobs, self.n_jobs >= 1, ">= 1"),
+        ]
+        for name, value, ok, allowed in checks:
+            if not ok:
+                raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+        for c in self.combiners:
+            COMBINERS.get(c)
+
+    def to_dict(self) -> dict:
+        """Plain dict (tuples become lists)."""
+        d = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys, no spaces)."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class JudgesReport:
+    """Everything the protocol computed; tables are pandas frames.
+
+    Attributes
+    ----------
+    arms : DataFrame
+        One row per arm: ``arm, kind, n_features, calls_per_image, rho, tau_b,
+        precision_top``.
+    comparisons : DataFrame
+        ``arm, comparator, metric, delta, ci_low, ci_high, p, p_max, p_bh``;
+        ``p_max`` is against the best member re-selected in every resample;
+        ``p_bh`` is Benjamini–Hochberg across the rows of one metric.
+    members : DataFrame
+        Each single judge against the panel mean with max-T adjusted p-values.
+    mtmm_matrix : DataFrame
+        Spearman partial correlation (human overall partialled out) of every
+        prompt of every family with every human attribute.
+    mtmm : DataFrame
+        Matched cells: dimension prompt vs holistic prompt, with bootstrap
+        CI of the difference, p and BH-adjusted p.
+    robustness : DataFrame
+        Margin over the best member across fold partitions, label transfer.
+    ceiling : NoiseCeiling or None
+    summary : dict
+    predictions : DataFrame
+        Human mean (``human``) and every arm's (out-of-fold) prediction, by image.
+    """
+
+    arms: pd.DataFrame
+    comparisons: pd.DataFrame
+    members: pd.DataFrame
+    mtmm_matrix: pd.DataFrame
+    mtmm: pd.DataFrame
+    robustness: pd.DataFrame
+    ceiling: NoiseCeiling | None
+    summary: dict
+    config: JudgesReportConfig = field(default_factory=JudgesReportConfig)
+    skipped_ratings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    predictions: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def precision_at_top(prediction, human, *, fraction: float = 0.10) -> float:
+    """Share of the predicted top ``fraction`` that is in the human top ``fraction``.
+
+    Both shortlists hold ``ceil(fraction * n)`` images; ties are broken by
+    position (stable sort), so the result is deterministic.
+
+    Examples
+    --------
+    >>> precision_at_top([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10, 9, 3, 4, 5, 6, 7, 8, 2, 1], fraction=0.2)
+    0.0
+    >>> precision_at_top(np.arange(10.0), np.arange(10.0), fraction=0.2)
+    1.0
+    """
+    p = np.asarray(prediction, dtype=float)
+    h = np.asarray(human, dtype=float)
+    if p.shape != h.shape or p.ndim != 1:
+        raise InvalidParameterError("prediction and human must be 1-D arrays of equal length")
+    if not 0 < fraction <= 1:
+        raise InvalidParameterError(f"fraction must be in (0, 1], got {fraction!r}")
+    k = max(1, math.ceil(fraction * p.size))
+    top_p = set(np.argsort(-p, kind="stable")[:k].tolist())
+    top_h = set(np.argsort(-h, kind="stable")[:k].tolist())
+    return len(top_p & top_h) / k
+
+
+# ---------------------------------------------------------------- alignment
+
+
+def _align(table: JudgeTable, ratings: Ratings, families) -> tuple[dict[str, pd.DataFrame], pd.Series, dict]:
+    blocks: dict[str, pd.DataFrame] = {}
+    notes: dict[str, str] = {}
+    for b in BLOCKS:
+        try:
+            blocks[b] = build_features(table, b, families=families)
+        except InvalidParameterError as exc:
+            if b != "Hsplit":
+                raise
+            notes["Hsplit"] = f"feature-count control skipped: {exc}"
+    if blocks["H"].shape[1] == 0:
+        raise DatasetError("judge table has no holistic rows; the protocol needs holistic verdicts")
+    if blocks["P"].shape[1] == 0:
+        notes["P"] = "no dimension rows: P and H+P arms skipped"
+        del blocks["P"], blocks["H+P"]
+    human = ratings.means["score"].dropna()
+    images = human.index
+    for b in blocks.values():
+        images = images.intersection(b.dropna().index)
+    images = images.sort_values()
+    if len(images) < 10:
+        raise DatasetError(
+            f"only {len(images)} images have human ratings and complete judge scores; need at least 10"
+        )
+    counts = {
+        "n_images": int(len(images)),
+        "n_rated": int(len(human)),
+        "n_scored": int(blocks["H"].shape[0]),
+    }
+    return {b: f.loc[images] for b, f in blocks.items()}, human.loc[images], {**counts, "notes": notes}
+
+
+def _calls(table: JudgeTable, families: list[str]) -> dict[str, float]:
+    c = calls_per_image(table)
+    c = c[c["family"].isin(families)]
+    get = lambda kind: float(c.loc[c["prompt_kind"] == kind, "calls_per_image"].sum())  # noqa: E731
+    per = {f: float(c.loc[(c["family"] == f) & (c["prompt_kind"] == "holistic"), "calls_per_image"].sum()) for f in families}
+    return {"H": get("holistic"), "P": get("dimension"), "H+P": get("holistic") + get("dimension"),
+            "Hsplit": get("holistic"), **{f"member:{f}": v for f, v in per.items()}, "panel_mean": get("holistic")}
+
+
+def _oof(block: pd.DataFrame, y: np.ndarray, comb: str, cfg: JudgesReportConfig, seed: int) -> np.ndarray:
+    return out_of_fold_predict(make_combiner(comb, random_state=cfg.seed), block.to_numpy(), y,
+                               n_folds=cfg.n_folds, seed=seed)
+
+
+# ---------------------------------------------------------------- protocol
+
+
+def evaluate_judges(
+    table: JudgeTable | pd.DataFrame,
+    ratings: Ratings,
+    config: JudgesReportConfig | None = None,
+    *,
+    transfer: tuple[JudgeTable, Ratings] | None = None,
+    progress: Progress | None = None,
+) -> JudgesReport:
+    """Run the judge protocol: arms, comparisons, MTMM and robustness.
+
+    Parameters
+    ----------
+    table : JudgeTable or DataFrame
+        Judge scores (tidy schema, see :mod:`multicrop.fusion.features`).
+    ratings : Ratings
+        Human ratings (:mod:`multicrop.datasets.ratings`).
+    config : JudgesReportConfig, optional
+    transfer : (JudgeTable, Ratings), optional
+        A second dataset: combiners fitted on all of this one are applied
+        there (label transfer).
+    progress : callable(str, float), optional
+        Called with a step name and the fraction of work done.
+
+    Returns
+    -------
+    JudgesReport
+
+    References
+    ----------
+    Jadhav, Beriwala & Kim (2026), §3–§5 and Appendices D, F, G.
+
+    Examples
+    --------
+    >>> from multicrop.stats.simulate import simulate_study
+    >>> from multicrop.datasets.ratings import ratings_from_frame
+    >>> sim = simulate_study(120, n_families=2, rng=np.random.default_rng(0))
+    >>> cfg = JudgesReportConfig(n_resamples=200, n_partitions=2, n_splits=10, combiners=("ridge",),
+    ...                          robustness_arms=("P_ridge",))
+    >>> rep = evaluate_judges(sim.judge_table, ratings_from_frame(sim.ratings), cfg)
+    >>> rep.summary["best_single"] in ("member:family0", "member:family1")
+    True
+    """
+    cfg = config or JudgesReportConfig()
+    if isinstance(table, pd.DataFrame):
+        table = validate_judge_table(table)
+    say = progress or (lambda step, frac: None)
+    families = list(cfg.families) if cfg.families else table.families
+    say("aligning judge scores and ratings", 0.0)
+    blocks, human_s, info = _align(table, ratings, families)
+    images = human_s.index
+    y = human_s.to_numpy(dtype=float)
+    calls = _calls(table, families)
+
+    # --- arms
+    preds: dict[str, np.ndarray] = {}
+    kinds: dict[str, str] = {}
+    nfeat: dict[str, int] = {}
+    for f in families:
+        preds[f"member:{f}"] = blocks["H"][f"H:{f}"].to_numpy(dtype=float)
+        kinds[f"member:{f}"], nfeat[f"member:{f}"] = "single", 1
+    preds["panel_mean"] = panel_mean(blocks["H"]).to_numpy(dtype=float)
+    kinds["panel_mean"], nfeat["panel_mean"] = "panel mean", len(families)
+    fused = [(b, c) for b in BLOCKS if b in blocks for c in cfg.combiners]
+    for i, (b, c) in enumerate(fused):
+        say(f"out-of-fold {b} with {c}", 0.05 + 0.25 * i / max(1, len(fused)))
+        arm = f"{b}_{c}"
+        preds[arm] = _oof(blocks[b], y, c, cfg, cfg.seed)
+        kinds[arm], nfeat[arm] = "fused", blocks[b].shape[1]
+    names = list(preds)
+    members = [a for a in names if kinds[a] == "single"]
+    others = [a for a in names if kinds[a] != "single"]
+    M = np.vstack([preds[a] for a in names])
+
+    # --- point estimates and shared paired resamples
+    say("bootstrap over images", 0.3)
+    counts = resample_counts(len(y), cfg.n_resamples, _rng(cfg.seed, _STREAM_BOOT))
+    obs = {m: np.array([correlation(p, y, metric=m) for p in M]) for m in ("spearman", "kendall")}
+    boot = {}
+    for j, m in enumerate(("spearman", "kendall")):
+        say(f"bootstrap {m}", 0.3 + 0.15 * j)
+        boot[m] = bootstrap_metric(y, M, counts, metric=m)
+    idx = {a: i for i, a in enumerate(names)}
+    mem_idx = [idx[a] for a in members]
+    best = members[int(np.argmax(obs["spearman"][mem_idx]))]
+
+    arms = pd.DataFrame({
+        "arm": names,
+        "kind": [kinds[a] for a in names],
+        "n_features": [nfeat[a] for a in names],
+        "calls_per_image": [calls[a.rsplit("_", 1)[0]] if kinds[a] == "fused" else calls[a] for a in names],
+        "rho": obs["spearman"],
+        "tau_b": obs["kendall"],
+        "precision_top": [precision_at_top(preds[a], y, fraction=cfg.top_fraction) for a in names],
+    })
+
+    # --- comparisons against the best member and the panel mean
+    rows = []
+    for metric in ("spearman", "kendall"):
+        o, b = obs[metric], boot[metric]
+        best_boot_max = np.nanmax(b[:, mem_idx], axis=1)
+        for arm in others:
+            for comp in (best, "panel_mean"):
+                if arm == comp:
+                    continue
+                d = b[:, idx[arm]] - b[:, idx[comp]]
+                r = delta_result(o[idx[arm]] - o[idx[comp]], d, confidence=cfg.confidence)
+                p_max = one_sided_p(b[:, idx[arm]] - best_boot_max) if comp == best else math.nan
+                rows.append({"arm": arm, "comparator": "best_single" if comp == best else "panel_mean",
+                             "comparator_arm": comp, "metric": metric, "delta": r.estimate,
+                             "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p, "p_max": p_max})
+    comparisons = pd.DataFrame(rows)
+    comparisons["p_bh"] = np.nan
+    for metric in ("spearman", "kendall"):
+        sel = comparisons["metric"] == metric
+        comparisons.loc[sel, "p_bh"] = bh_adjust(comparisons.loc[sel, "p"].to_numpy())
+
+    mrows = []
+    for metric in ("spearman", "kendall"):
+        o, b = obs[metric], boot[metric]
+        d_obs = o[mem_idx] - o[idx["panel_mean"]]
+        d_boot = b[:, mem_idx] - b[:, [idx["panel_mean"]]]
+        pmax = max_statistic_pvalues(d_obs, d_boot)
+        for k, a in enumerate(members):
+            r = delta_result(d_obs[k], d_boot[:, k], confidence=cfg.confidence)
+            mrows.append({"member": a, "metric": metric, "value": o[idx[a]], "delta_vs_panel_mean": r.estimate,
+                          "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p, "p_maxT": pmax[k],
+                          "is_best": a == best})
+    members_df = pd.DataFrame(mrows)
+
+    # --- noise ceiling
+    say("noise ceiling", 0.6)
+    ceiling = None
+    if ratings.raters is not None:
+        rr = ratings.raters[ratings.raters["image"].isin(images)]
+        try:
+            ceiling = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float),
+                                    n_splits=cfg.n_splits, rng=_rng(cfg.seed, _STREAM_CEIL))
+        except InvalidParameterError as exc:
+            info["notes"]["ceiling"] = str(exc)
+
+    # --- MTMM
+    say("multitrait-multimethod matrix", 0.65)
+    mtmm_matrix, mtmm = _mtmm(table, ratings, images, families, cfg)
+
+    # --- robustness
+    say("robustness over fold partitions", 0.75)
+    robustness = _robustness(blocks, y, preds, best, cfg, transfer, families, say)
+
+    best_rho = float(obs["spearman"][idx[best]])
+    summary = {
+        "n_images": info["n_images"], "n_rated": info["n_rated"], "n_scored": info["n_scored"],
+        "n_ratings_skipped": len(ratings.skipped), "n_judge_rows_dropped": table.n_dropped,
+        "families": families, "best_single": best, "best_single_rho": best_rho,
+        "ceiling": ceiling.to_dict() if ceiling else None,
+        "headroom": best_rho / ceiling.ceiling if ceiling and ceiling.ceiling > 0 else None,
+        "notes": info["notes"], "config": cfg.to_dict(),
+    }
+    say("done", 1.0)
+    predictions = pd.DataFrame({"human": y, **preds}, index=pd.Index(images, name="image"))
+    return JudgesReport(arms, comparisons, members_df, mtmm_matrix, mtmm, robustness, ceiling, summary,
+                        cfg, ratings.skipped_frame(), predictions)
+
+
+def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
+    attrs = [a for a in ratings.attributes if ratings.means.loc[images, a].notna().all()]
+    if not attrs:
+        return pd.DataFrame(), pd.DataFrame()
+    hum = ratings.means.loc[images]
+    overall = hum["score"].to_numpy(dtype=float)
+    H = holistic_block(table, families=families).reindex(images)
+    P = build_features(table, "P", families=families).reindex(images) if (table.data["prompt_kind"] == "dimension").any() else pd.DataFrame(index=images)
+    prompts = []
+    for f in families:
+        prompts.append((f, "holistic", H[f"H:{f}"]))
+        prompts += [(f, d, P[f"P:{f}:{d}"]) for d in DIMENSIONS if f"P:{f}:{d}" in P]
+    mat = []
+    for f, prompt, s in prompts:
+        if s.isna().any():
+            continue
+        row = {"family": f, "prompt": prompt}
+        for a in attrs:
+            row[a] = partial_correlation(s.to_numpy(), hum[a].to_numpy(dtype=float), overall).estimate
+        mat.append(row)
+    matrix = pd.DataFrame(mat)
+    counts = resample_counts(len(images), cfg.n_resamples, _rng(cfg.seed, _STREAM_MTMM))
+    cells = []
+    cache: dict = {}  # resampled ranks shared across cells
+    for d, a in DIMENSION_ATTRIBUTES.items():  # attribute outermost: its ranks are cached
+        for f in families:
+            col = f"P:{f}:{d}"
+            if a not in attrs or col not in P or P[col].isna().any() or H[f"H:{f}"].isna().any():
+                continue
+            ds, hs, at = P[col].to_numpy(), H[f"H:{f}"].to_numpy(), hum[a].to_numpy(dtype=float)
+            r = bootstrap_partial_difference(ds, hs, at, overall, counts, confidence=cfg.confidence, _cache=cache)
+            cells.append({
+                "family": f, "dimension": d, "attribute": a,
+                "partial_dimension": partial_correlation(ds, at, overall).estimate,
+                "partial_holistic": partial_correlation(hs, at, overall).estimate,
+                "delta": r.estimate, "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p,
+                "raw_dimension": correlation(ds, at), "raw_holistic": correlation(hs, at),
+            })
+    mtmm = pd.DataFrame(cells)
+    if len(mtmm):
+        mtmm = mtmm.sort_values(["family", "dimension"], key=lambda c: c.map(
+            {v: i for i, v in enumerate(DIMENSIONS)}) if c.name == "dimension" else c, kind="stable")
+        mtmm = mtmm.reset_index(drop=True)
+        mtmm["p_bh"] = bh_adjust(mtmm["p"].to_numpy())
+    return matrix, mtmm
+
+
+def _partition_margin(args) -> float:
+    block, y, comb, cfg, seed, best_rho = args
+    return correlation(_oof(block, y, comb, cfg, seed), y) - best_rho
+
+
+def _robustness(blocks, y, preds, best, cfg, transfer, families, say) -> pd.DataFrame:
+    rows = []
+    best_rho = correlation(preds[best], y)
+    arms = [a for a in cfg.robustness_arms if a in preds]
+    jobs = []
+    for a in arms:
+        b, c = a.rsplit("_", 1)
+        jobs += [(a, (blocks[b], y, c, cfg, cfg.seed + 1 + k, best_rho)) for k in range(cfg.n_partitions)]
+    if jobs:
+        if cfg.n_jobs > 1:
+            from joblib import Parallel, delayed
+
+            margins = Parallel(n_jobs=cfg.n_jobs)(delayed(_partition_margin)(j) for _, j in jobs)
+        else:
+            margins = []
+            for i, (_, j) in enumerate(jobs):
+                say("robustness over fold partitions", 0.75 + 0.2 * i / len(jobs))
+                margins.append(_partition_margin(j))
+        for a in arms:
+            m = np.array([mg for (name, _), mg in zip(jobs, margins) if name == a])
+            rows.append({"check": "fold_partitions", "arm": a, "estimate": float(m.mean()),
+                         "sd": float(m.std(ddof=1)) if m.size > 1 else math.nan, "ci_low": float(m.min()),
+                         "ci_high": float(m.max()), "p": math.nan,
+                         "detail": f"margin over {best} across {m.size} partitions; {int((m < 0).sum())} negative; "
+                                   "ci_low/ci_high are min/max"})
+    for a, p in preds.items():
+        rows.append({"check": "precision_top", "arm": a,
+                     "estimate": precision_at_top(p, y, fraction=cfg.top_fraction), "sd": math.nan,
+                     "ci_low": math.nan, "ci_high": math.nan, "p": math.nan,
+                     "detail": f"share of predicted top {cfg.top_fraction:.0%} in human top {cfg.top_fraction:.0%}"})
+    if transfer is not None:
+        rows += _transfer(blocks, y, cfg, transfer, families)
+    return pd.DataFrame(rows, columns=["check", "arm", "estimate", "sd", "ci_low", "ci_high", "p", "detail"])
+
+
+def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
+    t_table, t_ratings = transfer
+    if isinstance(t_table, pd.DataFrame):
+        t_table = validate_judge_table(t_table, source="transfer judge table")
+    missing = sorted(set(families) - set(t_table.families))
+    if missing:
+        raise DatasetError(f"transfer judge table lacks families {missing}")
+    t_blocks, t_y, _ = _align(t_table, t_ratings, families)
+    t_y = t_y.to_numpy(dtype=float)
+    members = {f: t_blocks["H"][f"H:{f}"].to_numpy(dtype=float) for f in families}
+    t_best = max(members, key=lambda f: correlation(members[f], t_y))
+    counts = resample_counts(len(t_y), cfg.n_resamples, _rng(cfg.seed, _STREAM_TRANSFER))
+    rows = []
+    for b in ("H+P", "P"):
+        if b not in blocks or b not in t_blocks:
+            continue
+        for c in cfg.combiners:
+            model = make_combiner(c, random_state=cfg.seed).fit(blocks[b].to_numpy(), y)
+            pred = model.predict(t_blocks[b][list(blocks[b].columns)].to_numpy())
+            bt = bootstrap_metric(t_y, np.vstack([pred, members[t_best]]), counts)
+            r = delta_result(correlation(pred, t_y) - correlation(members[t_best], t_y), bt[:, 0] - bt[:, 1],
+                             confidence=cfg.confidence)
+            rows.append({"check": "label_transfer", "arm": f"{b}_{c}", "estimate": r.estimate, "sd": math.nan,
+                         "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p,
+                         "detail": f"fitted here, applied to the transfer set: rho {correlation(pred, t_y):.3f} "
+                                   f"minus its best single member:{t_best}"})
+    return rows
+
+
+# ---------------------------------------------------------------- probe
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """Outcome of the holistic headroom probe.
+
+    Attributes
+    ----------
+    members : dict
+        Family -> Spearman rho of its holistic mean over the probe repetitions.
+    best : str
+        Family with the highest rho.
+    best_rho : StatResult
+        Its rho with a bootstrap CI.
+    ceiling : NoiseCeiling
+    headroom : float
+        ``best_rho / ceiling`` — the share of the ceiling already reached.
+    verdict : str
+        ``"panel"``, ``"single"`` or ``"uncertain"``.
+    advice : str
+        One sentence for the user.
+    repetitions : int
+    """
+
+    members: dict
+    best: str
+    best_rho: StatResult
+    ceiling: NoiseCeiling
+    headroom: float
+    verdict: str
+    advice: str
+    repetitions: int
+
+    def to_dict(self) -> dict:
+        return {"members": self.members, "best": self.best, "best_rho": self.best_rho.to_dict(),
+                "ceiling": self.ceiling.to_dict(), "headroom": self.headroom, "verdict": self.verdict,
+                "advice": self.advice, "repetitions": self.repetitions}
+
+
+def probe_headroom(
+    table: JudgeTable | pd.DataFrame,
+    ratings: Ratings,
+    *,
+    repetitions: int = 5,
+    low: float = 0.62,
+    high: float = 0.85,
+    seed: int = 0,
+    n_splits: int = 200,
+    n_resamples: int = 10_000,
+) -> ProbeResult:
+    """The cheap holistic probe: how much of the noise ceiling is already reached?
+
+    Uses only holistic verdicts (the first ``repetitions`` of each family),
+    takes the best family's Spearman rho and divides it by the human noise
+    ceiling.  Large headroom (best judge far below the ceiling, as on EVA,
+    62 %) is where dimension-scored fusion paid; small headroom (PARA, 85 %)
+    is where the best single model was as good.  Between the two the
+    boundary is unknown.
+
+    Parameters
+    ----------
+    repetitions : int
+        Holistic repetitions used per family (the paper's probe uses 5).
+    low, high : float
+        Headroom below ``low`` -> ``"panel"``; above ``high`` -> ``"single"``;
+        otherwise ``"uncertain"``.  Defaults are the two datasets of the paper.
+
+    References
+    ----------
+    Jadhav et al. (2026), §5.5 and §7.
+
+    Examples
+    --------
+    >>> from multicrop.stats.simulate import simulate_study
+    >>> from multicrop.datasets.ratings import ratings_from_frame
+    >>> sim = simulate_study(200, rng=np.random.default_rng(0))
+    >>> res = probe_headroom(sim.judge_table, ratings_from_frame(sim.ratings), n_resamples=500, n_splits=20)
+    >>> res.verdict
+    'panel'
+    """
+    if isinstance(table, pd.DataFrame):
+        table = validate_judge_table(table)
+    if int(repetitions) < 1:
+        raise InvalidParameterError(f"repetitions must be >= 1, got {repetitions!r}")
+    if not 0 < low <= high < 1:
+        raise InvalidParameterError(f"need 0 < low <= high < 1, got low={low!r}, high={high!r}")
+    if ratings.raters is None:
+        raise DatasetError(f"{ratings.source} has no per-rater ratings; the probe needs them for the ceiling")
+    d = table.data[table.data["prompt_kind"] == "holistic"]
+    keep = []
+    for fam, sub in d.groupby("family", sort=True):
+        reps = np.sort(sub["repetition"].unique())[: int(repetitions)]
+        keep.append(sub[sub["repetition"].isin(reps)])
+    if not keep:
+        raise DatasetError("judge table has no holistic rows to probe")
+    probe = pd.concat(keep).pivot_table(index="image", columns="family", values="score", aggfunc="mean")
+    human = ratings.means["score"].dropna()
+    images = human.index.intersection(probe.dropna().index).sort_values()
+    if len(images) < 10:
+        raise DatasetError(f"only {len(images)} images have both ratings and holistic scores; need at least 10")
+    y = human.loc[images].to_numpy(dtype=float)
+    rhos = {f: correlation(probe.loc[images, f].to_numpy(), y) for f in probe.columns}
+    best = max(rhos, key=rhos.get)
+    counts = resample_counts(len(y), n_resamples, _rng(seed, _STREAM_PROBE))
+    bt = bootstrap_metric(y, probe.loc[images, best].to_numpy()[None, :], counts)[:, 0]
+    lo, hi = np.quantile(bt, [0.025, 0.975])
+    rr = ratings.raters[ratings.raters["image"].isin(images)]
+    ceil = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float), n_splits=n_splits,
+                         rng=_rng(seed, _STREAM_CEIL))
+    head = rhos[best] / ceil.ceiling
+    if head < low:
+        verdict, advice = "panel", (f"large headroom: the best judge reaches {head:.0%} of the ceiling; "
+                                    "dimension-scored fusion is worth piloting (EVA: 62%).")
+    elif head > high:
+        verdict, advice = "single", (f"small headroom: the best judge already reaches {head:.0%} of the ceiling; "
+                                     "use the best single model (PARA: 85%).")
+    else:
+        verdict, advice = "uncertain", (f"the best judge reaches {head:.0%} of the ceiling, between the two "
+                                        "datasets studied (62% and 85%); the boundary is unknown, so pilot "
+                                        "fusion on a labelled sample before paying for it.")
+    return ProbeResult({k: float(v) for k, v in sorted(rhos.items())}, str(best),
+                       StatResult(float(rhos[best]), float(lo), float(hi), math.nan, n_resamples),
+                       ceil, float(head), verdict, advice, int(repetitions))
+
+
+# ---------------------------------------------------------------- writing
+
+
+def atomic_write_bytes(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _csv_bytes(df: pd.DataFrame) -> bytes:
+    return df.to_csv(index=False, float_format="%.10g", lineterminator="\n").encode()
+
+
+def write_judges_report(report: JudgesReport, out_dir) -> list[Path]:
+    """Write the report's tables (CSV), summary (JSON), figures (PNG) and ``index.html``.
+
+    The same report writes the same bytes (PNG metadata is stripped of the
+    software version and timestamps).
+
+    Returns
+    -------
+    list of Path
+        The files written, in a fixed order.
+    """
+    from .judges_figures import accuracy_vs_calls_png, forest_png, render_html
+
+    out = Path(out_dir)
+    files = {
+        "arms.csv": _csv_bytes(report.arms),
+        "comparisons.csv": _csv_bytes(report.comparisons),
+        "members.csv": _csv_bytes(report.members),
+        "mtmm_matrix.csv": _csv_bytes(report.mtmm_matrix),
+        "mtmm.csv": _csv_bytes(report.mtmm),
+        "robustness.csv": _csv_bytes(report.robustness),
+        "skipped_ratings.csv": _csv_bytes(report.skipped_ratings),
+        "predictions.csv": _csv_bytes(report.predictions.reset_index()),
+        "summary.json": (json.dumps(_jsonable(report.summary), indent=2, sort_keys=True) + "\n").encode(),
+        "forest.png": forest_png(report),
+        "accuracy_vs_calls.png": accuracy_vs_calls_png(report),
+    }
+    files["index.html"] = render_html(report).encode()
+    written = []
+    for name, data in files.items():
+        atomic_write_bytes(out / name, data)
+        written.append(out / name)
+    return written
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.floating, float)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj

@@ -1,0 +1,128 @@
+"""The judge backend interface (after ``llm``'s models) and option validation."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ...errors import InvalidParameterError, JudgeError
+from ..types import JudgeReply, JudgeRequest
+
+__all__ = ["JudgeBackend", "TransientCallError", "CallFailedError", "validate_options"]
+
+
+class TransientCallError(JudgeError):
+    """A call failed in a way worth retrying (429, 5xx, timeout, connection).
+
+    Attributes
+    ----------
+    retry_after : float or None
+        Seconds the service asked us to wait (``Retry-After``), if any.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CallFailedError(JudgeError):
+    """A call failed permanently (e.g. 400); recorded as a failure, run continues."""
+
+
+def validate_options(options_cls: type, options: Mapping[str, Any] | None, *, owner: str) -> Any:
+    """Build ``options_cls`` (a dataclass) from ``options``, strictly.
+
+    Unknown names and values of the wrong type raise
+    :class:`~multicrop.errors.InvalidParameterError` naming the option, the
+    value and what is allowed.  A field's type is the type of its default
+    (``int`` is accepted where a ``float`` is expected); fields whose default is
+    ``None`` accept anything.
+    """
+    options = dict(options or {})
+    fields = {f.name: f for f in dataclasses.fields(options_cls)}
+    unknown = sorted(set(options) - set(fields))
+    if unknown:
+        raise InvalidParameterError(
+            f"{owner}: unknown option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(fields))}"
+        )
+    for name, value in options.items():
+        f = fields[name]
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None  # type: ignore[misc]
+        )
+        if default is None:
+            continue
+        expected = type(default)
+        ok = isinstance(value, expected) and not (expected is not bool and isinstance(value, bool))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+            options[name] = float(value)
+        if not ok:
+            raise InvalidParameterError(
+                f"{owner}: option {name!r} must be {expected.__name__}, got {value!r}"
+            )
+    try:
+        return options_cls(**options)
+    except ValueError as exc:
+        raise InvalidParameterError(f"{owner}: {exc}") from None
+
+
+class JudgeBackend(abc.ABC):
+    """A family of aesthetic judges reachable one way (an API, an embedded model).
+
+    Subclasses set the class attributes and implement :meth:`execute`.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``"openai-compatible"``, ``"measured"``).
+    version : str
+        Part of every call key; bump when the backend's requests change.
+    supports_json_schema, supports_images, needs_network, deterministic : bool
+        Capability flags; generic code reads these, never the name.
+    Options : type
+        Dataclass of accepted options (unknown options fail).
+    model_id : str
+        The model this instance calls.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    supports_json_schema: ClassVar[bool] = False
+    supports_images: ClassVar[bool] = True
+    needs_network: ClassVar[bool] = True
+    deterministic: ClassVar[bool] = False
+
+    @dataclasses.dataclass(frozen=True)
+    class Options:
+        pass
+
+    def __init__(self, model_id: str, options: Mapping[str, Any] | None = None) -> None:
+        if not isinstance(model_id, str) or not model_id:
+            raise InvalidParameterError(f"{self.name}: model must be a non-empty string, got {model_id!r}")
+        self.model_id = model_id
+        self.options = validate_options(self.Options, options, owner=f"backend {self.name!r}")
+
+    def key_fields(self) -> dict[str, Any]:
+        """Options that change replies; they enter every call key."""
+        return {}
+
+    @abc.abstractmethod
+    async def execute(self, request: JudgeRequest) -> JudgeReply:
+        """Run one request.
+
+        Raises
+        ------
+        TransientCallError
+            Worth retrying.
+        CallFailedError
+            This call failed for good; the run continues.
+        JudgeError
+            The backend is unusable (bad credentials...); the run stops.
+        """
+
+    async def aclose(self) -> None:
+        """Release network clients."""

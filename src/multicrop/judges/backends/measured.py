@@ -1,0 +1,79 @@
+"""The embedded, offline ``measured`` judge: rubric scores from pixel measurements.
+
+It answers the same prompts as a VLM, in the same JSON form, so it is one more
+family in a panel and lets every command run without a network.  It reads the
+request's prompt kind and dimension, not the prompt text; see
+:mod:`multicrop.judges.measures` for what is measured and which dimensions are
+only proxies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections import OrderedDict
+
+from .. import measures
+from ..types import JudgeReply, JudgeRequest
+from .base import JudgeBackend
+
+__all__ = ["MeasuredBackend"]
+
+
+class MeasuredBackend(JudgeBackend):
+    """Offline judge from image measurements (deterministic; temperature is ignored).
+
+    Options
+    -------
+    max_side : int
+        Long side the image is reduced to before measuring.
+    """
+
+    name = "measured"
+    description = "offline: rubric scores from image measurements (sharpness, saliency, colourfulness...)"
+    version = measures.VERSION
+    supports_json_schema = False
+    supports_images = True
+    needs_network = False
+    deterministic = True
+
+    @dataclasses.dataclass(frozen=True)
+    class Options:
+        max_side: int = 1024
+
+        def __post_init__(self) -> None:
+            if self.max_side < 32:
+                raise ValueError(f"option 'max_side' must be >= 32, got {self.max_side}")
+
+    def __init__(self, model_id: str = "measured-v1", options=None) -> None:
+        super().__init__(model_id, options)
+        self._cache: OrderedDict[str, asyncio.Future] = OrderedDict()
+
+    def key_fields(self) -> dict:
+        return {"max_side": self.options.max_side}
+
+    def _measure(self, request: JudgeRequest) -> measures.Measurements:
+        return measures.measure(request.image.array(self.options.max_side))
+
+    async def execute(self, request: JudgeRequest) -> JudgeReply:
+        key = request.image.sha256
+        fut = self._cache.get(key)
+        if fut is None:
+            fut = asyncio.ensure_future(asyncio.to_thread(self._measure, request))
+            self._cache[key] = fut
+            while len(self._cache) > 256:
+                self._cache.popitem(last=False)
+        m = await asyncio.shield(fut)
+        if request.dimension in measures.DIMENSION_IDS:
+            score = measures.rubric_scores(m, scale=request.scale)[request.dimension]
+        else:
+            score = measures.holistic_score(m, scale=request.scale)
+        reason = " ".join(f"{k}={v:.2f}" for k, v in m.to_dict().items())
+        return JudgeReply(
+            text=json.dumps({"score": score, "reason": reason}),
+            model=f"{self.model_id}",
+            prompt_tokens=0,
+            completion_tokens=0,
+            cost_usd=0.0,
+        )

@@ -1,0 +1,160 @@
+"""A panel: several judge families (backend + model + options) and the protocol.
+
+A panel is a small TOML file::
+
+    temperature = 0.3            # every prompt (the paper's single temperature)
+    holistic_repetitions = 5     # e.g. 25 for a finer holistic mean
+    dimension_repetitions = 3
+
+    [[families]]
+    name = "qwen-vl"
+    backend = "openai-compatible"
+    model = "Qwen/Qwen2.5-VL-7B-Instruct"
+    options = { base_url = "http://localhost:8000/v1", api_key_env = "" }
+
+    [prices]                     # USD per million tokens, by model string
+    "gpt-4o-mini" = { input = 0.15, output = 0.60 }
+
+Examples
+--------
+>>> p = default_panel()
+>>> [f.name for f in p.families], p.temperature, p.holistic_repetitions, p.dimension_repetitions
+(['measured'], 0.3, 5, 3)
+>>> parse_panel({"families": [{"name": "a", "backend": "measured", "model": "m"}], "temprature": 1})
+Traceback (most recent call last):
+...
+multicrop.errors.InvalidParameterError: panel: unknown key(s) 'temprature'; allowed: dimension_repetitions, families, holistic_repetitions, prices, temperature
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidParameterError
+from .backends import JUDGE_BACKENDS, JudgeBackend, create_backend
+
+__all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel",
+           "DEFAULT_TEMPERATURE", "DEFAULT_HOLISTIC_REPETITIONS", "DEFAULT_DIMENSION_REPETITIONS"]
+
+#: Defaults of the paper's protocol (arXiv:2609.27110, §4).
+DEFAULT_TEMPERATURE = 0.3
+DEFAULT_HOLISTIC_REPETITIONS = 5
+DEFAULT_DIMENSION_REPETITIONS = 3
+
+
+@dataclass(frozen=True)
+class Family:
+    """One judge family: ``name`` (the ``family`` column), backend, model, options."""
+
+    name: str
+    backend: str
+    model: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def create(self) -> JudgeBackend:
+        """Instantiate the backend (validates options, reads credentials)."""
+        return create_backend(self.backend, self.model, self.options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Families and protocol settings of a judging run."""
+
+    families: tuple[Family, ...]
+    temperature: float = DEFAULT_TEMPERATURE
+    holistic_repetitions: int = DEFAULT_HOLISTIC_REPETITIONS
+    dimension_repetitions: int = DEFAULT_DIMENSION_REPETITIONS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"families": [f.to_dict() for f in self.families], "temperature": self.temperature,
+                "holistic_repetitions": self.holistic_repetitions,
+                "dimension_repetitions": self.dimension_repetitions}
+
+
+_TOP = {"families", "temperature", "holistic_repetitions", "dimension_repetitions", "prices"}
+_FAMILY = {"name", "backend", "model", "options"}
+
+
+def _unknown(where: str, got: set, allowed: set) -> None:
+    extra = sorted(set(got) - allowed)
+    if extra:
+        raise InvalidParameterError(
+            f"{where}: unknown key(s) {', '.join(map(repr, extra))}; allowed: {', '.join(sorted(allowed))}"
+        )
+
+
+def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
+    """Validate a parsed panel document.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown keys, missing fields, bad values or duplicate family names.
+    UnknownNameError
+        An unknown backend.
+    """
+    _unknown(source, set(doc), _TOP)
+    fams = doc.get("families")
+    if not isinstance(fams, list) or not fams:
+        raise InvalidParameterError(f"{source}: needs at least one [[families]] entry")
+    prices = doc.get("prices", {})
+    if not isinstance(prices, dict):
+        raise InvalidParameterError(f"{source}: [prices] must be a table of model = {{input, output}}")
+    families = []
+    for i, f in enumerate(fams):
+        where = f"{source}: families[{i}]"
+        if not isinstance(f, dict):
+            raise InvalidParameterError(f"{where} must be a table")
+        _unknown(where, set(f), _FAMILY)
+        for k in ("name", "backend", "model"):
+            if not isinstance(f.get(k), str) or not f[k]:
+                raise InvalidParameterError(f"{where}: {k!r} must be a non-empty string, got {f.get(k)!r}")
+        options = dict(f.get("options", {}))
+        cls = JUDGE_BACKENDS.get(f["backend"])
+        price = prices.get(f["model"])
+        opt_names = {x.name for x in dataclasses.fields(cls.Options)}
+        if price is not None and {"price_input_per_mtok", "price_output_per_mtok"} <= opt_names:
+            if not isinstance(price, dict) or set(price) - {"input", "output"}:
+                raise InvalidParameterError(f"{source}: prices.{f['model']!r} must be {{input = .., output = ..}}")
+            options.setdefault("price_input_per_mtok", float(price.get("input", 0.0)))
+            options.setdefault("price_output_per_mtok", float(price.get("output", 0.0)))
+        families.append(Family(f["name"], f["backend"], f["model"], options))
+    names = [f.name for f in families]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InvalidParameterError(f"{source}: duplicate family name(s) {', '.join(dup)}")
+    temperature = doc.get("temperature", DEFAULT_TEMPERATURE)
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        raise InvalidParameterError(f"{source}: temperature must be a number in [0, 2], got {temperature!r}")
+    reps = {}
+    for k, default in (("holistic_repetitions", DEFAULT_HOLISTIC_REPETITIONS),
+                       ("dimension_repetitions", DEFAULT_DIMENSION_REPETITIONS)):
+        v = doc.get(k, default)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise InvalidParameterError(f"{source}: {k} must be an integer >= 0, got {v!r}")
+        reps[k] = v
+    return Panel(tuple(families), float(temperature), **reps)
+
+
+def load_panel(path: str | Path) -> Panel:
+    """Read and validate a panel TOML file."""
+    path = Path(path)
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidParameterError(f"panel file {path} does not exist") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(f"panel file {path}: not valid TOML ({exc})") from None
+    return parse_panel(doc, source=str(path))
+
+
+def default_panel() -> Panel:
+    """The offline panel: the ``measured`` judge alone (used when no panel is given)."""
+    return Panel((Family("measured", "measured", "measured-v1", {}),))

@@ -1,0 +1,350 @@
+"""Run a panel over images: plan every call, perform only the missing ones.
+
+Every call has a key: the prefix-named SHA-256 of the canonical JSON of the
+backend (and its version and reply-changing options), model, prompt template
+and version, dimension, rubric SHA-256, image SHA-256, temperature and
+repetition index.  A call whose key is in the store is never made again, so
+re-running the same command after a crash performs only the missing calls.
+
+Calls run on one asyncio loop with bounded concurrency, a per-call timeout and
+retries with exponential backoff and jitter on 429 / 5xx / timeouts (a
+``Retry-After`` header wins).  One writer task commits completed calls in
+small batches as they arrive: a killed process loses only calls in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InvalidParameterError
+from ..store import CallRecord, CallStore, canonical_json, hash_text
+from .backends import CallFailedError, JudgeBackend, TransientCallError
+from .panel import Family, Panel
+from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt, parse_reply, reply_schema
+from .rubric import Rubric, load_rubric
+from .types import ImageRef, JudgeRequest
+
+__all__ = ["RunConfig", "PlannedCall", "RunSummary", "TABLE_COLUMNS", "plan_calls", "run_panel",
+           "judge_images", "scores_table", "write_table"]
+
+#: Columns of the tidy output table (shared schema with multicrop.fusion).
+TABLE_COLUMNS = ("image", "family", "prompt_kind", "dimension", "repetition", "score")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Execution settings (none of them enters a call key).
+
+    Attributes
+    ----------
+    concurrency : int
+        Calls in flight at once.
+    timeout_s : float
+        Per-call timeout.
+    max_retries : int
+        Retries of a transient failure before the call is logged as failed.
+    backoff_base_s, backoff_max_s : float
+        Exponential backoff ``base * 2**attempt`` with full jitter, capped.
+    retry_after_max_s : float
+        Longest ``Retry-After`` honoured.
+    batch_max : int
+        Most calls committed in one transaction by the writer.
+    """
+
+    concurrency: int = 16
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    retry_after_max_s: float = 120.0
+    batch_max: int = 256
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise InvalidParameterError(f"concurrency must be an integer >= 1, got {self.concurrency!r}")
+        if not self.timeout_s > 0:
+            raise InvalidParameterError(f"timeout_s must be > 0, got {self.timeout_s!r}")
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise InvalidParameterError(f"max_retries must be an integer >= 0, got {self.max_retries!r}")
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One call of the plan."""
+
+    key: str
+    key_json: str
+    family: Family
+    image: ImageRef
+    prompt: Prompt
+    repetition: int
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    planned: int = 0
+    already_done: int = 0
+    performed: int = 0
+    parse_failures: int = 0
+    failed: int = 0
+    retries: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("planned", "already_done", "performed", "parse_failures",
+                                               "failed", "retries", "cost_usd", "elapsed_s")}
+
+
+_IMG, _REP = "\u0000image\u0000", -987654321
+
+
+def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, JudgeBackend],
+               rubric: Rubric | None = None) -> list[PlannedCall]:
+    """Every call of ``panel`` over ``images``, image-major, with its key.
+
+    ``backends`` maps family names to created backends (their versions and
+    reply-changing options enter the keys).
+    """
+    rubric = rubric or load_rubric()
+    prompts = [build_prompt(HOLISTIC_TEMPLATE, rubric)] * (panel.holistic_repetitions > 0)
+    if panel.dimension_repetitions > 0:
+        prompts += [build_prompt(DIMENSION_TEMPLATE, rubric, d) for d in rubric.dimension_ids]
+    # Canonical JSON with placeholders, filled per image and repetition: the
+    # same bytes as canonical_json() of the full dict, at a fraction of the cost.
+    templates = []
+    for fam in panel.families:
+        be = backends[fam.name]
+        for p in prompts:
+            reps = panel.holistic_repetitions if p.kind == HOLISTIC_TEMPLATE.id else panel.dimension_repetitions
+            fields = {
+                "backend": be.name, "backend_version": be.version, "model": be.model_id,
+                "options": be.key_fields(), "template": p.template.ref, "dimension": p.dimension,
+                "rubric_sha256": rubric.sha256, "image_sha256": _IMG, "temperature": panel.temperature,
+                "repetition": _REP,
+            }
+            tpl = canonical_json(fields)
+            head, rest = tpl.split(f'"{_IMG}"'.replace("\u0000", "\\u0000"))
+            mid, tail = rest.split(str(_REP))
+            templates.append((fam, p, reps, head, mid, tail))
+    plan: list[PlannedCall] = []
+    for img in images:
+        sha = f'"{img.sha256}"'
+        for fam, p, reps, head, mid, tail in templates:
+            pre = head + sha + mid
+            for r in range(reps):
+                kj = f"{pre}{r}{tail}"
+                plan.append(PlannedCall(hash_text(kj), kj, fam, img, p, r))
+    return plan
+
+
+async def _call_with_retries(backend: JudgeBackend, req: JudgeRequest, cfg: RunConfig, rng: random.Random):
+    """Returns ``(reply | None, error | None, attempts, latency_s, retries)``."""
+    attempt = 0
+    while True:
+        attempt += 1
+        t0 = time.perf_counter()
+        try:
+            async with asyncio.timeout(cfg.timeout_s * 1.5 + 1.0):
+                reply = await backend.execute(req)
+            return reply, None, attempt, time.perf_counter() - t0, attempt - 1
+        except (TransientCallError, TimeoutError) as exc:
+            if attempt > cfg.max_retries:
+                msg = str(exc) or f"timed out after {cfg.timeout_s:g} s"
+                return None, f"gave up after {attempt} attempts: {msg}", attempt, None, attempt - 1
+            retry_after = getattr(exc, "retry_after", None)
+            if retry_after is not None:
+                delay = min(retry_after, cfg.retry_after_max_s)
+            else:
+                delay = rng.uniform(0.0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2 ** (attempt - 1)))
+            await asyncio.sleep(delay)
+        except CallFailedError as exc:
+            return None, str(exc), attempt, None, attempt - 1
+
+
+async def run_panel(
+    images: Sequence[ImageRef],
+    panel: Panel,
+    store: CallStore,
+    *,
+    config: RunConfig | None = None,
+    rubric: Rubric | None = None,
+    on_progress: Callable[[int, int, float], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> tuple[RunSummary, list[PlannedCall]]:
+    """Perform the missing calls of ``panel`` over ``images``, recording each in ``store``.
+
+    Parameters
+    ----------
+    on_start : callable(total_missing, already_done), optional
+    on_progress : callable(n_newly_recorded, n_failed, cost_usd), optional
+        Called by the writer after each committed batch.
+
+    Returns
+    -------
+    (RunSummary, plan)
+
+    Raises
+    ------
+    JudgeError
+        A backend became unusable (e.g. authentication failed); completed
+        calls are committed before it propagates.
+    """
+    cfg = config or RunConfig()
+    rubric = rubric or load_rubric()
+    t_start = time.perf_counter()
+    backends: dict[str, JudgeBackend] = {}
+    try:
+        for fam in panel.families:
+            backends[fam.name] = fam.create()
+        plan = plan_calls(images, panel, backends, rubric)
+        done = store.completed_keys()
+        missing = [c for c in plan if c.key not in done]
+        summary = RunSummary(planned=len(plan), already_done=len(plan) - len(missing))
+        if on_start:
+            on_start(len(missing), summary.already_done)
+        if missing:
+            await _execute(missing, backends, panel, store, cfg, summary, on_progress)
+    finally:
+        for be in backends.values():
+            await be.aclose()
+    summary.elapsed_s = time.perf_counter() - t_start
+    return summary, plan
+
+
+async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -> None:
+    rng = random.Random()
+    queue: asyncio.Queue = asyncio.Queue()
+    outstanding = Counter(c.image.sha256 for c in missing)
+    schemas: dict[tuple[int, int], dict] = {}
+
+    async def writer() -> None:
+        stop = False
+        while not stop:
+            items = [await queue.get()]
+            while not queue.empty() and len(items) < cfg.batch_max:
+                items.append(queue.get_nowait())
+            records, failures = [], []
+            for it in items:
+                if it is None:
+                    stop = True
+                elif isinstance(it, CallRecord):
+                    records.append(it)
+                else:
+                    failures.append(it)
+            store.record(records)
+            for call, err, attempts in failures:
+                store.record_failure(call_key=call.key, family=call.family.name, image=call.image.label,
+                                     error=err, attempts=attempts)
+                if len(summary.failures) < 20:
+                    summary.failures.append((call.key, err))
+            cost = sum(r.cost_usd or 0.0 for r in records)
+            summary.performed += len(records)
+            summary.parse_failures += sum(r.parse_error is not None for r in records)
+            summary.failed += len(failures)
+            summary.cost_usd += cost
+            if on_progress and (records or failures):
+                on_progress(len(records) + len(failures), len(failures), cost)
+
+    it = iter(missing)
+
+    async def worker() -> None:
+        for call in it:
+            be = backends[call.family.name]
+            p = call.prompt
+            if be.supports_json_schema and p.scale not in schemas:
+                schemas[p.scale] = reply_schema(p.scale)
+            req = JudgeRequest(
+                prompt=p.text, prompt_kind=p.kind, dimension=p.dimension, scale=p.scale, image=call.image,
+                temperature=panel.temperature, repetition=call.repetition,
+                json_schema=schemas.get(p.scale) if be.supports_json_schema else None, timeout_s=cfg.timeout_s,
+            )
+            reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng)
+            summary.retries += retries
+            if reply is None:
+                queue.put_nowait((call, err, attempts))
+            else:
+                parsed = parse_reply(reply.text, scale=p.scale)
+                queue.put_nowait(CallRecord.new(
+                    key_json=call.key_json, family=call.family.name, backend=be.name, model_requested=be.model_id,
+                    model_returned=reply.model, image=call.image.label, image_sha256=call.image.sha256,
+                    prompt_kind=p.kind, dimension=p.dimension, template=p.template.ref,
+                    rubric_sha256=_rubric_of(call), temperature=panel.temperature, repetition=call.repetition,
+                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                    cost_usd=reply.cost_usd, latency_s=latency, attempts=attempts, raw_reply=reply.text,
+                    score=None if parsed.error else parsed.score, reason=parsed.reason,
+                    parse_error=parsed.error,
+                ))
+            outstanding[call.image.sha256] -= 1
+            if outstanding[call.image.sha256] == 0:
+                call.image.release()
+
+    wtask = asyncio.create_task(writer())
+    workers = [asyncio.create_task(worker()) for _ in range(min(cfg.concurrency, len(missing)))]
+    try:
+        await asyncio.gather(*workers)
+    except BaseException:
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        raise
+    finally:
+        queue.put_nowait(None)
+        await wtask
+
+
+def _rubric_of(call: PlannedCall) -> str:
+    # The rubric hash is inside the key JSON; read it from there so the two agree.
+    i = call.key_json.index('"rubric_sha256":"') + len('"rubric_sha256":"')
+    return call.key_json[i:call.key_json.index('"', i)]
+
+
+def judge_images(images: Sequence[ImageRef], panel: Panel, store: CallStore, *,
+                 config: RunConfig | None = None, **kwargs) -> tuple[RunSummary, list[PlannedCall]]:
+    """Synchronous :func:`run_panel` (runs its own event loop)."""
+    return asyncio.run(run_panel(images, panel, store, config=config, **kwargs))
+
+
+def scores_table(plan: Sequence[PlannedCall], store: CallStore):
+    """The tidy table of ``plan``'s completed calls.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Exactly :data:`TABLE_COLUMNS`; ``score`` is NaN for replies that did not
+        parse.  Calls that failed after all retries have no row.
+    """
+    import pandas as pd
+
+    scores = store.scores()
+    rows = [(c.image.label, c.family.name, c.prompt.kind, c.prompt.dimension, c.repetition, scores[c.key])
+            for c in plan if c.key in scores]
+    df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    df["repetition"] = df["repetition"].astype("int64")
+    df["score"] = df["score"].astype("float64")
+    return df
+
+
+def write_table(df, path: str | Path) -> None:
+    """Write the table as CSV or Parquet, chosen by the extension (atomically)."""
+    from ..io import atomic_path
+    from ..store.store import _write_parquet
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise InvalidParameterError(f"output must end in .csv or .parquet, got {path.name!r}")
+    with atomic_path(path) as tmp:
+        if suffix == ".csv":
+            df.to_csv(tmp, index=False, na_rep="NaN")
+        else:
+            _write_parquet(df, tmp)

@@ -1,0 +1,99 @@
+"""``multicrop crop``, ``multicrop saliency list``, ``multicrop example``."""
+
+import json
+
+import pytest
+from PIL import Image
+
+from multicrop.cli.main import main
+from multicrop.config import CropConfig
+from multicrop.examples import example_image
+
+FAST = ["--saliency", "spectral", "--no-faces"]
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory):
+    path = tmp_path_factory.mktemp("in") / "ex.jpg"
+    Image.fromarray(example_image(width=900, height=350)).save(path, quality=90)
+    return path
+
+
+def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
+    assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "3", *FAST]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_3.jpg", "ex_preview.png"]
+    rec = json.loads((tmp_path / "ex.json").read_text())
+    assert rec["k"] == 3 and rec["size"] == [900, 350]
+    assert {"box", "score", "parts", "ratio", "path", "index", "resized"} <= set(rec["crops"][0])
+    assert set(rec["versions"]) >= {"multicrop", "scorer", "saliency"}
+    assert CropConfig.from_dict(rec["config"]).k == 3
+    assert "ex_1.jpg" in capsys.readouterr().out
+
+
+def test_json_ratios_preset_and_width(tmp_path, photo, capsys):
+    code = main(["crop", str(photo), "--out", str(tmp_path), "--preset", "instagram", "--width", "200",
+                 "--json", "--strategy", "topk", *FAST])
+    assert code == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["config"]["ratios"] == ["4:5", "1:1", "1.91:1"] and rec["config"]["strategy"] == "topk"
+    for c in rec["crops"]:
+        assert c["ratio"] in ("4:5", "1:1", "1.91:1")
+        with Image.open(tmp_path / c["resized"]["200"]) as im:
+            assert im.width == 200
+
+
+def test_bad_inputs_one_line_each_batch_continues(tmp_path, photo, capsys):
+    (tmp_path / "text.jpg").write_text("hello")
+    Image.new("RGB", (30, 30)).save(tmp_path / "tiny.png")
+    out = tmp_path / "out"
+    code = main(["crop", str(tmp_path / "missing.jpg"), str(tmp_path / "text.jpg"), str(tmp_path / "tiny.png"),
+                 str(photo), "-o", str(out), *FAST])
+    assert code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"multicrop: {tmp_path / 'missing.jpg'}: no such file",
+        f"multicrop: {tmp_path / 'text.jpg'}: not an image Pillow can read",
+        f"multicrop: {tmp_path / 'tiny.png'}: 30x30 is smaller than the smallest crop side of 64 px",
+    ]
+    assert sorted(p.name for p in out.iterdir()) == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_preview.png"]
+
+
+def test_k_too_large(tmp_path, photo, capsys):
+    assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "20", *FAST]) == 1
+    assert "cannot hold k=20 crops" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_ratio_and_option_fail(tmp_path, photo, capsys):
+    assert main(["crop", str(photo), "-o", str(tmp_path), "--ratio", "wide"]) == 1
+    assert "multicrop: error: ratio must look like" in capsys.readouterr().err
+    assert main(["crop", str(photo), "--bogus"]) == 2
+    assert main(["crop", str(photo), "--saliency", "u2nt"]) == 1
+    assert "did you mean 'u2netp'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_config_file(tmp_path, photo, capsys):
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(CropConfig(k=3, ratios="1:1", saliency="spectral", faces=False).to_json())
+    assert main(["crop", str(photo), "-o", str(tmp_path / "o"), "-c", str(cfg), "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["k"] == 3 and rec["config"]["ratios"] == ["1:1"]
+    cfg.write_text('{"colour": 1}')
+    assert main(["crop", str(photo), "-c", str(cfg)]) == 1
+    assert "unknown config keys colour" in capsys.readouterr().err
+
+
+def test_saliency_list(capsys):
+    assert main(["saliency", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {"u2netp", "spectral"} <= {r["name"] for r in rows}
+    assert main(["saliency", "list"]) == 0
+    assert "u2netp" in capsys.readouterr().out
+
+
+def test_example_command(tmp_path, capsys):
+    assert main(["example", str(tmp_path / "e.jpg"), "-w", "600", "-H", "240"]) == 0
+    with Image.open(tmp_path / "e.jpg") as im:
+        assert im.size == (600, 240)

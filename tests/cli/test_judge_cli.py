@@ -1,0 +1,129 @@
+"""``multicrop judge``, ``judges list`` and ``store stats|export|verify``."""
+
+import json
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from multicrop.cli import main as cli_main
+from multicrop.judges.runner import TABLE_COLUMNS
+
+
+@pytest.fixture
+def photos(tmp_path):
+    rng = np.random.default_rng(0)
+    paths = []
+    for i in range(2):
+        p = tmp_path / f"p{i}.jpg"
+        Image.fromarray((rng.random((40, 56, 3)) * 255).astype(np.uint8)).save(p)
+        paths.append(p)
+    return paths
+
+
+def run(argv, capsys):
+    code = cli_main.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_judge_offline_writes_the_tidy_table_and_resumes(tmp_path, photos, capsys):
+    db, table = tmp_path / "runs.sqlite", tmp_path / "t.csv"
+    code, out, err = run(["judge", *photos, "--db", db, "-o", table], capsys)
+    assert code == 0, err
+    assert "40 calls planned: 0 already" in out and "40 performed" in out
+    df = pd.read_csv(table)
+    assert tuple(df.columns) == TABLE_COLUMNS and len(df) == 40
+    assert set(df.family) == {"measured"} and set(df.image) == {str(p) for p in photos}
+    code, out, _ = run(["judge", *photos, "--db", db, "--json", "-o", tmp_path / "t.parquet"], capsys)
+    info = json.loads(out)
+    assert code == 0 and info["already_done"] == 40 and info["performed"] == 0
+    assert tuple(pd.read_parquet(tmp_path / "t.parquet").columns) == TABLE_COLUMNS
+
+
+def test_judge_reads_a_csv_of_images_and_repetition_overrides(tmp_path, photos, capsys):
+    listing = tmp_path / "list.csv"
+    listing.write_text("image,rating\n" + "".join(f"{p.name},5\n" for p in photos))
+    code, out, err = run(["judge", listing, "--db", tmp_path / "r.sqlite", "--holistic-repetitions", "25",
+                          "--dimension-repetitions", "1", "-o", tmp_path / "t.csv"], capsys)
+    assert code == 0, err
+    df = pd.read_csv(tmp_path / "t.csv")
+    assert set(df.image) == {p.name for p in photos}
+    assert (df.prompt_kind == "holistic").sum() == 2 * 25 and (df.prompt_kind == "dimension").sum() == 2 * 5
+
+
+def test_judge_with_panel_against_loopback_server(tmp_path, photos, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "fake_openai_server_cli", Path(__file__).resolve().parents[1] / "judges" / "fake_openai_server.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with mod.FakeOpenAIServer() as srv:
+        panel = tmp_path / "panel.toml"
+        panel.write_text(
+            "holistic_repetitions = 2\ndimension_repetitions = 1\n"
+            '[[families]]\nname = "vlm"\nbackend = "openai-compatible"\nmodel = "ok"\n'
+            f'options = {{ base_url = "{srv.base_url}", api_key_env = "", max_side = 64 }}\n'
+            '[[families]]\nname = "broken"\nbackend = "openai-compatible"\nmodel = "500:always"\n'
+            f'options = {{ base_url = "{srv.base_url}", api_key_env = "" }}\n'
+        )
+        code, out, err = run(["judge", *photos, "-p", panel, "-d", tmp_path / "r.sqlite", "--retries", "1",
+                              "-o", tmp_path / "t.csv"], capsys)
+    assert code == 1
+    assert err.count("\n") == 1 and "14 calls failed after retries" in err and "run the same command again" in err
+    df = pd.read_csv(tmp_path / "t.csv")
+    assert set(df.family) == {"vlm"} and len(df) == 14
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["judge", "missing.jpg"], "does not exist"),
+    (["judge", "{photo}", "-o", "t.xlsx"], ".csv or .parquet"),
+    (["judge", "{photo}", "-p", "nope.toml"], "panel file"),
+    (["store", "stats", "nope.sqlite"], "no such store"),
+])
+def test_errors_are_one_line_and_exit_1(tmp_path, photos, capsys, monkeypatch, argv, fragment):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run([a.format(photo=photos[0]) for a in argv], capsys)
+    assert code == 1 and err.startswith("multicrop: error:") and fragment in err and err.count("\n") == 1
+
+
+def test_missing_credentials_message(tmp_path, photos, capsys, monkeypatch):
+    monkeypatch.delenv("MULTICROP_CLI_TEST_KEY", raising=False)
+    panel = tmp_path / "panel.toml"
+    panel.write_text('[[families]]\nname = "x"\nbackend = "openai-compatible"\nmodel = "gpt-x"\n'
+                     'options = { api_key_env = "MULTICROP_CLI_TEST_KEY" }\n')
+    code, _, err = run(["judge", photos[0], "-p", panel, "-d", tmp_path / "r.sqlite"], capsys)
+    assert code == 1 and "export MULTICROP_CLI_TEST_KEY=" in err
+
+
+def test_judges_list(capsys):
+    code, out, _ = run(["judges", "list", "--json"], capsys)
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert code == 0 and set(rows) >= {"measured", "openai-compatible"}
+    assert rows["measured"]["needs_network"] is False and rows["openai-compatible"]["supports_json_schema"]
+    code, out, _ = run(["judges", "list"], capsys)
+    assert "openai-compatible (v1)" in out and "api_key_env='OPENAI_API_KEY'" in out
+
+
+def test_store_stats_export_verify(tmp_path, photos, capsys):
+    db = tmp_path / "r.sqlite"
+    assert run(["judge", photos[0], "--db", db], capsys)[0] == 0
+    code, out, _ = run(["store", "stats", db, "--json"], capsys)
+    st = json.loads(out)
+    assert code == 0 and st["n_calls"] == 20 and st["per_family"] == {"measured": 20} and st["schema_version"] == 2
+    code, out, _ = run(["store", "export", db, "-o", tmp_path / "all.csv"], capsys)
+    assert code == 0 and len(pd.read_csv(tmp_path / "all.csv")) == 20
+    code, out, _ = run(["store", "verify", db], capsys)
+    assert code == 0 and "20 calls checked, 0 mismatches" in out
+    con = sqlite3.connect(db)
+    try:
+        with con:
+            con.execute("UPDATE calls SET score = score + 1 WHERE repetition = 1")  # 6 rows
+    finally:
+        con.close()
+    code, out, err = run(["store", "verify", db], capsys)
+    assert code == 1 and out.count("MISMATCH") == 6 and "6 records fail verification" in err

@@ -1,0 +1,88 @@
+"""carousel-synth: real label geometry, Carousel layout, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from multicrop.datasets.carousel import load_carousel
+from multicrop.datasets.synth import SUBJECTS, make_synth, render_scene, subject_cutout
+from multicrop.errors import InvalidParameterError
+from multicrop.geometry import Box
+
+NAMES = ("090717-N-4234E-473", "Hockey_players")
+
+
+def _digest(root):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((root / "dataset").iterdir())}
+
+
+def test_layout_and_geometry(small_synth, carousel_labels):
+    real = load_carousel(carousel_labels, require_images=False)
+    syn = load_carousel(small_synth)
+    assert syn.skipped == ()
+    assert len(syn) == 4
+    # Hard-failure list carries over for the names rendered.
+    assert syn.hard_failures == {n for n in (i.name for i in syn) if real[n].hard_failure}
+    assert syn["090717-N-4234E-473"].hard_failure and syn["1_Las_vegas_strip"].hard_failure
+    for item in syn:
+        src = real[item.name]
+        assert max(item.width, item.height) == 160
+        assert item.width / item.height == pytest.approx(src.width / src.height, rel=0.02)
+        assert item.k == src.k  # subcrops kept, mismatch included
+        assert item.labels == src.labels
+        sx, sy = item.width / src.width, item.height / src.height
+        for b, s in zip(item.boxes, src.boxes):
+            t = s.scale(sx, sy)
+            assert b.corners() == pytest.approx(t.corners(), abs=1e-6)
+        from PIL import Image
+
+        with Image.open(item.image_path) as im:
+            assert im.size == (item.width, item.height)
+    mism = syn["2021_WK_Vlaanderen_men_elite_podium"]
+    assert (mism.k, len(mism.boxes)) == (2, 3)
+
+
+def test_deterministic_for_a_seed(tmp_path, carousel_labels, small_synth):
+    a = make_synth(carousel_labels, tmp_path / "a", seed=0, max_side=160, names=NAMES)
+    make_synth(carousel_labels, tmp_path / "b", seed=0, max_side=160, names=NAMES)
+    make_synth(carousel_labels, tmp_path / "c", seed=1, max_side=160, names=NAMES)
+    assert a.n_images == 2 and a.n_boxes == 4
+    da, db, dc = _digest(tmp_path / "a"), _digest(tmp_path / "b"), _digest(tmp_path / "c")
+    assert da == db
+    assert da["Hockey_players.jpg"] != dc["Hockey_players.jpg"]
+    assert da["Hockey_players.json"] == dc["Hockey_players.json"]  # labels do not depend on the seed
+    # Same seed, same name -> same image, whichever other names are rendered.
+    small = _digest(small_synth)
+    assert small["Hockey_players.jpg"] == da["Hockey_players.jpg"]
+
+
+def test_subjects_are_cut_out():
+    for name in SUBJECTS:
+        rgb, alpha = subject_cutout(name)
+        assert rgb.shape[:2] == alpha.shape and rgb.dtype == np.uint8
+        assert 0.2 < float(alpha.mean()) <= 1.0  # the bounding box is mostly subject
+        assert float(alpha.max()) > 0.99
+
+
+def test_subjects_land_inside_the_boxes():
+    boxes = [Box(10, 20, 60, 90), Box(150, 40, 90, 60)]
+    img = render_scene(260, 160, boxes, np.random.default_rng(3)).astype(float)
+    empty = render_scene(260, 160, [], np.random.default_rng(3)).astype(float)
+    changed = np.abs(img - empty).sum(axis=2) > 30
+    inside = np.zeros_like(changed)
+    for b in boxes:
+        inside[int(b.y): int(b.y2), int(b.x): int(b.x2)] = True
+    assert changed.sum() > 0.2 * inside.sum()
+    assert changed[~inside].sum() <= 0.02 * changed.sum()
+
+
+def test_bad_arguments(tmp_path, carousel_labels):
+    with pytest.raises(InvalidParameterError, match="names not in"):
+        make_synth(carousel_labels, tmp_path, names=["nope"])
+    with pytest.raises(InvalidParameterError, match="max_side"):
+        make_synth(carousel_labels, tmp_path, max_side=10)
+    with pytest.raises(InvalidParameterError, match="seed"):
+        make_synth(carousel_labels, tmp_path, seed=-1)

@@ -1,0 +1,146 @@
+"""evaluate_carousel: scores, subsets, resuming, workers, errors, the report files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import pytest
+
+from multicrop.errors import InvalidParameterError, MulticropError
+from multicrop.evaluation.carousel import RESULTS_FILE, evaluate_carousel, read_results
+from multicrop.evaluation.carousel_report import write_report
+from multicrop.evaluation.methods import METHODS, CarouselMethod
+from multicrop.geometry import Box
+from multicrop.metrics import image_kiou, summarize_kiou
+
+
+def test_slices_scores_and_subsets(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    assert len(ev.results) == 4 and ev.n_resumed == 0
+    assert [r.subset for r in ev.rows] == ["all", "ok", "failures"]
+    all_row, ok_row, fail_row = ev.rows
+    assert (all_row.n_images, ok_row.n_images, fail_row.n_images) == (4, 2, 2)
+    assert all_row.n_boxes == 9  # 2 + 2 + 3 + 2: every labelled box is ground truth
+    s = summarize_kiou([r.boxes for r in ev.results], [r.gt for r in ev.results])
+    assert all_row.kiou_50 == pytest.approx(s.kiou_50)
+    assert all_row.kiou_50_95 == pytest.approx(s.kiou_50_95)
+    for r in ev.results:
+        assert len(r.boxes) == r.k  # k = subcrops, not the box count
+        assert r.kiou_50 == pytest.approx(image_kiou(r.boxes, r.gt, threshold=0.5).mean)
+    las = next(r for r in ev.results if r.name == "1_Las_vegas_strip")
+    assert (las.k, len(las.gt)) == (3, 2)
+
+
+def test_subset_failures_only(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", subset="failures", out_dir=tmp_path)
+    assert [r.subset for r in ev.rows] == ["failures"]
+    assert all(r.hard_failure for r in ev.results) and len(ev.results) == 2
+
+
+def test_resume_skips_done_and_recovers_a_torn_line(small_synth, tmp_path):
+    calls = []
+    evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=2)
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path, progress=calls.append)
+    assert ev.n_resumed == 2 and len(calls) == 2
+    assert len(read_results(tmp_path / RESULTS_FILE)) == 4
+    # A run killed mid-write leaves a partial last line: that image is redone.
+    path = tmp_path / RESULTS_FILE
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]) + lines[-1][:40])
+    ev2 = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    assert ev2.n_resumed == 3
+    assert [(r.kiou_50, r.kiou_50_95) for r in ev2.rows] == [(r.kiou_50, r.kiou_50_95) for r in ev.rows]
+
+
+def test_other_method_in_same_dir_is_refused(small_synth, tmp_path):
+    evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=1)
+    with pytest.raises(InvalidParameterError, match="holds results of method 'slices'"):
+        evaluate_carousel(small_synth, "vips", out_dir=tmp_path, limit=1)
+
+
+def test_workers_give_the_same_results(small_synth, tmp_path):
+    one = evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "a")
+    two = evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "b", workers=2)
+    assert [r.boxes for r in one.results] == [r.boxes for r in two.results]
+    assert two.workers == 2 and two.threads >= 1
+
+
+def test_too_small_for_the_pipeline_is_an_error_row(small_synth, tmp_path):
+    # At 160 px the pipeline cannot fit k crops of min_crop_side=64 px: error rows, no crash.
+    ev = evaluate_carousel(small_synth, "partition", out_dir=tmp_path, limit=2)
+    assert all("ImageTooSmallError" in r.error for r in ev.results)
+    assert ev.rows[0].kiou_50 == 0 and ev.rows[0].errors == 2
+
+
+def test_unreadable_image_is_an_error_row(small_synth, tmp_path):
+    root = tmp_path / "ds"
+    shutil.copytree(small_synth, root)
+    (root / "dataset" / "Hockey_players.jpg").write_bytes(b"not a jpeg")
+    ev = evaluate_carousel(root, "slices", out_dir=tmp_path / "rep")
+    bad = next(r for r in ev.results if r.name == "Hockey_players")
+    assert bad.error and "ImageLoadError" in bad.error and bad.boxes == () and bad.kiou_50 == 0
+    assert ev.rows[0].errors == 1 and ev.rows[0].n_images == 4
+
+
+def test_bad_arguments(small_synth, tmp_path):
+    with pytest.raises(InvalidParameterError, match="subset"):
+        evaluate_carousel(small_synth, "slices", subset="good")
+    with pytest.raises(InvalidParameterError, match="workers"):
+        evaluate_carousel(small_synth, "slices", workers=0)
+    with pytest.raises(MulticropError, match="no 'dataset/' folder"):
+        evaluate_carousel(tmp_path, "slices")
+
+
+def test_plugged_in_method_needs_no_command_change(small_synth, tmp_path):
+    class Oracle(CarouselMethod):
+        """Reads the label file beside the image: must score kIoU = 1."""
+
+        name = "test-oracle"
+
+        def _predict(self, image, k, ratios):
+            from pathlib import Path
+
+            d = json.loads(Path(image).with_suffix(".json").read_text())
+            return [Box.from_corners(*p[0], *p[1]) for p in (s["points"] for s in d["shapes"])], None
+
+    METHODS.register("test-oracle", Oracle())
+    try:
+        ev = evaluate_carousel(small_synth, "test-oracle", out_dir=tmp_path)
+    finally:
+        METHODS.unregister("test-oracle")
+    # Not exactly 1: the oracle returns the raw labels, the ground truth is clipped (Hockey_players).
+    assert ev.rows[0].kiou_50 == pytest.approx(1.0, abs=1e-3)
+    assert ev.rows[0].kiou_50_95 == pytest.approx(1.0, abs=1e-3)
+
+
+def test_report_files(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    paths = write_report(ev, tmp_path)
+    rows = list(csv.DictReader(paths["table_csv"].read_text().splitlines()))
+    assert [r["subset"] for r in rows] == ["all", "ok", "failures"]
+    assert float(rows[0]["kiou_50"]) == pytest.approx(ev.rows[0].kiou_50)
+    data = json.loads(paths["table_json"].read_text())
+    assert data["method"] == "slices" and len(data["rows"]) == 3
+    per_image = list(csv.DictReader(paths["per_image_csv"].read_text().splitlines()))
+    assert len(per_image) == 4
+    page = paths["html"].read_text()
+    assert "kIoU@0.5:0.95" in page and "1_Las_vegas_strip" in page
+    thumbs = sorted((tmp_path / "thumbs").iterdir())
+    assert len(thumbs) == 4
+    for t in thumbs:
+        assert f'src="thumbs/{t.name}"' in page
+
+
+@pytest.mark.slow
+def test_partition_method_end_to_end(carousel_labels, tmp_path):
+    from multicrop.datasets.synth import make_synth
+
+    names = ("090717-N-4234E-473", "Hockey_players")
+    make_synth(carousel_labels, tmp_path / "ds", seed=0, max_side=480, names=names)
+    ev = evaluate_carousel(tmp_path / "ds", "partition", out_dir=tmp_path / "rep")
+    assert [r.error for r in ev.results] == [None, None]
+    assert len(ev.results) == 2
+    assert all(len(r.boxes) == r.k for r in ev.results)
+    assert 0 <= ev.rows[0].kiou_50_95 <= ev.rows[0].kiou_50 <= 1

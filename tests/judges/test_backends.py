@@ -1,0 +1,174 @@
+"""Backend registry contract, option validation, credentials, and the
+openai-compatible backend against a real loopback HTTP server."""
+
+import asyncio
+import dataclasses
+import math
+import sqlite3
+
+import numpy as np
+import pytest
+
+from multicrop.errors import InvalidParameterError, MissingCredentialsError, RegistryError
+from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, create_backend, register_backend
+from multicrop.judges.panel import Family, Panel
+from multicrop.judges.runner import RunConfig, judge_images, scores_table
+from multicrop.judges.types import ImageRef, JudgeRequest
+from multicrop.store import CallStore
+
+_MINIMAL_OPTIONS = {"openai-compatible": {"api_key_env": ""}, "measured": {}}
+
+
+@pytest.mark.parametrize("name", JUDGE_BACKENDS.names())
+def test_backend_contract(name):
+    cls = JUDGE_BACKENDS.get(name)
+    assert issubclass(cls, JudgeBackend) and cls.name == name
+    for flag in ("supports_json_schema", "supports_images", "needs_network", "deterministic"):
+        assert isinstance(getattr(cls, flag), bool)
+    assert isinstance(cls.version, str) and cls.version
+    assert dataclasses.is_dataclass(cls.Options)
+    be = create_backend(name, "some-model", _MINIMAL_OPTIONS[name])
+    assert be.model_id == "some-model"
+    assert isinstance(be.key_fields(), dict)
+    with pytest.raises(InvalidParameterError, match="unknown option.*'colour'.*allowed"):
+        create_backend(name, "m", {**_MINIMAL_OPTIONS[name], "colour": 1})
+    with pytest.raises(InvalidParameterError, match="model must be a non-empty string"):
+        create_backend(name, "", _MINIMAL_OPTIONS[name])
+
+
+def test_wrong_option_types_and_values_fail():
+    with pytest.raises(InvalidParameterError, match="'max_side' must be int, got '512'"):
+        create_backend("openai-compatible", "m", {"api_key_env": "", "max_side": "512"})
+    with pytest.raises(InvalidParameterError, match="structured_output"):
+        create_backend("openai-compatible", "m", {"api_key_env": "", "structured_output": "xml"})
+    be = create_backend("openai-compatible", "m", {"api_key_env": "", "price_input_per_mtok": 1})
+    assert be.options.price_input_per_mtok == 1.0
+
+
+def test_duplicate_backend_registration_is_an_error():
+    with pytest.raises(RegistryError, match="already registered"):
+        register_backend(JUDGE_BACKENDS.get("measured"))
+
+
+def test_missing_key_says_how_to_fix_it(monkeypatch):
+    monkeypatch.delenv("MULTICROP_TEST_NO_SUCH_KEY", raising=False)
+    with pytest.raises(MissingCredentialsError, match=r"export MULTICROP_TEST_NO_SUCH_KEY=.*api_key_env"):
+        create_backend("openai-compatible", "gpt-x", {"api_key_env": "MULTICROP_TEST_NO_SUCH_KEY"})
+
+
+def _panel(server, *models, reps=(1, 1), **opts):
+    fams = tuple(Family(m, "openai-compatible", m, {"base_url": server.base_url, "api_key_env": "",
+                                                     "max_side": 64, **opts}) for m in models)
+    return Panel(fams, holistic_repetitions=reps[0], dimension_repetitions=reps[1])
+
+
+def _refs(n=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return [ImageRef((rng.random((40, 50, 3)) * 255).astype(np.uint8), label=f"im{i}") for i in range(n)]
+
+
+_FAST = RunConfig(concurrency=8, timeout_s=2.0, max_retries=2, backoff_base_s=0.01)
+
+
+def test_execute_sends_image_prompt_schema_and_parses_usage(fake_server):
+    be = create_backend("openai-compatible", "ok", {"base_url": fake_server.base_url, "api_key_env": "",
+                                                    "max_side": 64, "price_input_per_mtok": 2.0,
+                                                    "price_output_per_mtok": 10.0})
+    img = _refs(1)[0]
+    req = JudgeRequest(prompt="rate it as a whole", prompt_kind="holistic", dimension="overall", scale=(1, 10),
+                       image=img, temperature=0.3, repetition=0, json_schema={"type": "object"})
+
+    async def go():
+        try:
+            return await be.execute(req)
+        finally:
+            await be.aclose()
+
+    reply = asyncio.run(go())
+    assert reply.model == "ok-served" and reply.prompt_tokens == 1000 and reply.completion_tokens == 20
+    assert reply.cost_usd == pytest.approx((1000 * 2.0 + 20 * 10.0) / 1e6)
+    body = fake_server.bodies[-1]
+    assert body["temperature"] == 0.3 and body["model"] == "ok"
+    content = body["messages"][0]["content"]
+    assert content[0] == {"type": "text", "text": "rate it as a whole"}
+    assert content[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+    assert body["response_format"]["type"] == "json_schema"
+
+
+def test_scores_parsed_and_failures_recorded_as_data(fake_server, tmp_path):
+    panel = _panel(fake_server, "ok", "malformed", "wrongtype", "outofrange")
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, plan = judge_images(_refs(2), panel, store, config=_FAST)
+        df = scores_table(plan, store)
+        recs = {r.call_key: r for r in store.iter_records()}
+    assert summary.planned == 4 * 2 * 6 and summary.performed == 48 and summary.failed == 0
+    assert summary.parse_failures == 36
+    by = df.groupby("family")["score"]
+    assert by.count()["ok"] == 12 and by.count()["malformed"] == 0
+    ok = df[df.family == "ok"]
+    assert ok[ok.prompt_kind == "holistic"].score.between(1, 10).all()
+    assert ok[ok.prompt_kind == "dimension"].score.between(1, 5).all()
+    for c in plan:
+        r = recs[c.key]
+        assert (r.parse_error is None) == (c.family.name == "ok")
+        if r.parse_error is not None:
+            assert math.isnan(r.score) and r.raw_reply is not None
+        assert r.model_returned == f"{c.family.name}-served" and r.model_requested == c.family.name
+        assert r.prompt_tokens == 1000 and r.temperature == 0.3 and r.latency_s > 0
+    kinds = {recs[c.key].parse_error.split(":")[0] for c in plan if c.family.name == "wrongtype"}
+    assert kinds == {"field 'score' is not a number"}
+
+
+def test_429_with_retry_after_is_retried_until_success(fake_server, tmp_path):
+    panel = _panel(fake_server, "429:2", reps=(1, 0))
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, plan = judge_images(_refs(1), panel, store, config=_FAST)
+        rec = next(store.iter_records())
+    assert summary.performed == 1 and summary.failed == 0 and summary.retries == 2
+    assert fake_server.requests == 3 and rec.attempts == 3 and rec.score == rec.score
+
+
+def test_persistent_500_stops_after_max_retries_and_is_retried_on_resume(fake_server, tmp_path):
+    panel = _panel(fake_server, "500:always", reps=(1, 0))
+    cfg = RunConfig(concurrency=2, timeout_s=2.0, max_retries=3, backoff_base_s=0.001)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        s1, _ = judge_images(_refs(1), panel, store, config=cfg)
+        assert fake_server.requests == 4 and s1.failed == 1 and len(store) == 0
+        assert "gave up after 4 attempts: HTTP 500" in s1.failures[0][1]
+        assert store.stats().n_failures == 1
+        s2, _ = judge_images(_refs(1), panel, store, config=cfg)  # failed calls are still missing
+    assert fake_server.requests == 8 and s2.already_done == 0
+
+
+def test_timeouts_and_non_json_bodies_become_failures(fake_server, tmp_path):
+    panel = _panel(fake_server, "hang", "badbody", reps=(1, 0))
+    cfg = RunConfig(concurrency=4, timeout_s=0.3, max_retries=1, backoff_base_s=0.001)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, _ = judge_images(_refs(1), panel, store, config=cfg)
+        assert len(store) == 0
+    errs = sorted(e for _, e in summary.failures)
+    assert summary.failed == 2 and fake_server.by_model["hang"] == 2 and fake_server.by_model["badbody"] == 1
+    assert errs[0].startswith("gave up after 2 attempts: timed out") and errs[1].startswith("malformed response")
+
+
+def test_api_key_is_sent_but_never_stored_or_logged(fake_server, tmp_path, monkeypatch, caplog, capsys):
+    secret = "sk-test-Zq9secret-0123456789"
+    monkeypatch.setenv("MULTICROP_TEST_KEY", secret)
+    panel = _panel(fake_server, "ok", "malformed", api_key_env="MULTICROP_TEST_KEY")
+    db = tmp_path / "r.sqlite"
+    with caplog.at_level("DEBUG"), CallStore(db) as store:
+        judge_images(_refs(1), panel, store, config=_FAST)
+        store.export(tmp_path / "e.jsonl")
+        open_blobs = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())  # incl. the WAL
+    assert fake_server.auth_headers == {f"Bearer {secret}"}
+    blobs = open_blobs + b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert secret.encode() not in blobs
+    assert secret not in caplog.text
+    out = capsys.readouterr()
+    assert secret not in out.out + out.err
+    con = sqlite3.connect(db)
+    try:
+        dump = "\n".join(con.iterdump())
+    finally:
+        con.close()
+    assert secret not in dump

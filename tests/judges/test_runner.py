@@ -1,0 +1,123 @@
+"""Planning (call keys), resume, and the tidy output table."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from multicrop.errors import InvalidParameterError
+from multicrop.judges.backends import create_backend
+from multicrop.judges.panel import Family, Panel, default_panel, load_panel, parse_panel
+from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table, write_table
+from multicrop.judges.types import ImageRef
+from multicrop.store import CallStore, canonical_json, hash_text
+
+
+def _refs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return [ImageRef((rng.random((32, 40, 3)) * 255).astype(np.uint8), label=f"im{i}") for i in range(n)]
+
+
+def _backends(panel):
+    return {f.name: f.create() for f in panel.families}
+
+
+def test_plan_keys_are_hashes_of_canonical_json_of_all_key_fields():
+    panel = default_panel()
+    img = _refs(1)[0]
+    plan = plan_calls([img], panel, _backends(panel))
+    assert len(plan) == 5 + 5 * 3 and len({c.key for c in plan}) == len(plan)
+    c = plan[7]
+    fields = {
+        "backend": "measured", "backend_version": "1", "model": "measured-v1", "options": {"max_side": 1024},
+        "template": "dimension@1", "dimension": c.prompt.dimension, "rubric_sha256": c.key_json.split(
+            '"rubric_sha256":"')[1].split('"')[0], "image_sha256": img.sha256, "temperature": 0.3,
+        "repetition": c.repetition,
+    }
+    assert c.key_json == canonical_json(fields)
+    assert c.key == hash_text(c.key_json) and c.key.startswith("sha256:")
+
+
+@pytest.mark.parametrize("change", [
+    {"temperature": 0.7},
+    {"families": [{"name": "measured", "backend": "measured", "model": "measured-v1", "options": {"max_side": 512}}]},
+    {"families": [{"name": "measured", "backend": "measured", "model": "other-model"}]},
+])
+def test_anything_that_changes_replies_changes_keys(change):
+    base = default_panel()
+    other = parse_panel({**base.to_dict(), **change})
+    img = _refs(1)[0]
+    k0 = {c.key for c in plan_calls([img], base, _backends(base))}
+    k1 = {c.key for c in plan_calls([img], other, _backends(other))}
+    assert not (k0 & k1)
+
+
+def test_family_name_and_image_label_do_not_change_keys():
+    img = _refs(1)[0]
+    p1 = Panel((Family("a", "measured", "measured-v1"),))
+    p2 = Panel((Family("b", "measured", "measured-v1"),))
+    relabelled = ImageRef(np.asarray(img.array(64)), label="renamed")
+    k1 = [c.key for c in plan_calls([img], p1, _backends(p1))]
+    k2 = [c.key for c in plan_calls([relabelled], p2, _backends(p2))]
+    assert k1 == k2
+
+
+def test_rerun_performs_only_missing_calls_and_table_has_exact_columns(tmp_path):
+    panel = parse_panel({**default_panel().to_dict(), "holistic_repetitions": 2, "dimension_repetitions": 1})
+    with CallStore(tmp_path / "r.sqlite") as store:
+        s1, _ = judge_images(_refs(2), panel, store)
+        s2, plan = judge_images(_refs(3), panel, store)
+        df = scores_table(plan, store)
+    assert (s1.planned, s1.performed) == (14, 14)
+    assert (s2.planned, s2.already_done, s2.performed) == (21, 14, 7)
+    assert tuple(df.columns) == TABLE_COLUMNS
+    assert len(df) == 21 and df.score.notna().all()
+    assert set(df.prompt_kind) == {"holistic", "dimension"}
+    assert set(df[df.prompt_kind == "holistic"].dimension) == {"overall"}
+    assert df.repetition.dtype == "int64"
+    for ext in ("csv", "parquet"):
+        write_table(df, tmp_path / f"t.{ext}")
+        back = pd.read_csv(tmp_path / "t.csv") if ext == "csv" else pd.read_parquet(tmp_path / "t.parquet")
+        assert tuple(back.columns) == TABLE_COLUMNS and len(back) == 21
+    with pytest.raises(InvalidParameterError, match=r"\.csv or \.parquet"):
+        write_table(df, tmp_path / "t.xlsx")
+
+
+def test_panel_file_validation(tmp_path):
+    p = tmp_path / "panel.toml"
+    p.write_text('holistic_repetitions = 25\n[[families]]\nname = "m"\nbackend = "measured"\nmodel = "measured-v1"\n'
+                 '[[families]]\nname = "v"\nbackend = "openai-compatible"\nmodel = "gpt-x"\n'
+                 'options = { api_key_env = "" }\n[prices]\n"gpt-x" = { input = 1.5, output = 6.0 }\n')
+    panel = load_panel(p)
+    assert panel.holistic_repetitions == 25 and panel.dimension_repetitions == 3 and panel.temperature == 0.3
+    assert panel.families[1].options["price_output_per_mtok"] == 6.0
+    assert "price_input_per_mtok" not in panel.families[0].options
+    for bad, match in [
+        ({"families": []}, "at least one"),
+        ({"families": [{"name": "a", "backend": "measured"}]}, "'model' must be"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m", "opts": {}}]}, "unknown key"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m"}] * 2}, "duplicate family"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "temperature": 3}, "temperature"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "holistic_repetitions": -1}, ">= 0"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=match):
+            parse_panel(bad)
+    with pytest.raises(InvalidParameterError, match="does not exist"):
+        load_panel(tmp_path / "nope.toml")
+
+
+def test_example_panel_shipped_in_the_package_is_valid():
+    from importlib import resources
+
+    text = resources.files("multicrop").joinpath("data/panel.example.toml").read_text()
+    import tomllib
+
+    panel = parse_panel(tomllib.loads(text))
+    assert [f.backend for f in panel.families] == ["measured", "openai-compatible", "openai-compatible"]
+
+
+def test_run_config_validation():
+    with pytest.raises(InvalidParameterError, match="concurrency"):
+        RunConfig(concurrency=0)
+    with pytest.raises(InvalidParameterError, match="max_retries"):
+        RunConfig(max_retries=-1)
+    assert create_backend("measured", "measured-v1").deterministic

@@ -1,0 +1,54 @@
+"""Saliency backends (contract over the registry), U^2-Netp on the example, faces."""
+
+import numpy as np
+import pytest
+from skimage import data
+
+from multicrop.errors import InvalidParameterError, UnknownNameError
+from multicrop.examples import EXAMPLE_SUBJECTS, example_image
+from multicrop.saliency import SALIENCY_BACKENDS, compute_saliency, list_backends
+from multicrop.saliency.faces import Face, add_faces, detect_faces
+
+
+@pytest.mark.parametrize("name", SALIENCY_BACKENDS.names())
+def test_every_backend_follows_the_contract(name):
+    backend = SALIENCY_BACKENDS.get(name)
+    assert backend.name == name and backend.version and isinstance(backend.needs_weights, bool)
+    img = np.zeros((90, 130, 3), np.uint8)
+    img[30:60, 50:80] = 255
+    s = compute_saliency(img, method=name)
+    assert s.shape == (90, 130) and s.dtype == np.float32
+    assert 0 <= s.min() and s.max() <= 1
+    assert s[30:60, 50:80].mean() > s[:, :20].mean()
+
+
+def test_list_and_unknown_backend():
+    assert [b.name for b in list_backends()] == SALIENCY_BACKENDS.names()
+    with pytest.raises(UnknownNameError, match="did you mean 'u2netp'"):
+        compute_saliency(np.zeros((8, 8, 3), np.uint8), method="u2net")
+    with pytest.raises(InvalidParameterError, match="RGB"):
+        compute_saliency(np.zeros((8, 8)))
+
+
+def test_u2netp_finds_the_subjects_of_the_example():
+    img = example_image(width=900, height=350)
+    s = compute_saliency(img, method="u2netp")
+    back = s[:, :].copy()
+    for _, cx in EXAMPLE_SUBJECTS:
+        x = int(cx * 900)
+        patch = s[150:200, x - 25:x + 25]
+        assert patch.mean() > 0.5
+    back[60:290, :] = np.nan
+    assert np.nanmean(back) < 0.1  # the strips above and below the subjects are not salient
+
+
+def test_faces_are_found_and_raise_saliency():
+    img = data.astronaut()
+    faces = detect_faces(img)
+    assert faces and isinstance(faces[0], Face)
+    b = faces[0].box
+    assert 150 < b.center[0] < 300 and 50 < b.center[1] < 200  # her face
+    s = add_faces(np.zeros(img.shape[:2], np.float32), faces)
+    assert s[round(b.center[1]), round(b.center[0])] == 1.0 and s[-1, -1] == 0
+    with_faces = compute_saliency(img, method="spectral", faces=True)
+    assert with_faces[round(b.center[1]), round(b.center[0])] == 1.0

@@ -1,0 +1,55 @@
+"""Planted effects are recovered: the protocol's statistics are calibrated."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from multicrop.datasets.ratings import ratings_from_frame
+from multicrop.evaluation.judges_report import JudgesReportConfig, evaluate_judges
+from multicrop.stats.bootstrap import percentile_ci
+from multicrop.stats.correlation import bootstrap_metric, resample_counts
+from multicrop.stats.simulate import gaussian_spearman, simulate_judge_pairs, simulate_study
+
+
+def test_gaussian_spearman_matches_a_large_sample():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200_000)
+    y = 0.6 * x + 0.8 * rng.normal(size=200_000)  # Pearson 0.6
+    assert stats.spearmanr(x, y).statistic == pytest.approx(gaussian_spearman(0.6), abs=0.005)
+
+
+def test_bootstrap_ci_covers_true_delta_rho_95_percent():
+    """400 datasets, n = 200, 1000 paired resamples each: coverage must be 93-97 %.
+
+    The coverage estimate itself has a binomial sd of about 1.1 points; with
+    this resampling stream, data seeds 1, 2 and 2024 give 95.0, 94.5 and 93.5 %.
+    """
+    sim = simulate_judge_pairs(400, 200, rng=np.random.default_rng(1))
+    rng = np.random.default_rng(7)
+    covered = 0
+    for d in range(400):
+        counts = resample_counts(200, 1000, rng)
+        boot = bootstrap_metric(sim.human[d], np.vstack([sim.a[d], sim.b[d]]), counts)
+        lo, hi = percentile_ci(boot[:, 0] - boot[:, 1])
+        covered += lo <= sim.true_delta <= hi
+    assert 0.93 <= covered / 400 <= 0.97, covered
+
+
+def test_fusion_gain_is_recovered_and_the_control_does_not_get_it():
+    sim = simulate_study(300, n_families=3, rng=np.random.default_rng(11))
+    cfg = JudgesReportConfig(n_resamples=1000, n_partitions=0, n_splits=20, combiners=("ridge",))
+    rep = evaluate_judges(sim.judge_table, ratings_from_frame(sim.ratings), cfg)
+    c = rep.comparisons.set_index(["arm", "comparator", "metric"])
+    gain = c.loc[("H+P_ridge", "best_single", "spearman")]
+    assert gain["ci_low"] > 0.1 and gain["p_bh"] < 0.01  # planted: dimension signal 0.8 vs fidelity 0.6
+    control = c.loc[("Hsplit_ridge", "best_single", "spearman")]
+    assert control["ci_low"] < 0 < control["ci_high"] or control["delta"] < 0
+    assert rep.summary["ceiling"]["ceiling"] == pytest.approx(sim.ceiling, abs=0.02)
+
+
+def test_no_planted_dimension_signal_no_significant_gain():
+    sim = simulate_study(300, n_families=3, dimension_signal=0.0, rng=np.random.default_rng(12))
+    cfg = JudgesReportConfig(n_resamples=1000, n_partitions=0, n_splits=10, combiners=("ridge",))
+    rep = evaluate_judges(sim.judge_table, ratings_from_frame(sim.ratings), cfg)
+    c = rep.comparisons.set_index(["arm", "comparator", "metric"])
+    assert c.loc[("P_ridge", "best_single", "spearman"), "ci_high"] < 0  # pure noise dimensions lose

@@ -1,0 +1,111 @@
+"""crop_photo end to end on small images."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from multicrop import CropConfig, CropResult, crop_photo
+from multicrop.errors import ImageLoadError, ImageTooSmallError
+from multicrop.examples import EXAMPLE_SUBJECTS, example_image
+from multicrop.geometry import Box
+
+W, H = 1200, 460
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ex") / "example.jpg"
+    Image.fromarray(example_image(width=W, height=H)).save(path, quality=90)
+    return path
+
+
+def subject_centres(width=W, height=H):
+    return [(cx * width, height / 2) for _, cx in EXAMPLE_SUBJECTS]
+
+
+def contains_point(box: Box, p) -> bool:
+    return box.x <= p[0] <= box.x2 and box.y <= p[1] <= box.y2
+
+
+@pytest.mark.parametrize("strategy", ["partition", "topk"])
+def test_three_crops_one_per_subject(example, strategy):
+    res = crop_photo(example, CropConfig(k=3, strategy=strategy, analysis_max_side=512))
+    assert isinstance(res, CropResult) and len(res.crops) == 3 and res.failure is None
+    for c in res.crops:
+        b = c.box
+        assert 0 <= b.x and 0 <= b.y and b.x2 <= W and b.y2 <= H
+        assert abs(b.h - b.w / c.ratio.value) <= 1
+        assert str(c.ratio) in ("2:3", "3:2")
+    hits = [[contains_point(c.box, p) for p in subject_centres()] for c in res.crops]
+    for j in range(3):  # every subject is in some crop
+        assert any(row[j] for row in hits)
+    if strategy == "partition":
+        assert [row.index(True) for row in hits] == [0, 1, 2]  # one each, left to right
+        regions = res.partition_regions_source
+        assert sum(r.w for r in regions) == pytest.approx(W) and regions[0].h == pytest.approx(H)
+        for c, r in zip(res.crops, regions):
+            assert r.contains(c.box, tol=2)
+    else:
+        assert res.partition is None and res.partition_regions_source == ()
+
+
+def test_result_record_is_json_with_config_and_versions(example):
+    res = crop_photo(example, CropConfig(k=2, analysis_max_side=256, saliency="spectral"))
+    d = json.loads(json.dumps(res.to_dict()))
+    assert d["size"] == [W, H] and d["k"] == 2 and len(d["crops"]) == 2
+    assert set(d["crops"][0]) == {"box", "score", "parts", "ratio"}
+    assert {"kept", "border", "thirds", "face_cut"} <= set(d["crops"][0]["parts"])
+    assert CropConfig.from_dict(d["config"]) == res.config
+    assert d["versions"]["scorer"] == "composition/composition-1"
+    assert d["versions"]["saliency"].startswith("spectral/")
+    assert d["partition"]["size"] == [W, H]
+
+
+def test_exif_rotated_input_gives_rotated_crops(tmp_path):
+    upright = example_image(width=900, height=350)
+    # store the pixels rotated by 90 degrees with Orientation=6 (display: rotate back)
+    stored = np.rot90(upright, k=1)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    path = tmp_path / "rot.jpg"
+    Image.fromarray(stored).save(path, exif=exif.tobytes(), quality=95)
+    res = crop_photo(path, CropConfig(k=3, saliency="spectral", faces=False, analysis_max_side=256))
+    assert res.size == (900, 350)
+    assert res.partition.orientation == "vertical"
+    full = np.asarray(res.image.open_full())
+    assert full.shape == (350, 900, 3)
+    assert np.abs(full.astype(int) - upright.astype(int)).mean() < 6
+
+
+def test_arrays_are_accepted():
+    img = np.full((200, 600, 3), 30, np.uint8)
+    img[60:140, 60:140] = 220
+    img[60:140, 460:540] = 220
+    res = crop_photo(img, CropConfig(k=2, ratios="1:1", saliency="spectral", faces=False))
+    assert res.source is None and len(res.crops) == 2
+    assert res.crops[0].box.x2 <= 300 <= res.crops[1].box.x
+
+
+def test_too_small_and_too_many_crops():
+    with pytest.raises(ImageTooSmallError, match="smaller than the smallest crop side"):
+        crop_photo(np.zeros((40, 40, 3), np.uint8), CropConfig(saliency="spectral"))
+    with pytest.raises(ImageTooSmallError, match="cannot hold k=9 crops"):
+        crop_photo(np.zeros((100, 300, 3), np.uint8), CropConfig(k=9, saliency="spectral"))
+
+
+def test_bad_file_raises(tmp_path):
+    (tmp_path / "x.jpg").write_bytes(b"\xff\xd8\xff garbage")
+    with pytest.raises(ImageLoadError):
+        crop_photo(tmp_path / "x.jpg")
+
+
+def test_region_too_narrow_for_a_crop_is_reported_not_fatal():
+    img = np.full((300, 900, 3), 20, np.uint8)
+    img[100:200, 100:200] = 255  # one subject, three crops asked
+    res = crop_photo(img, CropConfig(k=3, saliency="spectral", faces=False))
+    assert len(res.crops) == 3
+    assert res.failure is not None
+    for c in res.crops:
+        assert min(c.box.w, c.box.h) >= 64
