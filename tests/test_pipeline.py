@@ -109,3 +109,13 @@ def test_region_too_narrow_for_a_crop_is_reported_not_fatal():
     assert res.failure is not None
     for c in res.crops:
         assert min(c.box.w, c.box.h) >= 64
+
+
+def test_very_wide_photo_uses_sliding_windows():
+    img = np.full((153, 1072, 3), 40, np.uint8)  # 4288x613 scaled by 1/4: no GAIC anchor for 2:3
+    img[40:110, 100:150] = 230
+    img[40:110, 900:950] = 230
+    res = crop_photo(img, CropConfig(k=2, ratios="2:3", saliency="spectral", faces=False))
+    (a, b) = (c.box for c in res.crops)
+    assert (a.w, a.h) == (b.w, b.h) == (102, 153)  # full-height 2:3 windows
+    assert a.x <= 100 and a.x2 >= 150 and b.x <= 900 and b.x2 >= 950  # each holds its subject

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .errors import InvalidParameterError
-from .geometry import Box, iou, snap_box
+from .geometry import Box, iou, snap_box  # noqa: F401 - Box is used by the doctests
 from .scoring.base import ScoredCrop
 
 __all__ = ["best_per_region", "select_topk", "to_source"]

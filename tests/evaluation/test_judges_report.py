@@ -170,3 +170,34 @@ def test_config_and_input_errors(study):
     few = study.ratings[study.ratings["image"].isin(sorted(study.ratings["image"].unique())[:5])]
     with pytest.raises(DatasetError, match="only 5 images"):
         evaluate_judges(study.judge_table, ratings_from_frame(few), CFG)
+
+
+def test_paths_in_judge_table_meet_rating_ids(study):
+    """The judges module writes image paths; EVA/PARA ratings use ids."""
+    from multicrop.evaluation.judges_report import match_images
+
+    t = study.judge_table.assign(image="photos/" + study.judge_table["image"] + ".jpg")
+    ratings = ratings_from_frame(study.ratings)
+    table, r2, mode = match_images(validate_judge_table(t), ratings)
+    assert mode == "stem"
+    assert set(table.data["image"]) == set(r2.means.index)
+    cfg = JudgesReportConfig(n_resamples=200, n_partitions=0, n_splits=5, combiners=("ridge",))
+    rep = evaluate_judges(t, ratings, cfg)
+    assert rep.summary["image_key"] == "stem" and rep.summary["n_images"] == 120
+    clash = t.assign(image=np.where(t["image"].str.endswith("1.jpg"), "a/x.jpg", "b/x.jpg"))
+    with pytest.raises(DatasetError, match="maps several images"):
+        match_images(validate_judge_table(clash.drop_duplicates(
+            ["image", "family", "prompt_kind", "dimension", "repetition"])), ratings, "stem")
+
+
+def test_parallel_refits_give_the_same_robustness(study):
+    ratings = ratings_from_frame(study.ratings)
+    base = dict(n_resamples=100, n_partitions=3, n_splits=5, combiners=("ridge",), robustness_arms=("H+P_ridge",))
+    one = evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=1))
+    two = evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=2))
+    pd.testing.assert_frame_equal(one.robustness, two.robustness)
+    fp = one.robustness[one.robustness["check"] == "fold_partitions"].iloc[0]
+    # partition 0 is the main analysis: its margin is the reported delta vs best single
+    c = one.comparisons
+    main_delta = c[(c.arm == "H+P_ridge") & (c.comparator == "best_single") & (c.metric == "spearman")]["delta"].iloc[0]
+    assert fp["ci_low"] <= main_delta <= fp["ci_high"]

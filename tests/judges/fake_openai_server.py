@@ -11,6 +11,8 @@ serves several "families" at once):
 ``wrongtype``           ``{"score": "high"}``
 ``outofrange``          ``{"score": 99}``
 ``badbody``             an HTTP 200 whose body is not JSON
+``429ms:M``             429 with ``retry-after-ms: M`` to the first attempt of each distinct body
+``401``                 authentication failure
 ``hang``                never answers (client timeouts)
 
 Use in-process (:class:`FakeOpenAIServer` runs its own loop in a thread) or as
@@ -142,6 +144,10 @@ class FakeOpenAIServer:
                 code = int(kind)
                 extra = {"Retry-After": "0"} if code == 429 else {}
                 return code, extra, json.dumps({"error": {"message": f"fake {code}"}}).encode()
+        elif kind == "429ms" and attempt == 1:
+            return 429, {"retry-after-ms": arg or "100"}, b'{"error": {"message": "slow down"}}'
+        elif kind == "401":
+            return 401, {}, b'{"error": {"message": "bad key"}}'
         elif kind == "malformed":
             content = "I think this photo is lovely, maybe a seven-ish {not json"
         elif kind == "wrongtype":

@@ -3,14 +3,17 @@ openai-compatible backend against a real loopback HTTP server."""
 
 import asyncio
 import dataclasses
+import email.utils
 import math
 import sqlite3
+import time
 
 import numpy as np
 import pytest
 
-from multicrop.errors import InvalidParameterError, MissingCredentialsError, RegistryError
+from multicrop.errors import InvalidParameterError, JudgeError, MissingCredentialsError, RegistryError
 from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, create_backend, register_backend
+from multicrop.judges.backends.openai_compatible import _retry_after
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, scores_table
 from multicrop.judges.types import ImageRef, JudgeRequest
@@ -126,6 +129,35 @@ def test_429_with_retry_after_is_retried_until_success(fake_server, tmp_path):
         rec = next(store.iter_records())
     assert summary.performed == 1 and summary.failed == 0 and summary.retries == 2
     assert fake_server.requests == 3 and rec.attempts == 3 and rec.score == rec.score
+
+
+def test_retry_after_is_honoured(fake_server, tmp_path):
+    panel = _panel(fake_server, "429ms:400", reps=(1, 0))
+    with CallStore(tmp_path / "r.sqlite") as store:
+        t = time.perf_counter()
+        summary, _ = judge_images(_refs(1), panel, store, config=_FAST)
+        elapsed = time.perf_counter() - t
+    assert summary.performed == 1 and summary.retries == 1 and fake_server.requests == 2
+    assert elapsed >= 0.4  # waited as told, not the 10 ms backoff
+
+
+def test_retry_after_header_forms():
+    assert _retry_after({"retry-after": "3"}) == 3.0
+    assert _retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    future = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < _retry_after({"retry-after": future}) <= 31
+    assert _retry_after({"retry-after": "soon"}) is None and _retry_after({}) is None
+
+
+def test_authentication_failure_stops_the_run_and_keeps_completed_calls(fake_server, tmp_path):
+    panel = Panel((Family("m", "measured", "measured-v1"),) + _panel(fake_server, "401").families,
+                  holistic_repetitions=1, dimension_repetitions=0)
+    cfg = RunConfig(concurrency=1, timeout_s=2.0, max_retries=3)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(JudgeError, match="authentication failed"):
+            judge_images(_refs(3), panel, store, config=cfg)
+        assert fake_server.requests == 1  # not retried
+        assert len(store) >= 1 and {r.family for r in store.iter_records()} == {"m"}
 
 
 def test_persistent_500_stops_after_max_retries_and_is_retried_on_resume(fake_server, tmp_path):

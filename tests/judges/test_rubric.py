@@ -3,6 +3,7 @@
 import hashlib
 from importlib import resources
 
+import numpy as np
 import pytest
 
 from multicrop.errors import InvalidParameterError, UnknownNameError
@@ -11,8 +12,6 @@ from multicrop.judges.panel import default_panel
 from multicrop.judges.rubric import DIMENSION_IDS, load_rubric, parse_rubric
 from multicrop.judges.runner import plan_calls
 from multicrop.judges.types import ImageRef
-
-import numpy as np
 
 
 def _packaged_bytes() -> bytes:

@@ -8,6 +8,7 @@ from multicrop.errors import InvalidParameterError
 from multicrop.judges.backends import create_backend
 from multicrop.judges.panel import Family, Panel, default_panel, load_panel, parse_panel
 from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table, write_table
+from multicrop.judges.rubric import load_rubric
 from multicrop.judges.types import ImageRef
 from multicrop.store import CallStore, canonical_json, hash_text
 
@@ -29,8 +30,8 @@ def test_plan_keys_are_hashes_of_canonical_json_of_all_key_fields():
     c = plan[7]
     fields = {
         "backend": "measured", "backend_version": "1", "model": "measured-v1", "options": {"max_side": 1024},
-        "template": "dimension@1", "dimension": c.prompt.dimension, "rubric_sha256": c.key_json.split(
-            '"rubric_sha256":"')[1].split('"')[0], "image_sha256": img.sha256, "temperature": 0.3,
+        "template": "dimension@1", "dimension": c.prompt.dimension, "rubric_sha256": load_rubric().sha256,
+        "image_sha256": img.sha256, "temperature": 0.3,
         "repetition": c.repetition,
     }
     assert c.key_json == canonical_json(fields)

@@ -100,3 +100,9 @@ def test_bad_inputs_raise_value_errors_naming_the_problem():
         resample_counts(5, 5, 0)
     with pytest.raises(InvalidParameterError, match="metric"):
         bootstrap_metric([1.0, 2, 3], [[1.0, 2, 3]], np.ones((2, 3), int), metric="pearson")
+
+
+def test_constant_input_is_nan_without_warning():
+    # scipy warns (ConstantInputWarning, an error under this suite's filters) and returns NaN
+    assert np.isnan(spearman([1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0]))
+    assert np.isnan(kendall_tau_b([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0]))

@@ -33,6 +33,7 @@ def judges(
     combiner: list[str] = typer.Option(["gb", "ridge"], "--combiner", "-c", help="Combiner(s) to run."),
     family: list[str] = typer.Option([], "--family", help="Restrict to these families (repeatable)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for robustness refits."),
+    image_key: str = typer.Option("auto", "--image-key", help="Match images: auto, exact, name or stem."),
     transfer_scores: Path = typer.Option(None, "--transfer-scores", help="Judge table of a second dataset."),
     transfer_ratings: Path = typer.Option(None, "--transfer-ratings", help="Ratings of the second dataset."),
     transfer_format: str = typer.Option("csv", "--transfer-format", help="Format of --transfer-ratings."),
@@ -49,7 +50,7 @@ def judges(
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
     cfg = JudgesReportConfig(
         seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
-        combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs,
+        combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
         robustness_arms=tuple(f"H+P_{c}" for c in combiner[:1]),
     )
     table, human = _load(scores, ratings, fmt)
@@ -81,6 +82,7 @@ def probe(
     ratings: Path = typer.Option(..., "--ratings", "-r", help="Human ratings with per-rater rows."),
     fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
     repetitions: int = typer.Option(5, "--repetitions", "-n", help="Holistic repetitions per family."),
+    image_key: str = typer.Option("auto", "--image-key", help="Match images: auto, exact, name or stem."),
     seed: int = typer.Option(0, "--seed", help="Seed of rater splits and resamples."),
     resamples: int = typer.Option(10_000, "--resamples", "-B", help="Bootstrap resamples for the CI."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -89,7 +91,8 @@ def probe(
     from ..evaluation.judges_report import probe_headroom
 
     table, human = _load(scores, ratings, fmt)
-    res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples)
+    res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,
+                         image_key=image_key)
     if as_json:
         typer.echo(json.dumps(res.to_dict(), sort_keys=True))
         return

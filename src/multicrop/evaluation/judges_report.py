@@ -20,8 +20,8 @@ import math
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,12 @@ __all__ = [
     "probe_headroom",
     "precision_at_top",
     "atomic_write_bytes",
+    "match_images",
+    "IMAGE_KEYS",
 ]
+
+#: how judge-table images are matched to rating images
+IMAGE_KEYS = ("auto", "exact", "name", "stem")
 
 Progress = Callable[[str, float], None]
 
@@ -96,6 +101,10 @@ class JudgesReportConfig:
         Arms re-run over ``n_partitions`` fold partitions.
     families : tuple of str or None
         Families to use (default: all in the judge table).
+    image_key : {"auto", "exact", "name", "stem"}
+        How judge-table images (often paths) meet rating image ids: as given,
+        by file name, or by file name without extension; ``auto`` takes the
+        one matching most images (the choice is recorded in the summary).
     n_jobs : int
         Worker processes for the robustness refits (results do not depend on it).
 
@@ -115,6 +124,7 @@ class JudgesReportConfig:
     combiners: tuple[str, ...] = ("gb", "ridge")
     robustness_arms: tuple[str, ...] = ("H+P_gb",)
     families: tuple[str, ...] | None = None
+    image_key: str = "auto"
     n_jobs: int = 1
 
     def __post_init__(self) -> None:
@@ -132,6 +142,8 @@ class JudgesReportConfig:
                 raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
         for c in self.combiners:
             COMBINERS.get(c)
+        if self.image_key not in IMAGE_KEYS:
+            raise InvalidParameterError(f"image_key must be one of {IMAGE_KEYS}, got {self.image_key!r}")
 
     def to_dict(self) -> dict:
         """Plain dict (tuples become lists)."""
@@ -211,6 +223,74 @@ def precision_at_top(prediction, human, *, fraction: float = 0.10) -> float:
 
 
 # ---------------------------------------------------------------- alignment
+
+
+def _image_key(value: str, mode: str) -> str:
+    if mode == "exact":
+        return value
+    path = PureWindowsPath(value) if "\\" in value else PurePosixPath(value)
+    return path.name if mode == "name" else path.stem
+
+
+def match_images(table: JudgeTable, ratings: Ratings, mode: str = "auto") -> tuple[JudgeTable, Ratings, str]:
+    """Re-key judge-table and rating images so that they meet.
+
+    Judge tables usually name images by path (``photos/123.jpg``) while
+    rating files use ids (``123``).  ``mode`` ``"name"`` keys both sides by
+    file name, ``"stem"`` by file name without extension; ``"auto"`` picks
+    whichever of exact/name/stem matches most images without collisions.
+
+    Returns
+    -------
+    (JudgeTable, Ratings, str)
+        Re-keyed copies and the mode used.
+
+    Raises
+    ------
+    DatasetError
+        If a key collides (two images share one key) in an explicit mode.
+
+    Examples
+    --------
+    >>> _image_key("photos/123.jpg", "stem"), _image_key("photos/123.jpg", "name")
+    ('123', '123.jpg')
+    """
+    if mode not in IMAGE_KEYS:
+        raise InvalidParameterError(f"image_key must be one of {IMAGE_KEYS}, got {mode!r}")
+    j_imgs = pd.Index(table.calls["image"].unique())
+    r_imgs = pd.Index(ratings.means.index)
+
+    def keyed(m):
+        jk = pd.Series([_image_key(str(v), m) for v in j_imgs], index=j_imgs)
+        rk = pd.Series([_image_key(str(v), m) for v in r_imgs], index=r_imgs)
+        return jk, rk
+
+    def collisions(jk, rk):
+        return [name for side in (jk, rk) for name in side[side.duplicated()].unique().tolist()]
+
+    if mode == "auto":
+        best, best_n = "exact", -1
+        for m in ("exact", "name", "stem"):
+            jk, rk = keyed(m)
+            n = len(set(jk) & set(rk))
+            if not collisions(jk, rk) and n > best_n:
+                best, best_n = m, n
+        mode = best
+    if mode == "exact":
+        return table, ratings, mode
+    jk, rk = keyed(mode)
+    clash = collisions(jk, rk)
+    if clash:
+        raise DatasetError(f"image_key={mode!r} maps several images to {clash[:3]}; use another image key")
+    data = table.data.assign(image=table.data["image"].map(jk))
+    calls = table.calls.assign(image=table.calls["image"].map(jk))
+    new_table = replace(table, data=data, calls=calls)
+    means = ratings.means.copy()
+    means.index = means.index.map(rk)
+    raters = ratings.raters
+    if raters is not None:
+        raters = raters.assign(image=raters["image"].map(rk))
+    return new_table, replace(ratings, means=means.sort_index(), raters=raters), mode
 
 
 def _align(table: JudgeTable, ratings: Ratings, families) -> tuple[dict[str, pd.DataFrame], pd.Series, dict]:
@@ -310,6 +390,7 @@ def evaluate_judges(
     say = progress or (lambda step, frac: None)
     families = list(cfg.families) if cfg.families else table.families
     say("aligning judge scores and ratings", 0.0)
+    table, ratings, key_mode = match_images(table, ratings, cfg.image_key)
     blocks, human_s, info = _align(table, ratings, families)
     images = human_s.index
     y = human_s.to_numpy(dtype=float)
@@ -409,12 +490,15 @@ def evaluate_judges(
     # --- robustness
     say("robustness over fold partitions", 0.75)
     robustness = _robustness(blocks, y, preds, best, cfg, transfer, families, say)
+    absent = [a for a in cfg.robustness_arms if a not in preds]
+    if absent and cfg.n_partitions:
+        info["notes"]["robustness"] = f"robustness arms {absent} are not among the arms run; skipped"
 
     best_rho = float(obs["spearman"][idx[best]])
     summary = {
         "n_images": info["n_images"], "n_rated": info["n_rated"], "n_scored": info["n_scored"],
         "n_ratings_skipped": len(ratings.skipped), "n_judge_rows_dropped": table.n_dropped,
-        "families": families, "best_single": best, "best_single_rho": best_rho,
+        "families": families, "image_key": key_mode, "best_single": best, "best_single_rho": best_rho,
         "ceiling": ceiling.to_dict() if ceiling else None,
         "headroom": best_rho / ceiling.ceiling if ceiling and ceiling.ceiling > 0 else None,
         "notes": info["notes"], "config": cfg.to_dict(),
@@ -426,7 +510,8 @@ def evaluate_judges(
 
 
 def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
-    attrs = [a for a in ratings.attributes if ratings.means.loc[images, a].notna().all()]
+    attrs = [a for a in ratings.attributes
+             if ratings.means.loc[images, a].notna().all() and ratings.means.loc[images, a].nunique() > 1]
     if not attrs:
         return pd.DataFrame(), pd.DataFrame()
     hum = ratings.means.loc[images]
@@ -449,8 +534,8 @@ def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataF
     counts = resample_counts(len(images), cfg.n_resamples, _rng(cfg.seed, _STREAM_MTMM))
     cells = []
     cache: dict = {}  # resampled ranks shared across cells
-    for d, a in DIMENSION_ATTRIBUTES.items():  # attribute outermost: its ranks are cached
-        for f in families:
+    for f in families:  # family outermost: its holistic ranks and the 3 attributes' stay cached
+        for d, a in DIMENSION_ATTRIBUTES.items():
             col = f"P:{f}:{d}"
             if a not in attrs or col not in P or P[col].isna().any() or H[f"H:{f}"].isna().any():
                 continue
@@ -465,16 +550,14 @@ def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataF
             })
     mtmm = pd.DataFrame(cells)
     if len(mtmm):
-        mtmm = mtmm.sort_values(["family", "dimension"], key=lambda c: c.map(
-            {v: i for i, v in enumerate(DIMENSIONS)}) if c.name == "dimension" else c, kind="stable")
-        mtmm = mtmm.reset_index(drop=True)
         mtmm["p_bh"] = bh_adjust(mtmm["p"].to_numpy())
     return matrix, mtmm
 
 
 def _partition_margin(args) -> float:
-    block, y, comb, cfg, seed, best_rho = args
-    return correlation(_oof(block, y, comb, cfg, seed), y) - best_rho
+    block, y, comb, cfg, seed, best_rho, done = args
+    pred = done if done is not None else _oof(block, y, comb, cfg, seed)
+    return correlation(pred, y) - best_rho
 
 
 def _robustness(blocks, y, preds, best, cfg, transfer, families, say) -> pd.DataFrame:
@@ -484,7 +567,9 @@ def _robustness(blocks, y, preds, best, cfg, transfer, families, say) -> pd.Data
     jobs = []
     for a in arms:
         b, c = a.rsplit("_", 1)
-        jobs += [(a, (blocks[b], y, c, cfg, cfg.seed + 1 + k, best_rho)) for k in range(cfg.n_partitions)]
+        # partition 0 is the main analysis (seed), already fitted
+        jobs += [(a, (blocks[b], y, c, cfg, cfg.seed + k, best_rho, preds[a] if k == 0 else None))
+                 for k in range(cfg.n_partitions)]
     if jobs:
         if cfg.n_jobs > 1:
             from joblib import Parallel, delayed
@@ -516,6 +601,7 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
     t_table, t_ratings = transfer
     if isinstance(t_table, pd.DataFrame):
         t_table = validate_judge_table(t_table, source="transfer judge table")
+    t_table, t_ratings, _ = match_images(t_table, t_ratings, cfg.image_key)
     missing = sorted(set(families) - set(t_table.families))
     if missing:
         raise DatasetError(f"transfer judge table lacks families {missing}")
@@ -591,6 +677,7 @@ def probe_headroom(
     seed: int = 0,
     n_splits: int = 200,
     n_resamples: int = 10_000,
+    image_key: str = "auto",
 ) -> ProbeResult:
     """The cheap holistic probe: how much of the noise ceiling is already reached?
 
@@ -630,6 +717,7 @@ def probe_headroom(
         raise InvalidParameterError(f"need 0 < low <= high < 1, got low={low!r}, high={high!r}")
     if ratings.raters is None:
         raise DatasetError(f"{ratings.source} has no per-rater ratings; the probe needs them for the ceiling")
+    table, ratings, _ = match_images(table, ratings, image_key)
     d = table.data[table.data["prompt_kind"] == "holistic"]
     keep = []
     for fam, sub in d.groupby("family", sort=True):

@@ -305,6 +305,10 @@ class TopKMethod(PipelineMethod):
     strategy = "topk"
 
 
+#: Regions whose largest crop is smaller than this (analysis pixels) get a centred crop.
+_MIN_PEER_SIDE = 16
+
+
 class PeerMethod(CarouselMethod):
     """A single-crop peer run inside each saliency partition."""
 
@@ -323,8 +327,13 @@ class PeerMethod(CarouselMethod):
             region = arr[y1:y2, x1:x2]
             ratio = best_fit_ratio(Box(0, 0, x2 - x1, y2 - y1), ratios)
             fit = fit_ratio_box(Box(0, 0, x2 - x1, y2 - y1), ratio)
-            cw, ch = max(int(math.floor(fit.w)), 1), max(int(math.floor(fit.h)), 1)
-            b = self._crop(np.ascontiguousarray(region), cw, ch)
+            cw, ch = int(math.floor(fit.w)), int(math.floor(fit.h))
+            if min(cw, ch) < _MIN_PEER_SIDE:
+                # A degenerate region (the partition reports it as a failure):
+                # the peer cannot work on a few pixels; keep the centred fit.
+                b = fit
+            else:
+                b = self._crop(np.ascontiguousarray(region), cw, ch)
             boxes.append(b.translate(x1, y1).scale(sx, sy).clip(*loaded.size))
         return boxes, part.failure
 
@@ -342,7 +351,10 @@ class SmartcropMethod(PeerMethod):
         import smartcrop
         from PIL import Image
 
-        res = smartcrop.SmartCrop().crop(Image.fromarray(region), width, height)
+        # smartcrop divides by a crop's area, which is 0 for candidates its
+        # prescaling shrinks below a pixel; such candidates lose anyway.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = smartcrop.SmartCrop().crop(Image.fromarray(region), width, height)
         c = res["top_crop"]
         return Box(float(c["x"]), float(c["y"]), float(c["width"]), float(c["height"]))
 

@@ -51,6 +51,9 @@ def _session(threads: int):
     # The arena keeps ~200 MB of activations after a run; without it peak and
     # steady memory drop and a 320x320 run is as fast (measured, 2 cores).
     opts.enable_cpu_mem_arena = False
+    # Idle worker threads sleep instead of spinning: the stages after saliency
+    # (and other processes on a small machine) get the cores back.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -147,7 +146,3 @@ class Scorer(Protocol):
 
     def score(self, context: ScoringContext, boxes: list[Box], *, ratio: Ratio,
               region: Box | None = None) -> list[ScoredCrop]: ...
-
-
-def _finite(v: float) -> float:
-    return float(v) if math.isfinite(v) else 0.0

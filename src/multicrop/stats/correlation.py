@@ -46,8 +46,14 @@ def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
+def _constant(x, y) -> bool:
+    return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
+
+
 def spearman(x, y) -> float:
     """Spearman's rank correlation (scipy's ``spearmanr``).
+
+    NaN (without a warning) when either input is constant.
 
     Examples
     --------
@@ -55,11 +61,15 @@ def spearman(x, y) -> float:
     0.8
     """
     x, y = _pair(x, y)
+    if _constant(x, y):
+        return float("nan")
     return float(_st.spearmanr(x, y).statistic)
 
 
 def kendall_tau_b(x, y) -> float:
     """Kendall's tau-b, the tie-aware variant (scipy's ``kendalltau``).
+
+    NaN (without a warning) when either input is constant.
 
     Examples
     --------
@@ -67,6 +77,8 @@ def kendall_tau_b(x, y) -> float:
     0.6667
     """
     x, y = _pair(x, y)
+    if _constant(x, y):
+        return float("nan")
     return float(_st.kendalltau(x, y, variant="b").statistic)
 
 
@@ -150,28 +162,34 @@ def resampled_ranks(x, counts: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     order, starts, group = _tie_groups(x)
-    gw = counts[:, order]
+    gw = counts[:, order].astype(np.int32, copy=False)
     if starts.size < x.size:  # ties: pool the counts of each tie group
         gw = np.add.reduceat(gw, starts, axis=1)
-    gw = gw.astype(np.float64)
-    rank = np.cumsum(gw, axis=1)  # rank = below + (gw + 1) / 2 = cumsum - gw / 2 + 1 / 2
-    gw *= 0.5
-    rank -= gw
-    rank += 0.5
-    return rank[:, group]
+    # rank = below + (gw + 1) / 2, so 2 * rank = 2 * cumsum - gw + 1: exact in int32
+    twice = np.cumsum(gw, axis=1, dtype=np.int32)
+    twice *= 2
+    twice -= gw
+    twice += 1
+    rank = twice[:, group].astype(np.float64)
+    rank *= 0.5
+    return rank
 
 
-def _rank_correlation(rx: np.ndarray, ry: np.ndarray, w: np.ndarray, ryy: np.ndarray | None = None) -> np.ndarray:
+def _rank_correlation(
+    rx: np.ndarray, ry: np.ndarray, w: np.ndarray, ryy: np.ndarray | None = None, rxx: np.ndarray | None = None
+) -> np.ndarray:
     """Weighted Pearson correlation of resampled ranks.
 
     Ranks of a resample of size N always have mean (N + 1) / 2, so only the
-    raw second moments are needed.
+    raw second moments are needed (``ryy``/``rxx``: precomputed
+    ``sum(w * r * r)`` per resample).
     """
     tot = w.sum(axis=1)
     nm2 = tot * ((tot + 1.0) / 2.0) ** 2
-    wx = w * rx
-    sxy = np.einsum("bi,bi->b", wx, ry) - nm2
-    sxx = np.einsum("bi,bi->b", wx, rx) - nm2
+    sxy = np.einsum("bi,bi,bi->b", w, rx, ry) - nm2
+    if rxx is None:
+        rxx = np.einsum("bi,bi,bi->b", w, rx, rx)
+    sxx = rxx - nm2
     if ryy is None:
         ryy = np.einsum("bi,bi,bi->b", w, ry, ry)
     syy = ryy - nm2

@@ -8,12 +8,13 @@ from scipy.stats import rankdata
 
 from ..errors import InvalidParameterError
 from .bootstrap import delta_result
-from .correlation import _rank_correlation, resample_counts, resampled_ranks  # noqa: F401
+from .correlation import _rank_correlation, resample_counts, resampled_ranks  # noqa: F401 (doctest)
 from .results import StatResult
 
 __all__ = ["partial_correlation", "partial_from_correlations", "bootstrap_partial_difference"]
 
 _METHODS = ("spearman", "pearson")
+_CACHE_PER_ROLE = 3  # resampled-rank matrices kept per role by bootstrap_partial_difference
 
 
 def partial_from_correlations(rxy, rxz, ryz):
@@ -48,7 +49,7 @@ def partial_correlation(x, y, covar, *, method: str = "spearman") -> StatResult:
     Returns
     -------
     StatResult
-        ``estimate`` is the partial r; ``p`` the two-sided t-test p-value
+        ``estimate`` is the partial r (NaN if a variable is constant); ``p`` the two-sided t-test p-value
         (``n - 3`` degrees of freedom); ``ci_low``/``ci_high`` a 95 % Fisher-z
         interval with ``n - 1`` effective observations.
 
@@ -61,6 +62,8 @@ def partial_correlation(x, y, covar, *, method: str = "spearman") -> StatResult:
     True
     """
     x, y, z = _check(x, y, covar, method)
+    if min(np.ptp(x), np.ptp(y), np.ptp(z)) == 0:  # undefined for a constant variable
+        return StatResult(float("nan"))
     if method == "spearman":
         x, y, z = rankdata(x), rankdata(y), rankdata(z)
     c = np.corrcoef(np.vstack([x, y, z]))
@@ -119,18 +122,21 @@ def bootstrap_partial_difference(
     w = cache.setdefault("w", counts.astype(np.float64))
 
     def ranks(v, role):
-        # keep at most one entry per role (attribute, overall, holistic): a
-        # caller looping over cells reuses them without holding every matrix
+        # one entry per role (attribute, overall, holistic) and per value: a
+        # caller looping over cells reuses them; roles keep the cache small
         key = v.tobytes()
-        hit = cache.get(role)
-        if hit is None or hit[0] != key:
+        slot = cache.setdefault(role, {})
+        if key not in slot:
+            if len(slot) >= _CACHE_PER_ROLE:
+                slot.pop(next(iter(slot)))
             r = resampled_ranks(v, counts)
-            hit = cache[role] = (key, r, np.einsum("bi,bi,bi->b", w, r, r))
-        return hit[1], hit[2]
+            slot[key] = (r, np.einsum("bi,bi,bi->b", w, r, r))
+        return slot[key]
 
     ra = resampled_ranks(a, counts)
-    (rb, _), (rt, tt), (ro, oo) = ranks(b, "b"), ranks(attr, "attribute"), ranks(ov, "overall")
-    r_to = _rank_correlation(rt, ro, w, oo)
-    pa = partial_from_correlations(_rank_correlation(ra, rt, w, tt), _rank_correlation(ra, ro, w, oo), r_to)
-    pb = partial_from_correlations(_rank_correlation(rb, rt, w, tt), _rank_correlation(rb, ro, w, oo), r_to)
+    (rb, bb), (rt, tt), (ro, oo) = ranks(b, "b"), ranks(attr, "attribute"), ranks(ov, "overall")
+    aa = np.einsum("bi,bi,bi->b", w, ra, ra)
+    r_to = _rank_correlation(rt, ro, w, oo, tt)
+    pa = partial_from_correlations(_rank_correlation(ra, rt, w, tt, aa), _rank_correlation(ra, ro, w, oo, aa), r_to)
+    pb = partial_from_correlations(_rank_correlation(rb, rt, w, tt, bb), _rank_correlation(rb, ro, w, oo, bb), r_to)
     return delta_result(obs, pa - pb, confidence=confidence)
