@@ -67,10 +67,21 @@ def test_workers_give_the_same_results(small_synth, tmp_path):
     assert two.workers == 2 and two.threads >= 1
 
 
-def test_too_small_for_the_pipeline_is_an_error_row(small_synth, tmp_path):
-    # At 160 px the pipeline cannot fit k crops of min_crop_side=64 px: error rows, no crash.
-    ev = evaluate_carousel(small_synth, "partition", out_dir=tmp_path, limit=2)
-    assert all("ImageTooSmallError" in r.error for r in ev.results)
+def test_library_error_in_a_method_is_an_error_row(small_synth, tmp_path):
+    from multicrop.errors import ImageTooSmallError
+
+    class Refuses(CarouselMethod):
+        name = "test-refuses"
+
+        def _predict(self, image, k, ratios):
+            raise ImageTooSmallError(f"{image}: too small for k={k}")
+
+    METHODS.register("test-refuses", Refuses())
+    try:
+        ev = evaluate_carousel(small_synth, "test-refuses", out_dir=tmp_path, limit=2)
+    finally:
+        METHODS.unregister("test-refuses")
+    assert all(r.error.startswith("ImageTooSmallError: ") for r in ev.results)
     assert ev.rows[0].kiou_50 == 0 and ev.rows[0].errors == 2
 
 

@@ -201,3 +201,15 @@ def test_parallel_refits_give_the_same_robustness(study):
     c = one.comparisons
     main_delta = c[(c.arm == "H+P_ridge") & (c.comparator == "best_single") & (c.metric == "spearman")]["delta"].iloc[0]
     assert fp["ci_low"] <= main_delta <= fp["ci_high"]
+
+
+def test_a_constant_judge_is_undefined_not_best(study):
+    t = study.judge_table.copy()
+    t.loc[(t.family == "family1") & (t.prompt_kind == "holistic"), "score"] = 7.0  # always answers 7
+    cfg = JudgesReportConfig(n_resamples=100, n_partitions=0, n_splits=5, combiners=("ridge",))
+    rep = evaluate_judges(t, ratings_from_frame(study.ratings), cfg)  # no warnings (they are errors here)
+    arms = rep.arms.set_index("arm")
+    assert np.isnan(arms.loc["member:family1", "rho"])
+    assert rep.summary["best_single"] != "member:family1"
+    m = rep.members.set_index(["member", "metric"])
+    assert np.isnan(m.loc[("member:family1", "spearman"), "p_maxT"])

@@ -77,3 +77,9 @@ def test_max_statistic_pvalues_by_hand_and_bounds():
     assert np.all(pm >= marginal)
     with pytest.raises(InvalidParameterError, match="shape"):
         max_statistic_pvalues([0.1, 0.2], np.zeros((5, 3)))
+
+
+def test_undefined_statistics_get_no_p_value():
+    assert np.isnan(one_sided_p([np.nan, np.nan]))
+    p = max_statistic_pvalues([0.1, np.nan], np.array([[0.1, np.nan], [0.12, np.nan], [0.05, np.nan]]))
+    assert np.isnan(p[1]) and p[0] == pytest.approx(1 / 4)  # max centred = 0, 0.02, -0.05 < 0.1

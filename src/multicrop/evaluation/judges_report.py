@@ -426,7 +426,9 @@ def evaluate_judges(
         boot[m] = bootstrap_metric(y, M, counts, metric=m)
     idx = {a: i for i, a in enumerate(names)}
     mem_idx = [idx[a] for a in members]
-    best = members[int(np.argmax(obs["spearman"][mem_idx]))]
+    if np.isnan(obs["spearman"][mem_idx]).all():
+        raise DatasetError("every single judge gives a constant score; rank correlations are undefined")
+    best = members[int(np.nanargmax(obs["spearman"][mem_idx]))]
 
     arms = pd.DataFrame({
         "arm": names,
@@ -608,7 +610,7 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
     t_blocks, t_y, _ = _align(t_table, t_ratings, families)
     t_y = t_y.to_numpy(dtype=float)
     members = {f: t_blocks["H"][f"H:{f}"].to_numpy(dtype=float) for f in families}
-    t_best = max(members, key=lambda f: correlation(members[f], t_y))
+    t_best = max(members, key=lambda f: _finite_or_low(correlation(members[f], t_y)))
     counts = resample_counts(len(t_y), cfg.n_resamples, _rng(cfg.seed, _STREAM_TRANSFER))
     rows = []
     for b in ("H+P", "P"):
@@ -628,6 +630,10 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
 
 
 # ---------------------------------------------------------------- probe
+
+
+def _finite_or_low(v: float) -> float:
+    return v if math.isfinite(v) else -math.inf
 
 
 @dataclass(frozen=True)
@@ -732,7 +738,7 @@ def probe_headroom(
         raise DatasetError(f"only {len(images)} images have both ratings and holistic scores; need at least 10")
     y = human.loc[images].to_numpy(dtype=float)
     rhos = {f: correlation(probe.loc[images, f].to_numpy(), y) for f in probe.columns}
-    best = max(rhos, key=rhos.get)
+    best = max(rhos, key=lambda f: _finite_or_low(rhos[f]))
     counts = resample_counts(len(y), n_resamples, _rng(seed, _STREAM_PROBE))
     bt = bootstrap_metric(y, probe.loc[images, best].to_numpy()[None, :], counts)[:, 0]
     lo, hi = np.quantile(bt, [0.025, 0.975])

@@ -60,6 +60,8 @@ def one_sided_p(boot) -> float:
     """
     boot = np.asarray(boot, dtype=float)
     boot = boot[np.isfinite(boot)]
+    if boot.size == 0:  # the statistic is undefined in every resample
+        return float("nan")
     return float((1 + np.count_nonzero(boot <= 0.0)) / (boot.size + 1))
 
 
@@ -153,6 +155,13 @@ def max_statistic_pvalues(observed, boot) -> np.ndarray:
         raise InvalidParameterError(
             f"boot must have shape (B, {observed.size}), got {boot.shape}"
         )
-    centred_max = np.nanmax(boot - observed, axis=1)
-    exceed = (centred_max[:, None] >= observed[None, :]).sum(axis=0)
-    return (1.0 + exceed) / (boot.shape[0] + 1.0)
+    ok = np.isfinite(observed)
+    out = np.full(observed.shape, np.nan)  # undefined differences get no p-value
+    if not ok.any():
+        return out
+    centred = boot[:, ok] - observed[ok]
+    centred = np.where(np.isfinite(centred), centred, -np.inf)
+    centred_max = centred.max(axis=1)
+    exceed = (centred_max[:, None] >= observed[None, ok]).sum(axis=0)
+    out[ok] = (1.0 + exceed) / (boot.shape[0] + 1.0)
+    return out
