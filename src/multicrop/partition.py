@@ -53,6 +53,13 @@ class Partition:
         Why the partition is unusable, or None.
     size : (int, int)
         ``(width, height)`` of the map the coordinates refer to.
+    subjects : tuple of Box
+        Each salient box shrunk to the saliency actually inside it (same
+        order as ``boxes``; equal to ``boxes`` when not given).  Cuts are
+        placed and checked against these.
+    fallback : str or None
+        Which fallback repaired a partition whose paper orientation failed
+        (``"orientation"``: the other cut direction), or None.
     """
 
     boxes: tuple[Box, ...]
@@ -60,8 +67,12 @@ class Partition:
     orientation: str
     failure: str | None = None
     size: tuple[int, int] = (0, 0)
+    subjects: tuple[Box, ...] = ()
+    fallback: str | None = None
 
     def __post_init__(self) -> None:
+        if not self.subjects:
+            object.__setattr__(self, "subjects", tuple(self.boxes))
         if self.orientation not in ORIENTATIONS:
             raise InvalidParameterError(
                 f"orientation must be 'vertical' or 'horizontal', got {self.orientation!r}"
@@ -87,6 +98,8 @@ class Partition:
             orientation=self.orientation,
             failure=self.failure,
             size=(round(self.size[0] * sx), round(self.size[1] * sy)),
+            subjects=tuple(b.scale(sx, sy) for b in self.subjects),
+            fallback=self.fallback,
         )
 
     def to_size(self, width: int, height: int) -> Partition:
@@ -100,6 +113,8 @@ class Partition:
             "orientation": self.orientation,
             "failure": self.failure,
             "size": list(self.size),
+            "subjects": [b.to_dict() for b in self.subjects],
+            "fallback": self.fallback,
         }
 
     @classmethod
@@ -110,6 +125,8 @@ class Partition:
             orientation=d["orientation"],
             failure=d.get("failure"),
             size=tuple(d.get("size", (0, 0))),
+            subjects=tuple(Box.from_dict(b) for b in d.get("subjects", ())),
+            fallback=d.get("fallback"),
         )
 
 
