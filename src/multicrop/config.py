@@ -91,6 +91,25 @@ class PartitionConfig:
     bisect_tolerance : float
         A cut that leaves more than this fraction of a salient box on its far
         side "bisects" the box, which is a failure.
+    blob_level : float
+        Salient blobs are the connected components of the remaining saliency
+        at or above this fraction of its maximum.
+    absorb_share : float
+        A found box also claims (and zeroes) every blob of which it holds at
+        least this share of saliency, so one large subject is not split over
+        two boxes (1 turns this off: only the box is zeroed, as in the paper).
+    subject_trim : float
+        Each salient box is shrunk to its subject: along each axis, the
+        smallest span holding all but this share of the box's saliency on
+        either side.  Cuts are placed and checked against the subjects.
+    cut_centre_weight : float
+        A cut goes on the least salient line between two subjects; this
+        weight (relative to the most salient line of that span) prefers the
+        middle of the span, so that ties and near-ties fall midway.
+    orientation_fallback : bool
+        When the cuts of the paper's orientation bisect a subject or leave a
+        too narrow region, try the other orientation (recorded in
+        ``Partition.fallback``); a failure is reported only if both fail.
     """
 
     threshold: float = 0.9
@@ -100,6 +119,11 @@ class PartitionConfig:
     work_side: int = 256
     min_region_aspect: float = 1 / 3
     bisect_tolerance: float = 0.15
+    blob_level: float = 0.3
+    absorb_share: float = 0.25
+    subject_trim: float = 0.02
+    cut_centre_weight: float = 0.25
+    orientation_fallback: bool = True
 
     def __post_init__(self) -> None:
         _check_range(self, "threshold", 0, 1, lo_open=True)
@@ -108,6 +132,14 @@ class PartitionConfig:
         _check_range(self, "max_box_area", 0, 1e9, lo_open=True)
         _check_range(self, "min_region_aspect", 0, 1)
         _check_range(self, "bisect_tolerance", 0, 0.5)
+        _check_range(self, "subject_trim", 0, 0.25)
+        _check_range(self, "blob_level", 0, 1, lo_open=True)
+        _check_range(self, "absorb_share", 0, 1, lo_open=True)
+        _check_range(self, "cut_centre_weight", 0, 100)
+        if not isinstance(self.orientation_fallback, bool):
+            raise InvalidParameterError(
+                f"orientation_fallback must be true or false, got {self.orientation_fallback!r}"
+            )
         if not isinstance(self.work_side, int) or self.work_side < 16:
             raise InvalidParameterError(f"work_side must be an integer >= 16, got {self.work_side!r}")
 
@@ -133,6 +165,13 @@ class CandidateConfig:
         fits the region (used when the grid yields no anchor, and for ``topk``).
     window_stride : float
         Stride of sliding windows as a fraction of the window size.
+    subject_fills : tuple of float
+        ``partition``: besides the region's anchors, crops framing the
+        region's subject are offered, sized so the subject spans each of these
+        fractions of the crop along its limiting side.
+    subject_shift : float
+        Those framing crops are also shifted by this fraction of the crop
+        along each axis (1/6 puts the subject's centre on a third line).
     """
 
     bins: int = 12
@@ -141,6 +180,8 @@ class CandidateConfig:
     ratio_tolerance: float = 1.25
     window_scales: tuple[float, ...] = (1.0, 0.85, 0.7, 0.55)
     window_stride: float = 0.125
+    subject_fills: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
+    subject_shift: float = 1 / 6
 
     def __post_init__(self) -> None:
         if not isinstance(self.bins, int) or self.bins < 2:
@@ -156,6 +197,11 @@ class CandidateConfig:
         if not scales or any(not 0 < s <= 1 for s in scales):
             raise InvalidParameterError(f"window_scales must be numbers in (0, 1], got {self.window_scales!r}")
         object.__setattr__(self, "window_scales", scales)
+        fills = tuple(float(s) for s in self.subject_fills)
+        if any(not 0 < s <= 1 for s in fills):
+            raise InvalidParameterError(f"subject_fills must be numbers in (0, 1], got {self.subject_fills!r}")
+        object.__setattr__(self, "subject_fills", fills)
+        _check_range(self, "subject_shift", 0, 0.5)
 
 
 @dataclass(frozen=True)
@@ -177,12 +223,18 @@ class CompositionWeights:
     min_headroom: float = 0.05       # headroom below this fraction of the height is cramped
     sharpness: float = 0.1           # mean gradient in the crop relative to the image
     exposure: float = 0.1            # mean luminance near mid-grey
+    framing: float = 0.5             # partition: subject spans about fill_target of the crop
+    fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
+    fill_sigma: float = 0.15         # tolerance of the framing term
+    foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             _check_range(self, f.name, 0, 1e6)
         _check_range(self, "border_band", 0, 0.5, lo_open=True)
         _check_range(self, "thirds_sigma", 0, 10, lo_open=True)
+        _check_range(self, "fill_target", 0, 1, lo_open=True)
+        _check_range(self, "fill_sigma", 0, 10, lo_open=True)
 
 
 @dataclass(frozen=True)

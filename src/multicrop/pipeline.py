@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .candidates import candidate_boxes
+from .candidates import candidate_boxes, subject_windows
 from .config import CropConfig
 from .errors import ImageTooSmallError
 from .geometry import Box
@@ -192,12 +192,19 @@ def crop_photo(
     ctx = ScoringContext(image, sal, faces)
     full = Box(0, 0, w, h)
 
-    def scored_in(region: Box, *, windows: bool) -> list[ScoredCrop]:
+    framing = bool(getattr(scorer, "uses_subject", False))
+
+    def scored_in(region: Box, *, windows: bool, subject: Box | None = None) -> list[ScoredCrop]:
         out: list[ScoredCrop] = []
         for ratio in cfg.ratios:
-            boxes = [b for b in candidate_boxes(region, ratio, config=cfg.candidates, windows=windows)
-                     if min(b.w, b.h) >= min_side]
-            out.extend(scorer.score(ctx, boxes, ratio=ratio, region=region))
+            boxes = candidate_boxes(region, ratio, config=cfg.candidates, windows=windows)
+            if subject is not None:
+                boxes = boxes + subject_windows(subject, ratio, bounds=full, config=cfg.candidates)
+            boxes = [b for b in boxes if min(b.w, b.h) >= min_side]
+            if subject is not None:
+                out.extend(scorer.score(ctx, boxes, ratio=ratio, region=region, subject=subject))
+            else:
+                out.extend(scorer.score(ctx, boxes, ratio=ratio, region=region))
         return out
 
     partition: Partition | None = None
@@ -207,14 +214,16 @@ def crop_photo(
         failure = partition.failure
         t3 = time.perf_counter()
         timings["partition"] = t3 - t2
-        per_region = [scored_in(region, windows=False) for region in partition.regions]
+        subjects = _region_subjects(partition) if framing else [None] * partition.k
+        per_region = [scored_in(region, windows=False, subject=subj)
+                      for region, subj in zip(partition.regions, subjects)]
         for i, region in enumerate(partition.regions):
             if per_region[i]:
                 continue
             # No anchor of the minimum size fits: the region is too narrow.  Report it and
             # look in the region widened (about its centre) to the smallest crop size.
             grown = _grow(region, min_side, w, h)
-            per_region[i] = scored_in(grown, windows=True)
+            per_region[i] = scored_in(grown, windows=True, subject=subjects[i])
             failure = failure or (
                 f"region {i + 1} ({region.w:.0f}x{region.h:.0f} analysis px) is too small for a crop of "
                 f"{cfg.min_crop_side} px; its crop reaches into the neighbouring regions"
@@ -256,6 +265,12 @@ def _grow(region: Box, side: float, width: int, height: int) -> Box:
     x = min(max(cx - w / 2, 0), width - w)
     y = min(max(cy - h / 2, 0), height - h)
     return Box(x, y, w, h)
+
+
+def _region_subjects(partition: Partition) -> list[Box]:
+    """The subject each region owns: subjects ordered along the cut axis, like the regions."""
+    axis = 0 if partition.orientation == "vertical" else 1
+    return sorted(partition.subjects, key=lambda b: b.center[axis])
 
 
 def _best_partition(saliency: np.ndarray, cfg: CropConfig) -> Partition:

@@ -79,6 +79,29 @@ def test_judge_with_panel_against_loopback_server(tmp_path, photos, capsys):
     assert set(df.family) == {"vlm"} and len(df) == 14
 
 
+def test_an_unreadable_image_is_skipped_with_one_line_and_exit_1(tmp_path, photos, capsys):
+    (tmp_path / "notes.jpg").write_text("not an image")
+    db = tmp_path / "r.sqlite"
+    code, out, err = run(["judge", tmp_path, "--db", db, "-o", tmp_path / "t.csv"], capsys)
+    assert code == 1
+    lines = err.splitlines()
+    assert lines == [f"multicrop: skipping unreadable image {tmp_path / 'notes.jpg'}: not an image Pillow can read",
+                     "multicrop: error: 1 unreadable image(s) skipped (listed above)"]
+    assert "40 performed" in out and "20 skipped" in out
+    assert set(pd.read_csv(tmp_path / "t.csv").image) == {str(p) for p in photos}
+    code, out, _ = run(["judge", *photos, "--db", db, "--json"], capsys)  # the good ones are all done
+    assert code == 0 and json.loads(out)["performed"] == 0
+
+
+def test_two_families_making_the_same_calls_are_an_error(tmp_path, photos, capsys):
+    panel = tmp_path / "dup.toml"
+    panel.write_text('[[families]]\nname = "a"\nbackend = "measured"\nmodel = "measured-v1"\n'
+                     '[[families]]\nname = "b"\nbackend = "measured"\nmodel = "measured-v1"\n')
+    code, _, err = run(["judge", photos[0], "-p", panel, "--db", tmp_path / "r.sqlite"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "families 'a' and 'b' are the same judge" in err
+    assert not (tmp_path / "r.sqlite").exists()
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["judge", "missing.jpg"], "does not exist"),
     (["judge", "{photo}", "-o", "t.xlsx"], ".csv or .parquet"),
@@ -106,7 +129,7 @@ def test_judges_list(capsys):
     assert code == 0 and set(rows) >= {"measured", "openai-compatible"}
     assert rows["measured"]["needs_network"] is False and rows["openai-compatible"]["supports_json_schema"]
     code, out, _ = run(["judges", "list"], capsys)
-    assert "openai-compatible (v1)" in out and "api_key_env='OPENAI_API_KEY'" in out
+    assert "openai-compatible (v2)" in out and "api_key_env='OPENAI_API_KEY'" in out
 
 
 def test_store_stats_export_verify(tmp_path, photos, capsys):

@@ -11,6 +11,8 @@ serves several "families" at once):
 ``wrongtype``           ``{"score": "high"}``
 ``outofrange``          ``{"score": 99}``
 ``badbody``             an HTTP 200 whose body is not JSON
+``nochoices``           an HTTP 200 JSON body without ``choices``
+``numcontent``          ``message.content`` is a number, not text
 ``429ms:M``             429 with ``retry-after-ms: M`` to the first attempt of each distinct body
 ``401``                 authentication failure
 ``hang``                never answers (client timeouts)
@@ -156,6 +158,10 @@ class FakeOpenAIServer:
             content = '{"score": 99, "reason": "too much"}'
         elif kind == "badbody":
             return 200, {}, b"<html>this is not json"
+        elif kind == "nochoices":
+            return 200, {}, json.dumps({"id": "x", "model": f"{model}-served"}).encode()
+        elif kind == "numcontent":
+            content = 7
         reply = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": f"{model}-served",
             "choices": [{"index": 0, "finish_reason": "stop",

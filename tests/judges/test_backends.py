@@ -15,7 +15,7 @@ from multicrop.errors import InvalidParameterError, JudgeError, MissingCredentia
 from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, create_backend, register_backend
 from multicrop.judges.backends.openai_compatible import _retry_after
 from multicrop.judges.panel import Family, Panel
-from multicrop.judges.runner import RunConfig, judge_images, scores_table
+from multicrop.judges.runner import RunConfig, judge_images, plan_calls, scores_table
 from multicrop.judges.types import ImageRef, JudgeRequest
 from multicrop.store import CallStore
 
@@ -172,15 +172,47 @@ def test_persistent_500_stops_after_max_retries_and_is_retried_on_resume(fake_se
     assert fake_server.requests == 8 and s2.already_done == 0
 
 
-def test_timeouts_and_non_json_bodies_become_failures(fake_server, tmp_path):
-    panel = _panel(fake_server, "hang", "badbody", reps=(1, 0))
+def test_timeouts_become_failures(fake_server, tmp_path):
+    panel = _panel(fake_server, "hang", reps=(1, 0))
     cfg = RunConfig(concurrency=4, timeout_s=0.3, max_retries=1, backoff_base_s=0.001)
     with CallStore(tmp_path / "r.sqlite") as store:
         summary, _ = judge_images(_refs(1), panel, store, config=cfg)
         assert len(store) == 0
-    errs = sorted(e for _, e in summary.failures)
-    assert summary.failed == 2 and fake_server.by_model["hang"] == 2 and fake_server.by_model["badbody"] == 1
-    assert errs[0].startswith("gave up after 2 attempts: timed out") and errs[1].startswith("malformed response")
+    assert summary.failed == 1 and fake_server.by_model["hang"] == 2
+    assert summary.failures[0][1].startswith("gave up after 2 attempts: timed out")
+
+
+def test_unreadable_200_bodies_are_recorded_as_parse_failures(fake_server, tmp_path):
+    # An HTTP 200 the protocol cannot read is an answer, not a failed call: it
+    # is recorded once (raw body, parse error, NaN score) and never retried.
+    panel = _panel(fake_server, "badbody", "nochoices", "numcontent", reps=(1, 0))
+    cfg = RunConfig(concurrency=4, timeout_s=2.0, max_retries=3, backoff_base_s=0.001)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, plan = judge_images(_refs(1), panel, store, config=cfg)
+        recs = {r.family: r for r in store.iter_records()}
+        again, _ = judge_images(_refs(1), panel, store, config=cfg)
+    assert summary.failed == 0 and summary.performed == 3 and summary.parse_failures == 3
+    assert again.already_done == 3 and again.performed == 0
+    assert fake_server.requests == 3  # one attempt each, none repeated by the resume
+    bb = recs["badbody"]
+    assert bb.raw_reply == "<html>this is not json" and math.isnan(bb.score) and bb.attempts == 1
+    assert bb.parse_error.startswith("HTTP 200 body is not JSON")
+    assert recs["nochoices"].parse_error == "reply has no choices[0].message"
+    assert recs["nochoices"].model_returned == "nochoices-served"
+    assert recs["numcontent"].parse_error.startswith("choices[0].message.content is not text: 7")
+    assert recs["numcontent"].prompt_tokens == 1000 and math.isnan(recs["numcontent"].score)
+
+
+def test_endpoint_enters_the_call_key_but_not_the_family_name():
+    def keys(name, base_url):
+        panel = Panel((Family(name, "openai-compatible", "qwen-vl", {"base_url": base_url, "api_key_env": ""}),))
+        return [c.key for c in plan_calls(_refs(1), panel, {f.name: f.create() for f in panel.families})]
+
+    local = keys("local", "http://localhost:8000/v1")
+    assert keys("renamed", "http://localhost:8000/v1/") == local  # rename + trailing slash: same calls
+    assert not set(keys("local", "https://openrouter.ai/api/v1")) & set(local)
+    be = create_backend("openai-compatible", "m", {"api_key_env": "", "base_url": "http://h:1/v1/"})
+    assert be.key_fields()["base_url"] == "http://h:1/v1" and be.version == "2"
 
 
 def test_api_key_is_sent_but_never_stored_or_logged(fake_server, tmp_path, monkeypatch, caplog, capsys):

@@ -106,6 +106,55 @@ def test_panel_file_validation(tmp_path):
         load_panel(tmp_path / "nope.toml")
 
 
+def test_families_that_would_make_the_same_calls_are_rejected(tmp_path):
+    # Family names are not in the key (renaming reuses calls), so two families
+    # with the same backend, model and key options would share every call.
+    p = tmp_path / "dup.toml"
+    p.write_text('[[families]]\nname = "a"\nbackend = "measured"\nmodel = "measured-v1"\n'
+                 '[[families]]\nname = "b"\nbackend = "measured"\nmodel = "measured-v1"\n')
+    with pytest.raises(InvalidParameterError, match=r"families 'a' and 'b' are the same judge"):
+        load_panel(p)
+    same_server = {"api_key_env": "MULTICROP_TEST_UNSET_KEY", "base_url": "http://localhost:8000/v1"}
+    with pytest.raises(InvalidParameterError, match=r"'vllm' and 'again'"):  # no credentials needed to tell
+        parse_panel({"families": [
+            {"name": "vllm", "backend": "openai-compatible", "model": "q", "options": same_server},
+            {"name": "again", "backend": "openai-compatible", "model": "q",
+             "options": {**same_server, "base_url": "http://localhost:8000/v1/", "max_tokens": 50}},
+        ]})
+    two_servers = parse_panel({"families": [
+        {"name": "vllm", "backend": "openai-compatible", "model": "q", "options": same_server},
+        {"name": "openrouter", "backend": "openai-compatible", "model": "q",
+         "options": {**same_server, "base_url": "https://openrouter.ai/api/v1"}},
+        {"name": "m512", "backend": "measured", "model": "measured-v1", "options": {"max_side": 512}},
+        {"name": "m", "backend": "measured", "model": "measured-v1"},
+    ]})
+    assert [f.name for f in two_servers.families] == ["vllm", "openrouter", "m512", "m"]
+    # A Panel built in code, bypassing parse_panel, is caught when planning.
+    dup = Panel((Family("a", "measured", "measured-v1"), Family("b", "measured", "measured-v1")))
+    with pytest.raises(InvalidParameterError, match="'a' and 'b'"):
+        plan_calls(_refs(1), dup, _backends(dup))
+
+
+def test_an_unreadable_image_is_reported_once_and_the_others_run(tmp_path):
+    good = tmp_path / "good.png"
+    from PIL import Image
+
+    Image.fromarray((np.random.default_rng(1).random((32, 40, 3)) * 255).astype(np.uint8)).save(good)
+    bad = tmp_path / "bad.jpg"
+    bad.write_text("this is not a JPEG")
+    panel = parse_panel({**default_panel().to_dict(), "holistic_repetitions": 2, "dimension_repetitions": 1})
+    seen = []
+    with CallStore(tmp_path / "r.sqlite") as store:
+        s, plan = judge_images([ImageRef(bad), ImageRef(good)], panel, store, config=RunConfig(concurrency=4),
+                               on_bad_image=lambda label, problem: seen.append((label, problem)))
+        df = scores_table(plan, store)
+        n_fail = store.stats().n_failures
+    assert seen == [(str(bad), f"{bad}: not an image Pillow can read")] and s.bad_images == seen
+    assert (s.planned, s.performed, s.skipped, s.failed) == (14, 7, 7, 0)
+    assert set(df.image) == {str(good)} and df.score.notna().all() and n_fail == 1
+    assert s.to_dict()["bad_images"] == [{"image": str(bad), "error": seen[0][1]}]
+
+
 def test_example_panel_shipped_in_the_package_is_valid():
     from importlib import resources
 

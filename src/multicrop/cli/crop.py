@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,18 @@ def _problem(path: Path, exc: Exception) -> str:
     return msg[len(prefix):] if msg.startswith(prefix) else msg
 
 
+def _check_out_dir(out_dir: Path) -> None:
+    """Create ``--out`` (once, before the batch) or say in one line why it cannot be used."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InvalidParameterError(f"--out {out_dir}: exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(f"--out {out_dir}: cannot create the directory ({exc.strerror or exc})") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
+
+
 def crop(
     photos: list[Path] = typer.Argument(..., help="Photos to crop (JPEG, PNG, WebP, TIFF, HEIC...)."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory for crops, JSON and preview."),
@@ -33,6 +46,9 @@ def crop(
     faces: bool | None = typer.Option(None, "--faces/--no-faces", help="Protect faces (YuNet)."),
     width: list[int] = typer.Option([], "--width", "-w", min=1, help="Also write copies this wide (repeatable)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format: jpg, png, webp, tif (default: source's)."),
+    max_pixels: int | None = typer.Option(
+        None, "--max-pixels", min=1, help="Refuse larger images, in pixels (default 300000000: 300 MP)."
+    ),
     preview: bool = typer.Option(True, "--preview/--no-preview", help="Write <stem>_preview.png."),
     strict: bool = typer.Option(False, "--strict", help="Treat a partition failure as an error (no output)."),
     config_file: Path | None = typer.Option(None, "--config", "-c", help="CropConfig JSON (options override it)."),
@@ -41,7 +57,7 @@ def crop(
     """Cut k distinct full-resolution crops from each photo."""
     from ..config import CropConfig
     from ..geometry import parse_ratios
-    from ..outputs import write_outputs
+    from ..outputs import format_suffix, unique_stems, write_outputs
     from ..pipeline import crop_photo
 
     if config_file is not None:
@@ -56,7 +72,8 @@ def crop(
         raise InvalidParameterError("give --ratio or --preset, not both")
     if ratio or preset:
         changes["ratios"] = parse_ratios(ratio or preset)
-    for name, value in (("k", k), ("strategy", strategy), ("saliency", saliency), ("faces", faces)):
+    for name, value in (("k", k), ("strategy", strategy), ("saliency", saliency), ("faces", faces),
+                        ("max_pixels", max_pixels)):
         if value is not None:
             changes[name] = value
     cfg = base.replace(**changes) if changes else base
@@ -64,6 +81,13 @@ def crop(
         from ..saliency import SALIENCY_BACKENDS
 
         SALIENCY_BACKENDS.get(saliency)  # fail once, before the batch, on a bad name
+    if fmt is not None:
+        try:
+            format_suffix(fmt)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"--format: {exc}") from None
+    _check_out_dir(out_dir)
+    stems = unique_stems(photos)
 
     failed = 0
     progress = None
@@ -78,14 +102,21 @@ def crop(
         progress.start()
         task = progress.add_task("cropping", total=len(photos))
     try:
-        for path in photos:
+        for path, (stem, first) in zip(photos, stems):
             try:
                 result = crop_photo(path, cfg)
                 if result.failure and strict:
                     raise MulticropError(f"partition failure: {result.failure}")
-                rec = write_outputs(result, out_dir, fmt=fmt, widths=tuple(width), preview=preview)
+                notes = ()
+                if first is not None:
+                    notes = (f"same name as {photos[first]} earlier in this batch; this photo's files are "
+                             f"named {stem}_* and {stem}.json, not {path.stem}_*",)
+                rec = write_outputs(result, out_dir, fmt=fmt, widths=tuple(width), preview=preview, stem=stem,
+                                    warnings=notes)
                 if result.failure:
                     typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
+                for note in rec["warnings"]:
+                    typer.echo(f"multicrop: {path}: warning: {note}", err=True)
                 if as_json:
                     typer.echo(json.dumps(rec, sort_keys=True))
                 elif progress is None:

@@ -116,8 +116,15 @@ def judge_command(
         rate = state["n"] / max(time.perf_counter() - state["t0"], 1e-9)
         bar.update(state["task"], advance=n, rate=f"{rate:.0f} calls/s", spend=state["cost"], failed=state["failed"])
 
+    def on_bad_image(label: str, problem: str) -> None:
+        # One line per unreadable image, as it is found; its calls are skipped.
+        what = problem if problem.startswith(label) else f"{label}: {problem}"
+        bar.console.print(f"multicrop: skipping unreadable image {what}", soft_wrap=True, markup=False,
+                          highlight=False)
+
     with CallStore(db) as store, bar:
-        summary, plan = judge_images(images, pnl, store, config=cfg, on_start=on_start, on_progress=on_progress)
+        summary, plan = judge_images(images, pnl, store, config=cfg, on_start=on_start, on_progress=on_progress,
+                                     on_bad_image=on_bad_image)
         table = scores_table(plan, store) if output is not None else None
     if output is not None:
         write_table(table, output)
@@ -128,13 +135,18 @@ def judge_command(
         typer.echo(
             f"{len(images)} images, {summary.planned} calls planned: {summary.already_done} already in {db}, "
             f"{summary.performed} performed ({summary.parse_failures} unparsed replies), {summary.failed} failed, "
-            f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
+            + (f"{summary.skipped} skipped (unreadable images: {len(summary.bad_images)}), " if summary.skipped else "")
+            + f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
         )
+    problems = []
+    if summary.bad_images:
+        problems.append(f"{len(summary.bad_images)} unreadable image(s) skipped (listed above)")
     if summary.failed:
         first = summary.failures[0][1] if summary.failures else ""
-        raise JudgeError(
-            f"{summary.failed} calls failed after retries (first: {first}); run the same command again to retry only those"
-        )
+        problems.append(f"{summary.failed} calls failed after retries (first: {first}); "
+                        "run the same command again to retry only those")
+    if problems:
+        raise JudgeError("; ".join(problems))
 
 
 def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:

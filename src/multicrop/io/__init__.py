@@ -4,7 +4,7 @@
 remembers how to get the full-resolution pixels for the crops themselves.
 """
 
-from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image, to_rgb
+from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image, to_output_mode, to_rgb
 from .save import atomic_path, atomic_write_bytes, atomic_write_text, save_image
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "LoadedImage",
     "load_image",
     "to_rgb",
+    "to_output_mode",
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",

@@ -13,7 +13,14 @@ from PIL import Image, ImageCms, ImageFile, ImageOps, UnidentifiedImageError
 
 from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
 
-__all__ = ["DEFAULT_MAX_PIXELS", "SUPPORTED_SUFFIXES", "LoadedImage", "load_image", "to_rgb"]
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "SUPPORTED_SUFFIXES",
+    "LoadedImage",
+    "load_image",
+    "to_rgb",
+    "to_output_mode",
+]
 
 #: Largest image accepted by default, in pixels.  Real photos reach 200 MP;
 #: anything far beyond is more likely a decompression bomb than a photo.
@@ -66,9 +73,15 @@ def to_rgb(image: Image.Image, *, keep_alpha: bool = False) -> Image.Image:
             except (ImageCms.PyCMSError, OSError):
                 pass
         return image.convert("RGB")
-    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N"):
+        # round(v / 257) in integers: 4 bytes a pixel at most, not float64's 8
+        arr = np.asarray(image).astype(np.uint32)
+        arr += 128
+        arr //= 257
+        return Image.fromarray(arr.astype(np.uint8), "L").convert("RGB")
+    if mode == "I":
         arr = np.asarray(image).astype(np.float64)
-        hi = 65535.0 if mode.startswith("I;16") or arr.max(initial=0) > 255 else 255.0
+        hi = 65535.0 if arr.max(initial=0) > 255 else 255.0
         arr = np.clip(arr / hi * 255.0 + 0.5, 0, 255).astype(np.uint8)
         return Image.fromarray(arr, "L").convert("RGB")
     if mode == "F":
@@ -86,6 +99,100 @@ def to_rgb(image: Image.Image, *, keep_alpha: bool = False) -> Image.Image:
     if mode != "RGB":
         return image.convert("RGB")
     return image
+
+
+_SIXTEEN = frozenset({"I;16", "I;16B", "I;16L", "I;16N"})
+_GREY = frozenset({"1", "L", "LA", "La", "I", "F"}) | _SIXTEEN
+
+
+def _grey8(image: Image.Image) -> Image.Image:
+    """8-bit greyscale of a 16-bit, 32-bit or float greyscale image (rescaled, not clipped)."""
+    return to_rgb(image).convert("L")
+
+
+def _to_i16(image: Image.Image) -> Image.Image:
+    """16-bit greyscale of an ``I`` (32-bit) image, values clipped to [0, 65535]."""
+    arr = np.clip(np.asarray(image), 0, 65535).astype(np.uint16)
+    return Image.fromarray(arr, "I;16")
+
+
+def _on_white(image: Image.Image, mode: str) -> Image.Image:
+    """``image`` with its alpha composited over white, as ``mode`` ("RGB" or "L")."""
+    rgba = image.convert("RGBA")
+    bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    return Image.alpha_composite(bg, rgba).convert(mode)
+
+
+def to_output_mode(image: Image.Image, format: str) -> Image.Image:  # noqa: A002 - Pillow's name
+    """``image`` in the mode closest to its own that ``format`` can write.
+
+    Crops are cut from the source's native mode and converted only as far as
+    the output format requires:
+
+    ========================  ==============  ================  ===============  ===============
+    source mode               JPEG            PNG               TIFF             WEBP
+    ========================  ==============  ================  ===============  ===============
+    RGB, L                    kept            kept              kept             RGB (L)
+    16-bit grey (``I;16``)    8-bit L         kept              kept             8-bit, RGB
+    ``I`` (32-bit), ``F``     8-bit L         ``I;16`` / 8-bit  kept             8-bit, RGB
+    RGBA, LA, P with alpha    on white        kept              kept             RGBA
+    P, 1                      RGB / L         kept              kept             RGB
+    CMYK                      sRGB            sRGB              sRGB             sRGB
+    ========================  ==============  ================  ===============  ===============
+
+    CMYK goes through its embedded ICC profile to sRGB (:func:`to_rgb`) in
+    every format, as the analysis copy does.  Returns ``image`` itself when
+    nothing needs converting (no copy).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+    format : {"JPEG", "PNG", "TIFF", "WEBP"}
+        Pillow format name.
+
+    Examples
+    --------
+    >>> g16 = Image.fromarray(np.full((2, 2), 1000, np.uint16))
+    >>> to_output_mode(g16, "PNG").mode, to_output_mode(g16, "JPEG").mode
+    ('I;16', 'L')
+    >>> to_output_mode(Image.new("RGBA", (2, 2)), "JPEG").getpixel((0, 0))
+    (255, 255, 255)
+    """
+    mode = image.mode
+    fmt = format.upper()
+    has_alpha = mode in ("RGBA", "LA", "PA", "La", "RGBa") or (mode == "P" and "transparency" in image.info)
+    if mode == "CMYK":
+        return to_rgb(image)
+    if mode == "RGBa":
+        image, mode = image.convert("RGBA"), "RGBA"
+    elif mode == "La":
+        image, mode = image.convert("LA"), "LA"
+    if fmt == "TIFF":
+        return image if mode not in ("PA", "I;16N") else image.convert("RGBA" if mode == "PA" else "I")
+    if fmt == "PNG":
+        if mode in ("1", "L", "LA", "RGB", "RGBA", "P", "I;16", "I;16B"):
+            return image
+        if mode == "I":
+            return _to_i16(image)
+        if mode in _GREY:  # F, other 16-bit layouts
+            return _grey8(image) if mode == "F" else _to_i16(image.convert("I"))
+        return image.convert("RGBA" if has_alpha else "RGB")
+    if fmt == "JPEG":
+        if mode in ("L", "RGB"):
+            return image
+        if mode == "1":
+            return image.convert("L")
+        if mode == "LA":
+            return _on_white(image, "L")
+        if mode in _GREY:
+            return _grey8(image)
+        return _on_white(image, "RGB") if has_alpha else image.convert("RGB")
+    # WEBP (and anything else): 8-bit RGB or RGBA
+    if mode in ("RGB", "RGBA"):
+        return image
+    if mode in _GREY and mode not in ("1", "L", "LA"):
+        return _grey8(image).convert("RGB")
+    return image.convert("RGBA" if has_alpha else "RGB")
 
 
 @dataclass(frozen=True)
@@ -125,20 +232,28 @@ class LoadedImage:
         """Analysis pixels per source pixel (<= 1)."""
         return self.analysis.shape[1] / self.size[0]
 
-    def open_full(self, *, keep_alpha: bool = False) -> Image.Image:
-        """Decode the full-resolution image (EXIF-transposed, 8-bit RGB/RGBA)."""
+    def open_full(self, *, rgb: bool = False, keep_alpha: bool = False) -> Image.Image:
+        """Decode the full-resolution image, EXIF-transposed.
+
+        By default in the source's own mode (16-bit greyscale stays
+        ``I;16``, ``L`` stays ``L``, alpha is kept): crops are cut from it and
+        converted per crop by :func:`to_output_mode`, so no second
+        full-resolution copy is made.  ``rgb=True`` gives 8-bit RGB (RGBA
+        with ``keep_alpha``) through :func:`to_rgb` instead.
+        """
         if self._full is not None:
-            return to_rgb(self._full, keep_alpha=keep_alpha)
+            return to_rgb(self._full, keep_alpha=keep_alpha) if rgb else self._full
         if self.path is None:
             raise ImageLoadError("this image has neither a file nor pixels to decode")
-        im = _open(self.path)
+        im = _open(self.path, max_pixels=self.size[0] * self.size[1])
         try:
             im.load()  # a single-frame file is closed by Pillow once loaded
         except (OSError, SyntaxError, ValueError) as exc:
             im.close()
             raise ImageLoadError(f"{self.path}: truncated or corrupt image ({exc})") from None
-        # No ``with``: closing would free the pixels that to_rgb may hand back unchanged.
-        return to_rgb(_transpose(im), keep_alpha=keep_alpha)
+        # No ``with``: closing would free the pixels handed back unchanged.
+        im = _transpose(im)
+        return to_rgb(im, keep_alpha=keep_alpha) if rgb else im
 
 
 def _transpose(im: Image.Image) -> Image.Image:
@@ -148,10 +263,25 @@ def _transpose(im: Image.Image) -> Image.Image:
     return ImageOps.exif_transpose(im)
 
 
-def _open(path: Path) -> Image.Image:
+def _mp(pixels: int) -> str:
+    return f"{pixels / 1e6:.1f} MP" if pixels >= 100_000 else f"{pixels:,} pixels"
+
+
+def _too_large(name: object, w: int, h: int, max_pixels: int) -> ImageTooLargeError:
+    return ImageTooLargeError(
+        f"{name}: {w}x{h} = {_mp(w * h)} exceeds the limit of {_mp(max_pixels)}; if this is a real photo, "
+        f"raise the limit with --max-pixels (CropConfig.max_pixels)"
+    )
+
+
+def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
+    limit = Image.MAX_IMAGE_PIXELS
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if limit is not None and max_pixels is not None and max_pixels > limit:
+                # Our own check (in load_image) decides; Pillow's refuses only at 2x its limit.
+                Image.MAX_IMAGE_PIXELS = max_pixels
             return Image.open(path)
     except FileNotFoundError:
         raise ImageLoadError(f"{path}: no such file") from None
@@ -163,6 +293,8 @@ def _open(path: Path) -> Image.Image:
         raise ImageTooLargeError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ImageLoadError(f"{path}: cannot open ({exc})") from None
+    finally:
+        Image.MAX_IMAGE_PIXELS = limit
 
 
 def _reduce(im: Image.Image, max_side: int) -> Image.Image:
@@ -171,7 +303,15 @@ def _reduce(im: Image.Image, max_side: int) -> Image.Image:
     if f <= 1:
         return im
     size = (max(1, round(w / f)), max(1, round(h / f)))
-    return im.resize(size, Image.Resampling.BOX if f >= 2 else Image.Resampling.BILINEAR, reducing_gap=2.0)
+    gap = None if im.mode in _SIXTEEN else 2.0  # Image.reduce has no 16-bit modes
+    return im.resize(size, Image.Resampling.BOX if f >= 2 else Image.Resampling.BILINEAR, reducing_gap=gap)
+
+
+def _analysis_copy(im: Image.Image, max_side: int) -> np.ndarray:
+    """The reduced 8-bit RGB copy; reduced first where the mode allows, so no full-size conversion."""
+    if im.mode in ("1", "P", "PA"):  # resize would use nearest neighbour on these
+        return np.asarray(_reduce(to_rgb(im), max_side))
+    return np.asarray(to_rgb(_reduce(im, max_side)))
 
 
 def load_image(
@@ -221,14 +361,11 @@ def load_image(
         return _from_pil(source, None, max_side, max_pixels)
 
     path = Path(source)
-    im = _open(path)
+    im = _open(path, max_pixels=max_pixels)
     try:
         w, h = im.size
         if w * h > max_pixels:
-            raise ImageTooLargeError(
-                f"{path}: {w}x{h} = {w * h / 1e6:.0f} MP exceeds the limit of "
-                f"{max_pixels / 1e6:.0f} MP (raise max_pixels / --max-pixels if this is a real photo)"
-            )
+            raise _too_large(path, w, h, max_pixels)
         fmt = im.format
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")
@@ -253,8 +390,7 @@ def load_image(
         orientation = im.getexif().get(0x0112, 1)
         full = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
         im = _transpose(im)
-        small = _reduce(to_rgb(im), max_side)
-        arr = np.asarray(small)
+        arr = _analysis_copy(im, max_side)
         if icc and im.mode == "CMYK":
             icc = None  # crops are converted to sRGB
         return LoadedImage(
@@ -287,12 +423,11 @@ def _array_to_pil(arr: np.ndarray) -> Image.Image:
 def _from_pil(im: Image.Image, path: Path | None, max_side: int, max_pixels: int) -> LoadedImage:
     w, h = im.size
     if w * h > max_pixels:
-        raise ImageTooLargeError(f"image of {w}x{h} exceeds the limit of {max_pixels} pixels")
+        raise _too_large("image", w, h, max_pixels)
     im = _transpose(im)
-    has_alpha = im.mode in ("RGBA", "LA", "PA")
-    small = _reduce(to_rgb(im), max_side)
+    has_alpha = im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
     return LoadedImage(
-        analysis=np.asarray(small),
+        analysis=_analysis_copy(im, max_side),
         size=im.size,
         path=path,
         format=im.format,

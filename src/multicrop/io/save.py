@@ -11,6 +11,7 @@ from pathlib import Path
 from PIL import Image
 
 from ..errors import InvalidParameterError
+from .load import _GREY, to_output_mode
 
 __all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "FORMAT_BY_SUFFIX"]
 
@@ -92,7 +93,10 @@ def save_image(
     ``qtables`` and ``subsampling`` (from the source, see
     :class:`~multicrop.io.LoadedImage`) take precedence so a crop keeps the
     source's quality.  The ICC profile and EXIF block are embedded where the
-    format allows.  Alpha is dropped (composited on white) for JPEG.
+    format allows.  The image keeps its mode where the format can hold it and
+    is converted as :func:`~multicrop.io.to_output_mode` says otherwise
+    (16-bit greyscale stays 16-bit in PNG and TIFF; alpha is composited on
+    white for JPEG only).
 
     ``format`` ("JPEG", "PNG", ...) overrides the extension, e.g. when
     ``path`` is a temporary name.
@@ -112,11 +116,11 @@ def save_image(
             f"use one of {', '.join(sorted(FORMAT_BY_SUFFIX))}"
         )
     params: dict = {}
+    converted = to_output_mode(image, fmt)
+    if image.mode in _GREY and converted.mode not in _GREY:
+        icc_profile = None  # a greyscale profile does not describe RGB pixels (WebP)
+    image = converted
     if fmt == "JPEG":
-        if image.mode not in ("RGB", "L"):
-            bg = Image.new("RGB", image.size, (255, 255, 255))
-            bg.paste(image, mask=image.getchannel("A") if "A" in image.getbands() else None)
-            image = bg
         if qtables:
             params.update(qtables=qtables, subsampling=0 if subsampling is None else subsampling)
         else:

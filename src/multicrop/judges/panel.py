@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameterError
-from .backends import JUDGE_BACKENDS, JudgeBackend, create_backend
+from ..store import canonical_json
+from .backends import JUDGE_BACKENDS, JudgeBackend, create_backend, validate_options
 
-__all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel",
+__all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "check_distinct_families",
            "DEFAULT_TEMPERATURE", "DEFAULT_HOLISTIC_REPETITIONS", "DEFAULT_DIMENSION_REPETITIONS"]
 
 #: Defaults of the paper's protocol (arXiv:2609.27110, §4).
@@ -54,6 +55,12 @@ class Family:
     backend: str
     model: str
     options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def identity(self) -> dict[str, Any]:
+        """The backend part of this family's call keys (validates options; needs no credentials)."""
+        cls = JUDGE_BACKENDS.get(self.backend)
+        opts = validate_options(cls.Options, self.options, owner=f"family {self.name!r}: backend {self.backend!r}")
+        return cls.identity(self.model, opts)
 
     def create(self) -> JudgeBackend:
         """Instantiate the backend (validates options, reads credentials)."""
@@ -130,6 +137,7 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise InvalidParameterError(f"{source}: duplicate family name(s) {', '.join(dup)}")
+    check_distinct_families({f.name: f.identity() for f in families}, source=source)
     temperature = doc.get("temperature", DEFAULT_TEMPERATURE)
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
         raise InvalidParameterError(f"{source}: temperature must be a number in [0, 2], got {temperature!r}")
@@ -141,6 +149,25 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
             raise InvalidParameterError(f"{source}: {k} must be an integer >= 0, got {v!r}")
         reps[k] = v
     return Panel(tuple(families), float(temperature), **reps)
+
+
+def check_distinct_families(identities: dict[str, dict], *, source: str = "panel") -> None:
+    """Raise if two families (name -> backend identity) would make identical calls.
+
+    The family name is deliberately not part of a call key (renaming a family
+    reuses its calls), so two families with the same identity would share
+    keys and one would silently get the other's scores.
+    """
+    seen: dict[str, str] = {}
+    for name, ident in identities.items():
+        cj = canonical_json(ident)
+        if cj in seen:
+            raise InvalidParameterError(
+                f"{source}: families {seen[cj]!r} and {name!r} are the same judge (backend {ident['backend']!r}, model "
+                f"{ident['model']!r}, options {canonical_json(ident['options'])}) and would share every call; "
+                f"remove one, or make them differ (e.g. another base_url or model)"
+            )
+        seen[cj] = name
 
 
 def load_panel(path: str | Path) -> Panel:

@@ -15,6 +15,7 @@ small batches as they arrive: a killed process loses only calls in flight.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import time
 from collections import Counter
@@ -22,11 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import ImageLoadError, InvalidParameterError
 from ..store import CallRecord, CallStore, canonical_json, hash_text
 from .backends import CallFailedError, JudgeBackend, TransientCallError
-from .panel import Family, Panel
-from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt, parse_reply, reply_schema
+from .panel import Family, Panel, check_distinct_families
+from .prompts import (DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, ParsedReply, Prompt, build_prompt, parse_reply,
+                      reply_schema)
 from .rubric import Rubric, load_rubric
 from .types import ImageRef, JudgeRequest
 
@@ -98,11 +100,15 @@ class RunSummary:
     retries: int = 0
     cost_usd: float = 0.0
     elapsed_s: float = 0.0
+    skipped: int = 0  # calls not made because their image could not be read
     failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
+    bad_images: list[tuple[str, str]] = field(default_factory=list)  # (image label, problem), each once
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("planned", "already_done", "performed", "parse_failures",
-                                               "failed", "retries", "cost_usd", "elapsed_s")}
+        d = {k: getattr(self, k) for k in ("planned", "already_done", "performed", "parse_failures",
+                                            "failed", "skipped", "retries", "cost_usd", "elapsed_s")}
+        d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
+        return d
 
 
 _IMG, _REP = "\u0000image\u0000", -987654321
@@ -114,8 +120,17 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
 
     ``backends`` maps family names to created backends (their versions and
     reply-changing options enter the keys).
+
+    Raises
+    ------
+    InvalidParameterError
+        Two families would make the same calls (same backend, version, model
+        and key options): their records would collide in the store.
     """
     rubric = rubric or load_rubric()
+    identities = {f.name: backends[f.name].identity(backends[f.name].model_id, backends[f.name].options)
+                  for f in panel.families}
+    check_distinct_families(identities)
     prompts = [build_prompt(HOLISTIC_TEMPLATE, rubric)] * (panel.holistic_repetitions > 0)
     if panel.dimension_repetitions > 0:
         prompts += [build_prompt(DIMENSION_TEMPLATE, rubric, d) for d in rubric.dimension_ids]
@@ -127,8 +142,7 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
         for p in prompts:
             reps = panel.holistic_repetitions if p.kind == HOLISTIC_TEMPLATE.id else panel.dimension_repetitions
             fields = {
-                "backend": be.name, "backend_version": be.version, "model": be.model_id,
-                "options": be.key_fields(), "template": p.template.ref, "dimension": p.dimension,
+                **identities[fam.name], "template": p.template.ref, "dimension": p.dimension,
                 "rubric_sha256": rubric.sha256, "image_sha256": _IMG, "temperature": panel.temperature,
                 "repetition": _REP,
             }
@@ -180,6 +194,7 @@ async def run_panel(
     rubric: Rubric | None = None,
     on_progress: Callable[[int, int, float], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    on_bad_image: Callable[[str, str], None] | None = None,
 ) -> tuple[RunSummary, list[PlannedCall]]:
     """Perform the missing calls of ``panel`` over ``images``, recording each in ``store``.
 
@@ -188,6 +203,9 @@ async def run_panel(
     on_start : callable(total_missing, already_done), optional
     on_progress : callable(n_newly_recorded, n_failed, cost_usd), optional
         Called by the writer after each committed batch.
+    on_bad_image : callable(image_label, problem), optional
+        Called once per image that cannot be read; its calls are skipped
+        (``summary.skipped``), the other images run on.
 
     Returns
     -------
@@ -206,6 +224,7 @@ async def run_panel(
     try:
         for fam in panel.families:
             backends[fam.name] = fam.create()
+            backends[fam.name].prepare(concurrency=cfg.concurrency)
         plan = plan_calls(images, panel, backends, rubric)
         done = store.completed_keys()
         missing = [c for c in plan if c.key not in done]
@@ -213,7 +232,7 @@ async def run_panel(
         if on_start:
             on_start(len(missing), summary.already_done)
         if missing:
-            await _execute(missing, backends, panel, store, cfg, summary, on_progress)
+            await _execute(missing, backends, panel, store, cfg, summary, on_progress, on_bad_image)
     finally:
         for be in backends.values():
             await be.aclose()
@@ -221,8 +240,9 @@ async def run_panel(
     return summary, plan
 
 
-async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -> None:
+async def _execute(missing, backends, panel, store, cfg, summary, on_progress, on_bad_image) -> None:
     rng = random.Random()
+    bad: dict[str, str] = {}  # image sha256 -> problem
     queue: asyncio.Queue = asyncio.Queue()
     outstanding = Counter(c.image.sha256 for c in missing)
     schemas: dict[tuple[int, int], dict] = {}
@@ -245,8 +265,9 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -
             for call, err, attempts in failures:
                 store.record_failure(call_key=call.key, family=call.family.name, image=call.image.label,
                                      error=err, attempts=attempts)
-                if len(summary.failures) < 20:
+                if attempts and len(summary.failures) < 20:
                     summary.failures.append((call.key, err))
+            failures = [f for f in failures if f[2]]  # attempts == 0: an unreadable image, counted apart
             cost = sum(r.cost_usd or 0.0 for r in records)
             summary.performed += len(records)
             summary.parse_failures += sum(r.parse_error is not None for r in records)
@@ -261,6 +282,10 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -
         for call in it:
             be = backends[call.family.name]
             p = call.prompt
+            if call.image.sha256 in bad:
+                summary.skipped += 1
+                _done_with(call)
+                continue
             if be.supports_json_schema and p.scale not in schemas:
                 schemas[p.scale] = reply_schema(p.scale)
             req = JudgeRequest(
@@ -268,12 +293,24 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -
                 temperature=panel.temperature, repetition=call.repetition,
                 json_schema=schemas.get(p.scale) if be.supports_json_schema else None, timeout_s=cfg.timeout_s,
             )
-            reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng)
+            try:
+                reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng)
+            except ImageLoadError as exc:
+                summary.skipped += 1
+                if call.image.sha256 not in bad:
+                    bad[call.image.sha256] = str(exc)
+                    summary.bad_images.append((call.image.label, str(exc)))
+                    queue.put_nowait((call, f"image unreadable: {exc}", 0))
+                    if on_bad_image:
+                        on_bad_image(call.image.label, str(exc))
+                _done_with(call)
+                continue
             summary.retries += retries
             if reply is None:
                 queue.put_nowait((call, err, attempts))
             else:
-                parsed = parse_reply(reply.text, scale=p.scale)
+                parsed = (parse_reply(reply.text, scale=p.scale) if reply.error is None
+                          else ParsedReply(math.nan, None, reply.error))
                 queue.put_nowait(CallRecord.new(
                     key_json=call.key_json, family=call.family.name, backend=be.name, model_requested=be.model_id,
                     model_returned=reply.model, image=call.image.label, image_sha256=call.image.sha256,
@@ -284,9 +321,12 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress) -
                     score=None if parsed.error else parsed.score, reason=parsed.reason,
                     parse_error=parsed.error,
                 ))
-            outstanding[call.image.sha256] -= 1
-            if outstanding[call.image.sha256] == 0:
-                call.image.release()
+            _done_with(call)
+
+    def _done_with(call: PlannedCall) -> None:
+        outstanding[call.image.sha256] -= 1
+        if outstanding[call.image.sha256] == 0:
+            call.image.release()
 
     wtask = asyncio.create_task(writer())
     workers = [asyncio.create_task(worker()) for _ in range(min(cfg.concurrency, len(missing)))]

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from ..errors import ImageLoadError
 from ..io import load_image
 
 __all__ = ["ImageRef", "JudgeRequest", "JudgeReply"]
@@ -65,7 +66,10 @@ class ImageRef:
         with self._lock:
             arr = self._arrays.get(max_side)
             if arr is None:
-                arr = load_image(self._source, max_side=max_side).analysis
+                try:
+                    arr = load_image(self._source, max_side=max_side).analysis
+                except OSError as exc:  # e.g. deleted or unreadable since it was hashed
+                    raise ImageLoadError(f"{self.label}: cannot read ({exc.strerror or exc})") from None
                 self._arrays[max_side] = arr
             return arr
 
@@ -138,6 +142,10 @@ class JudgeReply:
         Model string the service says it used.
     prompt_tokens, completion_tokens : int or None
     cost_usd : float or None
+    error : str or None
+        Set when the service answered but the answer could not be read (e.g.
+        an HTTP 200 whose body is not JSON); ``text`` then holds the raw body.
+        The call is recorded as completed with this as its parse error.
     """
 
     text: str | None
@@ -145,3 +153,4 @@ class JudgeReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost_usd: float | None = None
+    error: str | None = None

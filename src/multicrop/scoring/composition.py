@@ -7,7 +7,12 @@ summed-area tables; the weights live in
 ========== =================================================================
 part       meaning
 ========== =================================================================
-kept       share of the region's saliency inside the crop
+kept       share of the region's saliency inside the crop; given the
+           region's subject, share of the subject's saliency instead
+framing    given a subject: how close the subject's extent along the crop's
+           limiting side is to ``fill_target`` of the crop (Gaussian,
+           ``fill_sigma``): whole, with some margin, neither lost nor cramped
+foreign    given a subject: share of the crop's saliency outside the subject
 density    saliency per pixel of the crop relative to the region, d/(1+d)
 border     highest mean saliency along one crop edge (edges lying on the
            image border are not counted: the photo itself ends there)
@@ -19,7 +24,7 @@ exposure   1 - 2 |mean luminance - 0.5|
 ========== =================================================================
 
 ``score = kept*w + density*w - border*w + thirds*w - face_cut*w
-+ headroom*w + sharpness*w + exposure*w``.
++ headroom*w + sharpness*w + exposure*w + framing*w - foreign*w``.
 """
 
 from __future__ import annotations
@@ -50,9 +55,10 @@ class CompositionScorer:
     """
 
     name = "composition"
-    version = "composition-1"
+    version = "composition-2"
     needs_image = True       # capability flags
     needs_saliency = True
+    uses_subject = True      # score() accepts the region's subject box
 
     def __init__(self, weights: CompositionWeights | None = None) -> None:
         self.weights = weights or CompositionWeights()
@@ -62,11 +68,14 @@ class CompositionScorer:
         return cls(config.weights)
 
     def score(self, context: ScoringContext, boxes: list[Box], *, ratio: Ratio | None = None,
-              region: Box | None = None) -> list[ScoredCrop]:
+              region: Box | None = None, subject: Box | None = None) -> list[ScoredCrop]:
         """Score ``boxes`` (in the context's pixels) for a crop of ``region``.
 
-        ``region`` (default: the whole image) is what the ``kept`` and
-        ``density`` terms are relative to.
+        ``region`` (default: the whole image) is what the ``density`` term is
+        relative to, and ``kept`` too unless ``subject`` is given: then
+        ``kept`` is the share of the subject's saliency inside the crop (the
+        crop may reach past the region to keep its subject whole), and the
+        ``framing`` and ``foreign`` terms are added.
         """
         if not boxes:
             return []
@@ -85,6 +94,18 @@ class CompositionScorer:
         kept = np.clip(mass / (reg_mass + eps), 0, 1) if reg_mass > eps else np.zeros_like(mass)
         d = (mass / area) / (reg_mass / reg_area + eps) if reg_mass > eps else np.zeros_like(mass)
         density = d / (1 + d)
+        framing = np.zeros_like(mass)
+        foreign = np.zeros_like(mass)
+        if subject is not None:
+            sx1, sy1, sx2, sy2 = (a[0] for a in ctx.int_corners([subject]))
+            s_mass = float(ctx.box_sums("saliency", *(np.array([v]) for v in (sx1, sy1, sx2, sy2)))[0])
+            ix1, iy1 = np.maximum(x1, sx1), np.maximum(y1, sy1)
+            ix2, iy2 = np.maximum(np.minimum(x2, sx2), ix1), np.maximum(np.minimum(y2, sy2), iy1)
+            own = ctx.box_sums("saliency", ix1, iy1, ix2, iy2)
+            kept = np.clip(own / s_mass, 0, 1) if s_mass > eps else np.zeros_like(mass)
+            foreign = np.clip((mass - own) / (mass + eps), 0, 1)
+            fill = np.maximum((sx2 - sx1) / bw, (sy2 - sy1) / bh)
+            framing = np.exp(-((fill - w.fill_target) ** 2) / (2 * w.fill_sigma ** 2))
 
         band = np.maximum(1, np.round(w.border_band * np.minimum(bw, bh))).astype(np.int64)
         edges = []
@@ -130,7 +151,7 @@ class CompositionScorer:
         total = (
             w.saliency_kept * kept + w.density * density - w.border_cut * border + w.thirds * thirds
             - w.face_cut * face_cut + w.face_headroom * headroom + w.sharpness * sharpness
-            + w.exposure * exposure
+            + w.exposure * exposure + w.framing * framing - w.foreign * foreign
         )
         out = []
         for i, box in enumerate(boxes):
@@ -140,5 +161,8 @@ class CompositionScorer:
                 "face_cut": round(float(face_cut[i]), 6), "headroom": round(float(headroom[i]), 6),
                 "sharpness": round(float(sharpness[i]), 6), "exposure": round(float(exposure[i]), 6),
             }
+            if subject is not None:
+                parts["framing"] = round(float(framing[i]), 6)
+                parts["foreign"] = round(float(foreign[i]), 6)
             out.append(ScoredCrop(box, round(float(total[i]), 6), parts, ratio))
         return out

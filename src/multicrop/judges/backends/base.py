@@ -106,9 +106,28 @@ class JudgeBackend(abc.ABC):
         self.model_id = model_id
         self.options = validate_options(self.Options, options, owner=f"backend {self.name!r}")
 
+    @classmethod
+    def key_options(cls, options: Any) -> dict[str, Any]:
+        """What of validated ``options`` decides the replies (and so enters every call key).
+
+        A classmethod so a panel can compare families before any backend is
+        created (no credentials needed).  Include everything that selects a
+        different server or a different request; never secrets.
+        """
+        return {}
+
+    @classmethod
+    def identity(cls, model_id: str, options: Any) -> dict[str, Any]:
+        """The backend part of a call key: name, version, model and :meth:`key_options`."""
+        return {"backend": cls.name, "backend_version": cls.version, "model": model_id,
+                "options": cls.key_options(options)}
+
     def key_fields(self) -> dict[str, Any]:
         """Options that change replies; they enter every call key."""
-        return {}
+        return self.key_options(self.options)
+
+    def prepare(self, *, concurrency: int) -> None:
+        """Called once before a run with the number of calls in flight (size pools to it)."""
 
     @abc.abstractmethod
     async def execute(self, request: JudgeRequest) -> JudgeReply:

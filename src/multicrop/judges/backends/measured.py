@@ -50,8 +50,9 @@ class MeasuredBackend(JudgeBackend):
         super().__init__(model_id, options)
         self._cache: OrderedDict[str, asyncio.Future] = OrderedDict()
 
-    def key_fields(self) -> dict:
-        return {"max_side": self.options.max_side}
+    @classmethod
+    def key_options(cls, options) -> dict:
+        return {"max_side": options.max_side}
 
     def _measure(self, request: JudgeRequest) -> measures.Measurements:
         return measures.measure(request.image.array(self.options.max_side))

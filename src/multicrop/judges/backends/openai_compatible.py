@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import json
 import os
 import time
 
@@ -21,6 +22,22 @@ from .base import CallFailedError, JudgeBackend, TransientCallError
 __all__ = ["OpenAICompatibleBackend"]
 
 _STRUCTURED = ("json_schema", "json_object", "none")
+_DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+_MAX_RAW = 65536  # longest unreadable body kept as the raw reply
+
+
+def _endpoint(base_url: str) -> str:
+    """The server a ``base_url`` option means, as the ``openai`` client resolves it."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or _DEFAULT_ENDPOINT
+    return url.strip().rstrip("/")
+
+
+def _limits(n: int):
+    """Keep-alive pool sized to the calls in flight (one connection each)."""
+    import openai
+
+    n = max(1, int(n))
+    return type(openai.DEFAULT_CONNECTION_LIMITS)(max_connections=max(n, 100), max_keepalive_connections=n)
 
 
 def _retry_after(headers) -> float | None:
@@ -67,7 +84,8 @@ class OpenAICompatibleBackend(JudgeBackend):
 
     name = "openai-compatible"
     description = "OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, OpenRouter, Gemini, Mistral)"
-    version = "1"
+    #: 2: the endpoint (``base_url``) entered the call key.
+    version = "2"
     supports_json_schema = True
     supports_images = True
     needs_network = True
@@ -103,10 +121,18 @@ class OpenAICompatibleBackend(JudgeBackend):
                     f'(api_key_env = "" for local servers without keys)'
                 )
         self._client = None
+        self._max_connections = 64
 
-    def key_fields(self) -> dict:
-        o = self.options
-        return {"max_side": o.max_side, "jpeg_quality": o.jpeg_quality, "structured_output": o.structured_output}
+    def prepare(self, *, concurrency: int) -> None:
+        self._max_connections = concurrency
+
+    @classmethod
+    def key_options(cls, options) -> dict:
+        # The endpoint is a different server: the same model string served by a
+        # local vLLM and by OpenRouter gives different replies (other weights,
+        # quantisation, defaults), so it enters the key.
+        return {"base_url": _endpoint(options.base_url), "max_side": options.max_side,
+                "jpeg_quality": options.jpeg_quality, "structured_output": options.structured_output}
 
     def _get_client(self):
         if self._client is None:
@@ -116,8 +142,9 @@ class OpenAICompatibleBackend(JudgeBackend):
             key = os.environ.get(env, "") if env else "unused"
             self._client = openai.AsyncOpenAI(
                 api_key=key,
-                base_url=self.options.base_url or None,
+                base_url=_endpoint(self.options.base_url),
                 max_retries=0,  # the runner retries, with its own backoff and records
+                http_client=openai.DefaultAsyncHttpxClient(limits=_limits(self._max_connections)),
             )
         return self._client
 
@@ -138,7 +165,10 @@ class OpenAICompatibleBackend(JudgeBackend):
             kwargs["response_format"] = {"type": "json_object"}
         client = self._get_client()
         try:
-            resp = await client.chat.completions.create(
+            # The raw response: we read the few fields we need ourselves, so a
+            # 200 whose body is not what the protocol promises is still a reply
+            # (recorded with its raw text and a parse error), not a crash.
+            raw = await client.chat.completions.with_raw_response.create(
                 model=self.model_id,
                 messages=[{
                     "role": "user",
@@ -152,6 +182,7 @@ class OpenAICompatibleBackend(JudgeBackend):
                 timeout=request.timeout_s,
                 **kwargs,
             )
+            body = raw.text
         except openai.APITimeoutError:
             raise TransientCallError(f"timed out after {request.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
@@ -168,20 +199,35 @@ class OpenAICompatibleBackend(JudgeBackend):
                     f"HTTP {code}", retry_after=_retry_after(getattr(exc.response, "headers", None))
                 ) from None
             raise CallFailedError(f"HTTP {code}: {str(exc)[:200]}") from None
-        except (openai.APIResponseValidationError, ValueError, TypeError) as exc:
-            raise CallFailedError(f"malformed response: {str(exc)[:200]}") from None
-        choices = getattr(resp, "choices", None) or []
-        text = None
-        if choices and getattr(choices[0], "message", None) is not None:
-            text = choices[0].message.content
-        usage = getattr(resp, "usage", None)
-        pt = getattr(usage, "prompt_tokens", None) if usage is not None else None
-        ct = getattr(usage, "completion_tokens", None) if usage is not None else None
+        return self._reply_from_body(body)
+
+    def _reply_from_body(self, body: str) -> JudgeReply:
+        """Read a chat-completions body; anything unexpected becomes ``JudgeReply.error``."""
+        o = self.options
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            return JudgeReply(text=body[:_MAX_RAW], error=f"HTTP 200 body is not JSON: {body[:80]!r}")
+        if not isinstance(doc, dict):
+            return JudgeReply(text=body[:_MAX_RAW], error="HTTP 200 body is not a JSON object")
+        model = doc.get("model") if isinstance(doc.get("model"), str) else None
+        usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
+        pt, ct = (v if isinstance(v, int) and not isinstance(v, bool) else None
+                  for v in (usage.get("prompt_tokens"), usage.get("completion_tokens")))
         cost = None
         if pt is not None and ct is not None:
             cost = (pt * o.price_input_per_mtok + ct * o.price_output_per_mtok) / 1e6
-        return JudgeReply(text=text, model=getattr(resp, "model", None), prompt_tokens=pt,
-                          completion_tokens=ct, cost_usd=cost)
+        choices = doc.get("choices")
+        message = choices[0].get("message") if (isinstance(choices, list) and choices
+                                                 and isinstance(choices[0], dict)) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if content is not None and not isinstance(content, str):
+            return JudgeReply(text=body[:_MAX_RAW], model=model, prompt_tokens=pt, completion_tokens=ct,
+                              cost_usd=cost, error=f"choices[0].message.content is not text: {content!r:.80}")
+        if message is None:
+            return JudgeReply(text=body[:_MAX_RAW], model=model, prompt_tokens=pt, completion_tokens=ct,
+                              cost_usd=cost, error="reply has no choices[0].message")
+        return JudgeReply(text=content, model=model, prompt_tokens=pt, completion_tokens=ct, cost_usd=cost)
 
     async def aclose(self) -> None:
         if self._client is not None:
