@@ -3,10 +3,13 @@
 Run: ``.venv/bin/python benchmarks/bench_judges.py [--quick]``
 
 1. Recorded calls/s against a loopback OpenAI-compatible server (separate
-   process, answering at once), concurrency 64, fresh store; beside it the
-   bare ``openai.AsyncOpenAI`` client with no runner and no store (the peer
-   that bounds us), and the runner + store with an in-process null backend
-   (what the runner and SQLite writer cost without HTTP).
+   process, answering at once), concurrency 64, fresh store; beside it, in
+   the same run, the bare ``openai.AsyncOpenAI`` client with no runner and no
+   store (the peer that bounds us) two ways: ``chat.completions.create`` (typed)
+   and ``client.post(..., cast_to=str)`` (the request path the backend uses),
+   and the runner + store with an in-process null backend (what the runner
+   and SQLite writer cost without HTTP).  Each with this process's CPU ms per
+   call, which is steadier than calls/s on a shared machine.
 2. Resume decision over a store of 300,000 calls: hash the images, plan the
    keys, load completed keys, find what is missing.
 3. The measured judge on 1 MP images, ms per image.
@@ -66,9 +69,22 @@ def _start_server() -> tuple[subprocess.Popen, int]:
     return proc, port
 
 
+def _threads() -> int:
+    """Threads of this process now (Linux), else Python threads."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    import threading
+
+    return threading.active_count()
+
+
 def bench_throughput(n_images: int, concurrency: int) -> dict:
     proc, port = _start_server()
-    res = {}
+    res = {"loadavg_1m_before": os.getloadavg()[0]}
     try:
         url = f"http://127.0.0.1:{port}/v1"
         fam = Family("vlm", "openai-compatible", "ok", {"base_url": url, "api_key_env": "", "max_side": 64})
@@ -76,12 +92,14 @@ def bench_throughput(n_images: int, concurrency: int) -> dict:
         imgs = _images(n_images)
         with tempfile.TemporaryDirectory() as d, CallStore(Path(d) / "r.sqlite") as store:
             judge_images(_images(2, seed=99), panel, store, config=RunConfig(concurrency=concurrency))  # warm up
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             s, _ = judge_images(imgs, panel, store, config=RunConfig(concurrency=concurrency))
-            dt = time.perf_counter() - t
+            dt, cpu = time.perf_counter() - t, time.process_time() - c
             assert s.performed == len(imgs) * 20 and len(store) == s.performed + 40
         res["openai_runner_calls_per_s"] = s.performed / dt
+        res["openai_runner_cpu_ms_per_call"] = cpu / s.performed * 1000
         res["openai_runner_calls"] = s.performed
+        res["threads_after_runner"] = _threads()
 
         # Peer: the bare openai client, same request shape, no runner, no store.
         import openai
@@ -89,23 +107,38 @@ def bench_throughput(n_images: int, concurrency: int) -> dict:
         msgs = [{"role": "user", "content": [{"type": "text", "text": "rate as a whole " * 60},
                                              {"type": "image_url", "image_url": {"url": imgs[0].data_url(64)}}]}]
 
-        async def bare(n: int) -> float:
+        async def bare(n: int, how: str) -> tuple[float, float]:
             client = openai.AsyncOpenAI(api_key="x", base_url=url, max_retries=0)
-            sem = asyncio.Semaphore(concurrency)
 
             async def one():
-                async with sem:
-                    r = await client.chat.completions.create(model="ok", messages=msgs, temperature=0.3)
-                    return r.choices[0].message.content
+                if how == "post":
+                    body = {"model": "ok", "messages": msgs, "temperature": 0.3}
+                    return json.loads(await client.post("/chat/completions", cast_to=str, body=body))
+                r = await client.chat.completions.create(model="ok", messages=msgs, temperature=0.3)
+                return r.choices[0].message.content
 
-            await asyncio.gather(*[one() for _ in range(100)])
-            t0 = time.perf_counter()
-            await asyncio.gather(*[one() for _ in range(n)])
-            dt = time.perf_counter() - t0
+            async def drive(k: int) -> None:  # `concurrency` workers, like the runner
+                it = iter(range(k))
+
+                async def w():
+                    for _ in it:
+                        await one()
+
+                await asyncio.gather(*[w() for _ in range(concurrency)])
+
+            await drive(100)
+            t0, c0 = time.perf_counter(), time.process_time()
+            await drive(n)
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             await client.close()
-            return n / dt
+            return n / dt, cpu / n * 1000
 
-        res["bare_openai_client_calls_per_s"] = asyncio.run(bare(res["openai_runner_calls"]))
+        for how in ("create", "post"):
+            rate, cpu_ms = asyncio.run(bare(res["openai_runner_calls"], how))
+            res[f"bare_openai_client_{how}_calls_per_s"] = rate
+            res[f"bare_openai_client_{how}_cpu_ms_per_call"] = cpu_ms
+        res["runner_over_bare_create"] = res["openai_runner_calls_per_s"] / res["bare_openai_client_create_calls_per_s"]
+        res["loadavg_1m_after"] = os.getloadavg()[0]
     finally:
         proc.terminate()
         proc.wait()
@@ -119,6 +152,7 @@ def bench_throughput(n_images: int, concurrency: int) -> dict:
         s, _ = judge_images(imgs, panel, store, config=RunConfig(concurrency=concurrency))
         dt = time.perf_counter() - t
     res["null_backend_runner_store_calls_per_s"] = s.performed / dt
+    res["null_backend_ms_per_call"] = dt / s.performed * 1000
     res["null_backend_calls"] = s.performed
     return res
 
@@ -199,10 +233,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     args = ap.parse_args()
-    out = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    import openai
+
+    out = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "openai": openai.__version__,
+           "loadavg_1m_start": os.getloadavg()[0]}
     out["measured"] = bench_measured()
     out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
     out["resume"] = bench_resume(30_000 if args.quick else 300_000)
+    out["loadavg_1m_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=2))
 
 

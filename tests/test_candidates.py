@@ -6,7 +6,7 @@ import pytest
 
 from multicrop.candidates import candidate_boxes, grid_anchors, sliding_windows
 from multicrop.config import CandidateConfig
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box, Ratio, fit_ratio_box
 
 
 @pytest.mark.parametrize("region", [Box(0, 0, 1200, 800), Box(100, 50, 500, 700), Box(0, 0, 640, 640)])
@@ -17,8 +17,8 @@ def test_anchors_have_the_exact_ratio_and_lie_in_the_region(region, ratio):
         assert math.isclose(b.w / b.h, ratio.value, rel_tol=1e-9)
         assert region.contains(b, tol=1e-6)
         # an anchor's corners come from the first/last 4 of 12 bins; the snapped box shrinks
-        # inside it, so it still starts within the first 4 bins + slack and covers >= ~1/3
-        assert b.area >= 0.5 * region.area / 1.25 ** 2 - 1e-6
+        # inside it; min_area is measured against the largest box of the ratio in the region
+        assert b.area >= 0.5 * fit_ratio_box(region, ratio).area / 1.25 ** 2 - 1e-6
 
 
 def test_anchor_count_for_a_matching_region():

@@ -98,6 +98,10 @@ class PartitionConfig:
         A found box also claims (and zeroes) every blob of which it holds at
         least this share of saliency, so one large subject is not split over
         two boxes (1 turns this off: only the box is zeroed, as in the paper).
+    claim_margin : float
+        The pixels a box claims are grown by this fraction of the long side
+        before they are zeroed, so the soft edge of a subject does not draw a
+        later box (0: no growth).
     subject_trim : float
         Each salient box is shrunk to its subject: along each axis, the
         smallest span holding all but this share of the box's saliency on
@@ -121,6 +125,7 @@ class PartitionConfig:
     bisect_tolerance: float = 0.15
     blob_level: float = 0.3
     absorb_share: float = 0.25
+    claim_margin: float = 0.015
     subject_trim: float = 0.02
     cut_centre_weight: float = 0.25
     orientation_fallback: bool = True
@@ -134,6 +139,7 @@ class PartitionConfig:
         _check_range(self, "bisect_tolerance", 0, 0.5)
         _check_range(self, "subject_trim", 0, 0.25)
         _check_range(self, "blob_level", 0, 1, lo_open=True)
+        _check_range(self, "claim_margin", 0, 0.25)
         _check_range(self, "absorb_share", 0, 1, lo_open=True)
         _check_range(self, "cut_centre_weight", 0, 100)
         if not isinstance(self.orientation_fallback, bool):
@@ -227,6 +233,10 @@ class CompositionWeights:
     fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
     fill_sigma: float = 0.15         # tolerance of the framing term
     foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
+    shape_match: float = 0.0         # partition: subject's shape matches the crop's (orientation choice)
+    in_region: float = 0.0           # partition: share of the crop inside the subject's region
+    framed_density: float = 0.0      # density weight when a subject is framed (framing sets the tightness)
+    framed_thirds: float = 0.0       # thirds weight when a subject is framed (a large subject is centred)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

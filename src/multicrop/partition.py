@@ -31,9 +31,13 @@ from .config import PartitionConfig
 from .errors import InvalidParameterError
 from .geometry import Box, Ratio, parse_ratio
 
-__all__ = ["Partition", "partition_saliency", "partition_from_boxes", "smallest_box", "summed_area_table"]
+__all__ = ["PARTITION_VERSION", "Partition", "partition_saliency", "partition_from_boxes", "smallest_box", "summed_area_table"]
 
 ORIENTATIONS = ("vertical", "horizontal")
+
+#: Part of every output (``versions["partition"]``); bump it when partitions change.
+#: partition-2: blobs claimed with their box, subjects, least-salient cuts, orientation fallback.
+PARTITION_VERSION = "partition-2"
 
 
 @dataclass(frozen=True)
@@ -321,10 +325,12 @@ def partition_saliency(
     max_area = cfg.max_box_area * w * h / k
     boxes: list[Box] = []
     subjects: list[Box] = []
+    empty = False
     for i in range(k):
         left = float(remaining.sum())
-        if total <= 0 or left <= 1e-6 * total:
+        if empty or total <= 0 or left <= 1e-6 * total:
             # Saliency exhausted: look for empty space instead, away from the boxes found.
+            empty = True
             remaining = np.ones_like(work)
             for b in boxes:
                 remaining[int(b.y): int(b.y2), int(b.x): int(b.x2)] = 0
@@ -338,8 +344,15 @@ def partition_saliency(
         if box is None:  # nothing valid reaches even the lowest share: take the smallest allowed
             box = smallest_box(remaining, ratio=r, target=0.0, sat=sat) or Box(0, 0, 1, 1)
         boxes.append(box)
+        if empty:  # empty space: the box is its own subject
+            subjects.append(box)
+            remaining[int(box.y): int(box.y2), int(box.x): int(box.x2)] = 0
+            continue
         mask = _subject_mask(remaining, box, level=cfg.blob_level, absorb=cfg.absorb_share)
         subjects.append(_tight_box(np.where(mask, remaining, 0.0), box, trim=cfg.subject_trim))
+        if cfg.claim_margin > 0:  # the blob's soft edge goes with it
+            r_px = max(1, round(cfg.claim_margin * max(h, w)))
+            mask = cv2.dilate(mask.astype(np.uint8), np.ones((2 * r_px + 1, 2 * r_px + 1), np.uint8)) > 0
         remaining[mask] = 0
 
     full_boxes = tuple(Box(b.x * sx, b.y * sy, b.w * sx, b.h * sy) for b in boxes)

@@ -29,7 +29,7 @@ from .config import CropConfig
 from .errors import ImageTooSmallError
 from .geometry import Box
 from .io import LoadedImage, load_image
-from .partition import Partition, partition_saliency
+from .partition import PARTITION_VERSION, Partition, partition_saliency
 from .saliency import SALIENCY_BACKENDS, compute_saliency
 from .scoring import ScoredCrop, ScoringContext, get_scorer
 from .select import best_per_region, select_topk, to_source
@@ -117,6 +117,7 @@ def _versions(config: CropConfig, scorer) -> dict[str, str]:
     return {
         "multicrop": __version__,
         "scorer": f"{scorer.name}/{scorer.version}",
+        "partition": PARTITION_VERSION,
         "saliency": f"{config.saliency}/{SALIENCY_BACKENDS.get(config.saliency).version}",
         "faces": "yunet" if config.faces else "off",
     }

@@ -3,9 +3,13 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 
 from multicrop.cli.main import main
+from multicrop.datasets.ratings import ratings_from_frame
+from multicrop.evaluation.judges_report import probe_headroom
 from multicrop.stats.simulate import simulate_study
 
 
@@ -35,13 +39,55 @@ def test_judges_writes_report_and_is_reproducible(files, tmp_path, capsys):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
+def test_jobs_do_not_change_a_byte(files, tmp_path):
+    """n_jobs does not change results, so it must not enter summary.json / index.html either."""
+    assert _judges(files, tmp_path / "j1", "-j", "1") == 0
+    assert _judges(files, tmp_path / "j2", "-j", "2") == 0
+    names = sorted(p.name for p in (tmp_path / "j1").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "j2").iterdir()) and "summary.json" in names
+    for name in names:
+        assert (tmp_path / "j1" / name).read_bytes() == (tmp_path / "j2" / name).read_bytes(), name
+
+
 def test_probe(files, capsys):
     rc = main(["eval", "probe", "-s", str(files / "judges.csv"), "-r", str(files / "ratings.csv"),
-               "-B", "200", "--json"])
+               "-B", "200", "--splits", "7", "--json"])
     assert rc == 0
     res = json.loads(capsys.readouterr().out)
-    assert res["verdict"] in {"panel", "single", "uncertain"} and res["repetitions"] == 5
-    assert res["headroom"] == pytest.approx(res["best_rho"]["estimate"] / res["ceiling"]["ceiling"])
+    # the CLI is the library call with the same options
+    ref = probe_headroom(pd.read_csv(files / "judges.csv"), ratings_from_frame(pd.read_csv(files / "ratings.csv")),
+                         n_resamples=200, n_splits=7)
+    assert res == json.loads(json.dumps(ref.to_dict()))
+    assert res["ceiling"]["n_splits"] == 7 and res["repetitions"] == 5
+    # planted: holistic fidelity 0.6 with shared off-target noise -> best rho about 0.45, far below the
+    # ceiling (about 0.94): the EVA side of the bands
+    assert res["verdict"] == "panel" and res["headroom"] < 0.62
+    sim_h = pd.read_csv(files / "ratings.csv").groupby("image")["score"].mean()
+    t = pd.read_csv(files / "judges.csv")
+    fam = res["best"]
+    mean5 = t[(t.family == fam) & (t.prompt_kind == "holistic")].groupby("image")["score"].mean().loc[sim_h.index]
+    assert res["best_rho"]["estimate"] == pytest.approx(stats.spearmanr(mean5, sim_h).statistic, abs=1e-12)
+
+
+def test_a_zero_noise_ceiling(files, tmp_path, capsys):
+    """Anti-correlated raters (as /tmp/review_b/neg.py): the report says n/a, the probe refuses in one line."""
+    imgs = sorted(pd.read_csv(files / "ratings.csv")["image"].unique())
+    rng = np.random.default_rng(1)
+    while True:
+        a, b = rng.normal(size=(2, len(imgs)))
+        if stats.spearmanr(a, b).statistic < -0.1:
+            break
+    neg = tmp_path / "neg.csv"
+    pd.DataFrame({"image": imgs * 2, "rater": ["r1"] * len(imgs) + ["r2"] * len(imgs),
+                  "score": np.concatenate([a, b])}).to_csv(neg, index=False)
+    rc = main(["eval", "judges", "-s", str(files / "judges.csv"), "-r", str(neg), "-o", str(tmp_path / "o"),
+               "-B", "200", "--partitions", "0", "--splits", "5", "-c", "ridge"])
+    assert rc == 0
+    assert "headroom: n/a" in (tmp_path / "o" / "index.html").read_text()
+    capsys.readouterr()
+    rc = main(["eval", "probe", "-s", str(files / "judges.csv"), "-r", str(neg), "-B", "200", "--splits", "5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "noise ceiling is 0.000" in err[0]
 
 
 @pytest.mark.parametrize(

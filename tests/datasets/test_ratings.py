@@ -49,16 +49,26 @@ def test_eva_means_and_skipped_rows(tmp_path):
     assert len(r.raters) == 4
 
 
-PARA = """sessionId,imageName,userId,aestheticScore,qualityScore,compositionScore,colorScore,dofScore,lightScore,contentScore,contentPreference,willingnessToShare,emotion
-s1,iaa_1.jpg,A1,3.5,4,3,3,2,3,4,3,2,happiness
-s1,iaa_1.jpg,A2,4.5,5,4,4,3,3,4,4,3,neutral
-s1,iaa_2.jpg,A1,2.0,2,2,,2,2,2,2,2,sadness
-s1,iaa_2.jpg,A3,x,2,2,2,2,2,2,2,2,sadness
-s1,iaa_2.jpg,A4,3.0,3,3,4,3,2,2,2,2,neutral
+# The real PARA-Images.csv header, column for column as listed in the PARA
+# README ("Annotation Explanation of PIAA", cols 0-15: session, image, user,
+# aesthetic, quality, composition, color, dof, content, light,
+# isObjectEmphasis, emotion class, difficulty, content preference,
+# willingness to share, scene category).  ``imgEmotion`` and ``semantic``
+# hold text labels.
+PARA_HEADER = ("sessionId,imageName,userId,aestheticScore,qualityScore,compositionScore,colorScore,dofScore,"
+               "contentScore,lightScore,isObjectEmphasis,imgEmotion,difficultyOfJudgment,contentPreference,"
+               "willingnessToShare,semantic")
+PARA = PARA_HEADER + """
+session1,iaa_1.jpg,A1,3.5,4,3,3,2,4,3,1,happiness,0,3,2,portrait
+session1,iaa_1.jpg,A2,4.5,5,4,4,3,4,3,0,neutral,-1,4,3,portrait
+session1,iaa_2.jpg,A1,2.0,2,2,,2,2,2,0,sadness,1,2,2,animal
+session1,iaa_2.jpg,A3,x,2,2,2,2,2,2,0,sadness,0,2,2,animal
+session1,iaa_2.jpg,A4,3.0,3,3,4,3,2,2,1,neutral,0,2,2,animal
 """
 
 
 def test_para_file_and_directory(tmp_path):
+    """Before the fix ``semantic`` (scene labels) was read as a score and killed every row."""
     d = tmp_path / "PARA" / "annotation"
     d.mkdir(parents=True)
     (d / "PARA-Images.csv").write_text(PARA)
@@ -69,20 +79,69 @@ def test_para_file_and_directory(tmp_path):
         # empty colour cell is a missing attribute for that rater only
         assert r.means.loc["iaa_2.jpg", "colour"] == pytest.approx(4.0)
         assert r.means.loc["iaa_1.jpg", "depth_of_field"] == pytest.approx(2.5)
+        assert r.means.loc["iaa_1.jpg", "content"] == pytest.approx(4.0)  # col 8 is content, col 9 light
+        assert r.means.loc["iaa_1.jpg", "light"] == pytest.approx(3.0)
         assert [(s.line, s.reason) for s in r.skipped] == [(5, "non-numeric score 'x'")]
-        assert {"quality", "composition", "colour", "light", "depth_of_field", "content"} <= set(r.attributes)
+        assert set(r.attributes) == {"quality", "composition", "colour", "light", "depth_of_field", "content"}
+        assert len(r.raters) == 4
+        # the category columns are ignored, and said so once
+        unused = [n for n in r.notes if n.startswith("columns not used")]
+        assert len(unused) == 1 and "imgEmotion" in unused[0] and "semantic" in unused[0]
+
+
+def test_a_text_attribute_column_is_ignored_not_a_row_killer(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("image,rater,score,quality,composition\na,u,5,portrait,3\na,v,7,animal,4\nb,u,4,animal,2\n")
+    r = load_ratings_csv(path)
+    assert r.skipped == () and len(r.raters) == 3
+    assert r.attributes == ("composition",)
+    assert any("'quality' holds categories" in n for n in r.notes)
+    # a stray text cell in a numeric attribute column is still a bad row
+    path.write_text("image,rater,score,quality\na,u,5,3\na,v,7,high\n")
+    assert [s.reason for s in load_ratings_csv(path).skipped] == ["non-numeric quality 'high'"]
+
+
+def _giaa_header():
+    """PARA-GiaaTrain/Test.csv columns in the README's order ("Annotation
+    Explanation of GIAA": 0 imageName, 1 sessionId, 2 scene category,
+    3-11 aesthetic distribution, 12-13 mean/std, ...), with the names public
+    PARA loaders index (``aestheticScore_1.0`` ... ``_5.0``,
+    ``qualityScore_mean``, ``compositionScore_1`` ... ``_5``, ``_mean``,
+    ``willingnessToShare_1``, ``isObjectEmphasis_mean``); the emotion column names are placeholders."""
+    cols = ["imageName", "sessionId", "semantic"]
+    cols += [f"aestheticScore_{v:.1f}" for v in np.arange(1.0, 5.01, 0.5)]
+    cols += ["aestheticScore_mean", "aestheticScore_std"]
+    cols += ["qualityScore_mean", "qualityScore_std"]
+    for name in ("compositionScore", "colorScore", "dofScore", "lightScore", "contentScore", "contentPreference",
+                 "willingnessToShare"):
+        cols += [f"{name}_{k}" for k in range(1, 6)] + [f"{name}_mean", f"{name}_std"]
+    cols += [f"imgEmotion_{e}" for e in ("amusement", "excitement", "contentment", "awe", "disgust", "sadness",
+                                         "fear", "neutral")]
+    cols += ["difficultyOfJudgment_-1", "difficultyOfJudgment_0", "difficultyOfJudgment_1",
+             "difficultyOfJudgment_mean", "difficultyOfJudgment_std", "isObjectEmphasis_0", "isObjectEmphasis_1",
+             "isObjectEmphasis_mean", "isObjectEmphasis_std"]
+    return cols
 
 
 def test_para_giaa_means_only(tmp_path):
+    cols = _giaa_header()
+    rows = []
+    for img, sem, base in (("a.jpg", "portrait", 3.2), ("b.jpg", "animal", 4.1)):
+        vals = {c: "1" for c in cols}
+        vals.update(imageName=img, sessionId="session1", semantic=sem, aestheticScore_mean=str(base),
+                    qualityScore_mean=str(base - 0.2), compositionScore_mean=str(base - 0.3),
+                    colorScore_mean=str(base - 0.1), lightScore_mean=str(base - 0.4),
+                    contentScore_mean="3.5", contentPreference_mean="2.0")
+        rows.append(",".join(vals[c] for c in cols))
     path = tmp_path / "PARA-GiaaTest.csv"
-    path.write_text(
-        "imageName,sessionId,aestheticScore_mean,qualityScore_mean,compositionScore_mean,colorScore_mean\n"
-        "a.jpg,s1,3.2,3.0,2.9,3.1\nb.jpg,s1,4.1,4.0,3.8,3.9\n"
-    )
+    path.write_text(",".join(cols) + "\n" + "\n".join(rows) + "\n")
     r = load_para(path)
-    assert r.raters is None
+    assert r.raters is None and r.skipped == ()
     assert r.means.loc["b.jpg", "score"] == pytest.approx(4.1)
     assert r.means.loc["a.jpg", "colour"] == pytest.approx(3.1)
+    assert r.means.loc["a.jpg", "content"] == pytest.approx(3.5)  # not contentPreference
+    assert "semantic" not in r.attributes
+    assert any(n.startswith("columns not used") and "semantic" in n for n in r.notes)
 
 
 def test_generic_csv_with_name_variants(tmp_path):
@@ -112,9 +171,37 @@ def test_errors(tmp_path):
         load_para(tmp_path)
 
 
-def test_wrong_field_count_is_reported(tmp_path):
+def test_wrong_field_count_is_reported_with_its_line(tmp_path):
+    """Line numbers counted by hand in the file below (header is line 1, the
+    blank line 4 is ignored)."""
     path = tmp_path / "r.csv"
-    path.write_text("image,rater,score\na,u,1\na,v,2,9\nb,u,3\nb,v,4\n")
+    path.write_text("image,rater,score\na,u,1\na,v,2,9\n\nb,u,3\nb,v\nb,w,x\n")
     r = load_ratings_csv(path)
-    assert len(r.raters) == 3
-    assert [s.reason for s in r.skipped] == ["wrong number of fields: 'a,v,2,9'"]
+    assert r.raters["image"].tolist() == ["a", "b"]
+    assert [(s.line, s.reason) for s in r.skipped] == [
+        (3, "wrong number of fields (4, header has 3): 'a,v,2,9'"),
+        (6, "wrong number of fields (2, header has 3): 'b,v'"),
+        (7, "non-numeric score 'x'"),
+    ]
+
+
+EVA_13 = """image_id=user_id=score=difficulty=visual=composition=quality=semantic=vote_time{extra}
+100=u1=7=2=3=4=3=2=2016-01-01 10:00:00=0=1=0=0
+100=u2=5=1=2=3=2=2=2016-01-01 10:01:00=0=0=0=1
+200=u1=9=1=4=4=4=4=2016-01-01 10:03:00=1=0=0=0
+200=u2=3=1=1=1=1=1=2016-01-01 10:04:00=0=0=1=0
+"""
+
+
+@pytest.mark.parametrize("extra", ["", "=cb1=cb2=cb3=cb4"], ids=["9-name header", "13-name header"])
+def test_eva_with_four_checkbox_fields_after_vote_time(tmp_path, extra):
+    """13-field rows under a 9-name header made pandas shift columns into an index."""
+    path = tmp_path / "votes_filtered.csv"
+    path.write_text(EVA_13.format(extra=extra))
+    r = load_eva(path)
+    assert r.skipped == ()
+    assert r.means.loc["100", "score"] == pytest.approx(6.0)
+    assert r.means.loc["200", "score"] == pytest.approx(6.0)
+    assert r.means.loc["100", "colour"] == pytest.approx(2.5)  # visual
+    assert r.means.loc["200", "semantic"] == pytest.approx(2.5)
+    assert r.raters["rater"].tolist() == ["u1", "u2", "u1", "u2"]

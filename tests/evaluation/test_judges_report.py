@@ -1,21 +1,30 @@
 """The judge protocol end to end on simulated data, checked against references."""
 
+import itertools
 import json
+import os
 
 import numpy as np
 import pandas as pd
 import pingouin as pg
 import pytest
 from scipy import stats
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold, cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from statsmodels.stats.multitest import multipletests
 
 from multicrop.datasets.ratings import ratings_from_frame
 from multicrop.errors import DatasetError, InvalidParameterError
 from multicrop.evaluation.judges_report import (
+    PROBE_HIGH,
+    PROBE_LOW,
     JudgesReportConfig,
     evaluate_judges,
     precision_at_top,
     probe_headroom,
+    probe_verdict,
     write_judges_report,
 )
 from multicrop.fusion.combiners import make_combiner, out_of_fold_predict
@@ -69,8 +78,28 @@ def test_comparisons_deltas_and_bh(report):
     for metric in ("spearman", "kendall"):
         sub = c[c["metric"] == metric]
         np.testing.assert_allclose(sub["p_bh"], multipletests(sub["p"], method="fdr_bh")[1], atol=1e-12)
-    best = c[c["comparator"] == "best_single"]
-    assert (best["p_max"] >= best["p"] - 1e-12).all()  # re-selecting the best member is more conservative
+
+
+
+def test_p_and_p_max_equal_a_scipy_loop_over_the_same_resamples(report):
+    """Reference: the documented resample stream (``default_rng([seed, 0])``,
+    ``integers(0, n, (B, n))``) replayed with scipy.spearmanr in a loop; p is
+    ``(1 + #{d* <= 0}) / (B + 1)`` and p_max uses the best member re-selected
+    in every resample."""
+    pred = report.predictions
+    n, B = len(pred), CFG.n_resamples
+    idx = np.random.default_rng([CFG.seed, 0]).integers(0, n, size=(B, n))
+    members = [a for a in report.arms["arm"] if a.startswith("member:")]
+    h = pred["human"].to_numpy()
+    rho = {a: np.array([stats.spearmanr(pred[a].to_numpy()[i], h[i]).statistic for i in idx])
+           for a in [*members, "H+P_gb"]}
+    best = report.summary["best_single"]
+    d = rho["H+P_gb"] - rho[best]
+    d_max = rho["H+P_gb"] - np.max([rho[m] for m in members], axis=0)
+    row = report.comparisons.set_index(["arm", "comparator", "metric"]).loc[("H+P_gb", "best_single", "spearman")]
+    assert row["p"] == pytest.approx((1 + np.sum(d <= 0)) / (B + 1), abs=1e-12)
+    assert row["p_max"] == pytest.approx((1 + np.sum(d_max <= 0)) / (B + 1), abs=1e-12)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.percentile(d, [2.5, 97.5])), abs=1e-12)
 
 
 def test_mtmm_matrix_equals_pingouin(study, report):
@@ -92,24 +121,109 @@ def test_mtmm_matrix_equals_pingouin(study, report):
     assert (cells["ci_low"] > 0).all()
 
 
-def test_robustness_and_ceiling(report, study):
-    r = report.robustness
-    fp = r[r["check"] == "fold_partitions"].iloc[0]
-    assert fp["arm"] == "H+P_gb" and "3 partitions" in fp["detail"]
-    assert fp["ci_low"] <= fp["estimate"] <= fp["ci_high"]
+def test_mtmm_reversal_is_flagged_two_sided(study):
+    """A planted reversal (holistic prompt tracks the attribute, dimension prompt
+    does not) must get a small BH-adjusted p; the old one-sided p was ~1."""
+    t = study.judge_table.copy()
+    hum = study.ratings.groupby("image")["composition"].mean()
+    rng = np.random.default_rng(0)
+    hol = (t.prompt_kind == "holistic") & (t.family == "family0")
+    t.loc[hol, "score"] = hum.loc[t.loc[hol, "image"]].to_numpy() + 0.3 * rng.normal(size=hol.sum())
+    dim = (t.prompt_kind == "dimension") & (t.family == "family0") & (t.dimension == "composition")
+    t.loc[dim, "score"] = rng.normal(size=dim.sum())
+    cfg = JudgesReportConfig(n_resamples=300, n_partitions=0, n_splits=5, combiners=("ridge",))
+    cells = evaluate_judges(t, ratings_from_frame(study.ratings), cfg).mtmm.set_index(["family", "attribute"])
+    cell = cells.loc[("family0", "composition")]
+    assert cell["delta"] < 0 and cell["ci_high"] < 0
+    assert cell["p"] == pytest.approx(2 / (300 + 1), abs=1e-15)  # no replicate >= 0: 2 * (1 + 0) / (B + 1)
+    assert cell["p_bh"] < 0.05
+
+
+def test_twenty_fold_partition_margins_equal_plain_sklearn(study):
+    """Reference: for k = 0..19, KFold(5, shuffle=True, random_state=seed + k)
+    with sklearn's cross_val_predict on a plain StandardScaler + Ridge(1.0)
+    pipeline; margin = scipy Spearman of the prediction minus that of the best
+    single member."""
+    ratings = ratings_from_frame(study.ratings)
+    cfg = JudgesReportConfig(n_resamples=100, n_partitions=20, n_splits=5, combiners=("ridge",),
+                             robustness_arms=("H+P_ridge",), seed=3)
+    rep = evaluate_judges(study.judge_table, ratings, cfg)
+    y = rep.predictions["human"].to_numpy()
+    X = build_features(validate_judge_table(study.judge_table), "H+P").loc[rep.predictions.index].to_numpy()
+    best_rho = stats.spearmanr(rep.predictions[rep.summary["best_single"]], y).statistic
+    margins = np.array([
+        stats.spearmanr(cross_val_predict(make_pipeline(StandardScaler(), Ridge(alpha=1.0)), X, y,
+                                          cv=KFold(5, shuffle=True, random_state=cfg.seed + k)), y).statistic
+        - best_rho
+        for k in range(20)
+    ])
+    fp = rep.robustness[rep.robustness["check"] == "fold_partitions"].iloc[0]
+    assert fp["arm"] == "H+P_ridge" and "20 partitions" in fp["detail"]
+    assert fp["estimate"] == pytest.approx(margins.mean(), abs=1e-12)
+    assert fp["sd"] == pytest.approx(margins.std(ddof=1), abs=1e-12)
+    assert (fp["ci_low"], fp["ci_high"]) == pytest.approx((margins.min(), margins.max()), abs=1e-12)
+    assert fp["sd"] > 0  # different partitions really were used
+
+
+def test_ceiling_recovers_the_planted_one(report, study):
     assert report.ceiling.ceiling == pytest.approx(study.ceiling, abs=0.03)
-    assert report.summary["headroom"] == pytest.approx(report.summary["best_single_rho"] / report.ceiling.ceiling)
 
 
-def test_label_transfer(study):
+def _renamed(sim, prefix):
+    return (sim.judge_table.assign(image=prefix + sim.judge_table["image"]),
+            sim.ratings.assign(image=prefix + sim.ratings["image"]))
+
+
+def test_label_transfer_equals_plain_sklearn_fit_then_predict(study):
+    """Reference: StandardScaler + Ridge(1.0) fitted on all of the main set's
+    H+P features, predicting the transfer set's; scipy Spearman of that minus
+    the transfer set's best single member."""
     other = simulate_study(100, n_families=3, rng=np.random.default_rng(6))
+    o_table, o_ratings = _renamed(other, "t")
     cfg = JudgesReportConfig(n_resamples=200, n_partitions=0, n_splits=5, combiners=("ridge",))
     rep = evaluate_judges(study.judge_table, ratings_from_frame(study.ratings), cfg,
-                          transfer=(other.judge_table, ratings_from_frame(other.ratings)))
+                          transfer=(o_table, ratings_from_frame(o_ratings)))
     tr = rep.robustness[rep.robustness["check"] == "label_transfer"].set_index("arm")
     assert set(tr.index) == {"H+P_ridge", "P_ridge"}
+    X = build_features(validate_judge_table(study.judge_table), "H+P").loc[rep.predictions.index]
+    Xt = build_features(validate_judge_table(o_table), "H+P")
+    yt = o_ratings.groupby("image")["score"].mean().loc[Xt.index]
+    pred = make_pipeline(StandardScaler(), Ridge(alpha=1.0)).fit(X.to_numpy(), rep.predictions["human"]).predict(
+        Xt[X.columns].to_numpy())
+    Ht = build_features(validate_judge_table(o_table), "H").loc[Xt.index]
+    best_t = max(stats.spearmanr(Ht[c], yt).statistic for c in Ht.columns)
+    assert tr.loc["H+P_ridge", "estimate"] == pytest.approx(stats.spearmanr(pred, yt).statistic - best_t, abs=1e-12)
     # same generating process: labels transfer, fusion beats the other set's best member
     assert tr.loc["H+P_ridge", "ci_low"] > 0
+    assert rep.summary["transfer"] == {"n_transfer_images": 100, "n_transfer_overlap": 0}
+
+
+def test_label_transfer_drops_images_shared_with_the_main_set(study, tmp_path):
+    other = simulate_study(100, n_families=3, rng=np.random.default_rng(6))
+    o_table, o_ratings = _renamed(other, "t")
+    shared = sorted(o_ratings["image"].unique())[:20]
+    rename = {s: s[1:] for s in shared}  # 't' + 'img00000' -> 'img00000', an image of the main set
+    o_table["image"], o_ratings["image"] = o_table["image"].replace(rename), o_ratings["image"].replace(rename)
+    cfg = JudgesReportConfig(n_resamples=100, n_partitions=0, n_splits=5, combiners=("ridge",))
+    rep = evaluate_judges(study.judge_table, ratings_from_frame(study.ratings), cfg,
+                          transfer=(o_table, ratings_from_frame(o_ratings)))
+    assert rep.summary["transfer"] == {"n_transfer_images": 80, "n_transfer_overlap": 20}
+    assert "20 images of the transfer set" in rep.summary["notes"]["transfer"]
+    write_judges_report(rep, tmp_path)
+    assert "20 images shared with this dataset were dropped" in (tmp_path / "index.html").read_text()
+    with pytest.raises(DatasetError, match="shares 120 of its 120 images"):
+        evaluate_judges(study.judge_table, ratings_from_frame(study.ratings), cfg,
+                        transfer=(study.judge_table, ratings_from_frame(study.ratings)))
+
+
+def test_label_transfer_missing_feature_columns_is_a_dataset_error(study):
+    other = simulate_study(100, n_families=3, rng=np.random.default_rng(6))
+    o_table, o_ratings = _renamed(other, "t")
+    o_table = o_table[~((o_table.family == "family1") & (o_table.dimension == "composition"))]
+    cfg = JudgesReportConfig(n_resamples=100, n_partitions=0, n_splits=5, combiners=("ridge",))
+    with pytest.raises(DatasetError, match="lacks the H\\+P feature columns P:family1:composition"):
+        evaluate_judges(study.judge_table, ratings_from_frame(study.ratings), cfg,
+                        transfer=(o_table, ratings_from_frame(o_ratings)))
 
 
 def test_same_inputs_same_bytes(tmp_path, study):
@@ -123,7 +237,10 @@ def test_same_inputs_same_bytes(tmp_path, study):
                                    "forest.png", "accuracy_vs_calls.png", "index.html"}
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
-    assert not list((tmp_path / "a").glob(".*.tmp"))  # atomic writes leave no temp files
+    assert not list((tmp_path / "a").glob(".*"))  # atomic writes leave no temp files
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {oct(p.stat().st_mode & 0o777) for p in a} == {oct(0o666 & ~umask)}  # not mkstemp's 0600
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert summary["config"]["n_resamples"] == 200
     html = (tmp_path / "a" / "index.html").read_text()
@@ -139,16 +256,74 @@ def test_same_inputs_same_bytes(tmp_path, study):
 def test_precision_at_top_by_hand():
     assert precision_at_top([4, 3, 2, 1], [1, 2, 3, 4], fraction=0.5) == 0.0
     assert precision_at_top([4, 3, 2, 1], [4, 1, 3, 2], fraction=0.5) == 0.5  # {0,1} vs {0,2}
+    # k = 2; predicted: image 0 in, images 1-3 tie for one place (1/3 each);
+    # human top is {0, 1}: expected overlap 1 + 1/3, precision (4/3) / 2
+    assert precision_at_top([3, 2, 2, 2, 1], [5, 4, 3, 2, 1], fraction=0.4) == pytest.approx(2 / 3, abs=1e-15)
+    # ties on both sides: k = 2; predicted {0: 1, 1: 1/3, 2: 1/3, 3: 1/3}; human {0: 1/2, 1: 1/2, 4: 1/2, 5: 1/2}
+    assert precision_at_top([9, 5, 5, 5, 1, 0], [7, 7, 1, 0, 7, 7], fraction=0.3) == pytest.approx(
+        (1 * 0.5 + (1 / 3) * 0.5) / 2, abs=1e-15)
     with pytest.raises(InvalidParameterError, match="fraction"):
         precision_at_top([1, 2], [1, 2], fraction=0)
 
 
+def _brute_force_expected_precision(p, h, fraction):
+    """Average the position-tie-broken precision over every ordering of the images."""
+    k = int(np.ceil(fraction * len(p)))
+    vals = []
+    for order in itertools.permutations(range(len(p))):
+        o = np.array(order)
+        top_p = set(o[np.argsort(-np.asarray(p)[o], kind="stable")[:k]])
+        top_h = set(o[np.argsort(-np.asarray(h)[o], kind="stable")[:k]])
+        vals.append(len(top_p & top_h) / k)
+    return float(np.mean(vals))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_precision_at_top_is_the_expectation_over_random_tie_breaks(seed):
+    rng = np.random.default_rng(seed)
+    p, h = rng.integers(0, 3, size=7), rng.integers(0, 3, size=7)
+    assert precision_at_top(p, h, fraction=0.3) == pytest.approx(_brute_force_expected_precision(p, h, 0.3),
+                                                                 abs=1e-12)
+
+
+def test_precision_at_top_does_not_depend_on_image_order():
+    """Integer verdicts tie a lot; before the fix the id order decided the ties."""
+    rng = np.random.default_rng(0)
+    p, h = rng.integers(1, 11, size=300), np.round(rng.normal(size=300), 1)
+    ref = precision_at_top(p, h)
+    for s in range(5):
+        perm = np.random.default_rng(s).permutation(300)
+        assert precision_at_top(p[perm], h[perm]) == pytest.approx(ref, abs=1e-12)
+
+
+def test_probe_bands_include_the_papers_datasets():
+    """Jadhav et al. (2026) §5.5: the best probe model captured 62.0 % of EVA's
+    ceiling (fusion paid) and 84.6 % of PARA's (parity)."""
+    assert (PROBE_LOW, PROBE_HIGH) == (0.620, 0.846)
+    assert probe_verdict(0.620)[0] == "panel"
+    assert probe_verdict(0.846)[0] == "single"
+    assert probe_verdict(0.6201)[0] == probe_verdict(0.8459)[0] == "uncertain"
+    assert "62.0%" in probe_verdict(0.7)[1] and "84.6%" in probe_verdict(0.7)[1]
+
+
 def test_probe_verdicts(study):
     weak = simulate_study(150, n_families=2, holistic_fidelity=0.4, rng=np.random.default_rng(2))
-    res = probe_headroom(weak.judge_table, ratings_from_frame(weak.ratings), n_resamples=300, n_splits=10)
+    weak_r = ratings_from_frame(weak.ratings)
+    res = probe_headroom(weak.judge_table, weak_r, n_resamples=300, n_splits=10)
     assert res.verdict == "panel"  # planted: holistic fidelity 0.4 against a ceiling of about 0.95
-    assert res.headroom == pytest.approx(max(res.members.values()) / res.ceiling.ceiling)
-    assert res.best_rho.ci_low < res.best_rho.estimate < res.best_rho.ci_high
+    # members: scipy Spearman of the 5-repetition holistic mean; headroom against the planted ceiling
+    hum = weak.ratings.groupby("image")["score"].mean()
+    t = weak.judge_table[weak.judge_table.prompt_kind == "holistic"]
+    for fam, rho in res.members.items():
+        mean5 = t[t.family == fam].groupby("image")["score"].mean().loc[hum.index]
+        assert rho == pytest.approx(stats.spearmanr(mean5, hum).statistic, abs=1e-12)
+    assert res.headroom == pytest.approx(max(res.members.values()) / weak.ceiling, abs=0.02)
+    # a headroom exactly on a band edge is inside the band
+    assert probe_headroom(weak.judge_table, weak_r, n_resamples=300, n_splits=10, low=res.headroom,
+                          high=0.99).verdict == "panel"
+    # the CI follows the confidence option
+    narrow = probe_headroom(weak.judge_table, weak_r, n_resamples=300, n_splits=10, confidence=0.5)
+    assert narrow.best_rho.ci_high - narrow.best_rho.ci_low < res.best_rho.ci_high - res.best_rho.ci_low
     strong = simulate_study(150, n_families=2, holistic_fidelity=0.97, judge_noise=0.1,
                             rng=np.random.default_rng(1))
     res2 = probe_headroom(strong.judge_table, ratings_from_frame(strong.ratings), n_resamples=300, n_splits=10)
@@ -190,17 +365,42 @@ def test_paths_in_judge_table_meet_rating_ids(study):
             ["image", "family", "prompt_kind", "dimension", "repetition"])), ratings, "stem")
 
 
-def test_parallel_refits_give_the_same_robustness(study):
+def test_parallel_refits_give_the_same_report_bytes(study, tmp_path):
     ratings = ratings_from_frame(study.ratings)
     base = dict(n_resamples=100, n_partitions=3, n_splits=5, combiners=("ridge",), robustness_arms=("H+P_ridge",))
-    one = evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=1))
-    two = evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=2))
-    pd.testing.assert_frame_equal(one.robustness, two.robustness)
-    fp = one.robustness[one.robustness["check"] == "fold_partitions"].iloc[0]
-    # partition 0 is the main analysis: its margin is the reported delta vs best single
-    c = one.comparisons
-    main_delta = c[(c.arm == "H+P_ridge") & (c.comparator == "best_single") & (c.metric == "spearman")]["delta"].iloc[0]
-    assert fp["ci_low"] <= main_delta <= fp["ci_high"]
+    one = write_judges_report(evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=1)),
+                              tmp_path / "one")
+    two = write_judges_report(evaluate_judges(study.judge_table, ratings, JudgesReportConfig(**base, n_jobs=2)),
+                              tmp_path / "two")
+    for a, b in zip(one, two):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert "n_jobs" not in json.loads((tmp_path / "one" / "summary.json").read_text())["config"]
+
+
+def _anticorrelated_raters(study):
+    """Two raters per image whose scores rank-correlate negatively (as /tmp/review_b/neg.py):
+    the split-half reliability is negative, so the ceiling is 0."""
+    imgs = sorted(study.ratings["image"].unique())
+    rng = np.random.default_rng(1)
+    while True:
+        a, b = rng.normal(size=(2, len(imgs)))
+        if stats.spearmanr(a, b).statistic < -0.1:
+            break
+    return pd.DataFrame({"image": imgs * 2, "rater": ["r1"] * len(imgs) + ["r2"] * len(imgs),
+                         "score": np.concatenate([a, b])})
+
+
+def test_a_non_positive_noise_ceiling_is_reported_not_a_crash(study, tmp_path):
+    ratings = ratings_from_frame(_anticorrelated_raters(study))
+    cfg = JudgesReportConfig(n_resamples=100, n_partitions=0, n_splits=5, combiners=("ridge",))
+    rep = evaluate_judges(study.judge_table, ratings, cfg)
+    assert rep.ceiling.ceiling == 0.0 and rep.summary["headroom"] is None
+    assert "headroom is undefined" in rep.summary["notes"]["ceiling"]
+    write_judges_report(rep, tmp_path)
+    page = (tmp_path / "index.html").read_text()
+    assert "headroom: n/a" in page and "headroom is undefined" in page
+    with pytest.raises(DatasetError, match="noise ceiling is 0.000"):
+        probe_headroom(study.judge_table, ratings, n_resamples=100, n_splits=5)
 
 
 def test_a_constant_judge_is_undefined_not_best(study):

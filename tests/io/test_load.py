@@ -136,3 +136,84 @@ def test_decompression_bomb_limit(tmp_path):
         load_image(tmp_path / "b.png", max_pixels=999_999)
     assert load_image(tmp_path / "b.png", max_pixels=1_000_000).size == (1000, 1000)
     assert Image.MAX_IMAGE_PIXELS >= 300_000_000  # Pillow's own guard no longer fires first
+
+
+def test_too_large_message_names_the_option_that_raises_the_limit(tmp_path):
+    Image.new("RGB", (2000, 1000)).save(tmp_path / "b.png")
+    with pytest.raises(ImageTooLargeError) as err:
+        load_image(tmp_path / "b.png", max_pixels=1_500_000)
+    assert str(err.value) == (
+        f"{tmp_path / 'b.png'}: 2000x1000 = 2.0 MP exceeds the limit of 1.5 MP; if this is a real photo, "
+        "raise the limit with --max-pixels (CropConfig.max_pixels)"
+    )
+    with pytest.raises(ImageTooLargeError, match="--max-pixels"):
+        load_image(np.zeros((100, 100), np.uint8), max_pixels=9_999)
+
+
+def test_max_pixels_above_pillows_own_limit_is_honoured(tmp_path, monkeypatch):
+    Image.new("RGB", (300, 200)).save(tmp_path / "b.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 10_000)  # Pillow alone refuses above 20,000 pixels
+    img = load_image(tmp_path / "b.png", max_pixels=60_000)
+    assert img.size == (300, 200) and img.open_full().size == (300, 200)
+    assert Image.MAX_IMAGE_PIXELS == 10_000  # restored
+
+
+def test_open_full_keeps_the_native_mode(tmp_path):
+    g16 = (np.arange(300 * 400, dtype=np.uint32).reshape(300, 400) * 65535 // (300 * 400)).astype(np.uint16)
+    Image.fromarray(g16).save(tmp_path / "g16.png")
+    img = load_image(tmp_path / "g16.png", max_side=100)
+    full = img.open_full()
+    assert full.mode == "I;16" and np.array_equal(np.asarray(full), g16)
+    assert img.analysis.shape == (75, 100, 3)  # the analysis copy alone is 8-bit RGB
+    assert img.open_full(rgb=True).mode == "RGB"
+
+    Image.fromarray(gradient()[..., 1]).save(tmp_path / "l.png")
+    assert load_image(tmp_path / "l.png").open_full().mode == "L"
+    rgba = np.dstack([gradient(), np.full((300, 400), 7, np.uint8)])
+    Image.fromarray(rgba).save(tmp_path / "a.png")
+    full = load_image(tmp_path / "a.png").open_full()
+    assert full.mode == "RGBA" and np.array_equal(np.asarray(full), rgba)
+
+
+def test_sixteen_bit_analysis_copy_is_reduced_and_rescaled(tmp_path):
+    g16 = np.tile(np.linspace(0, 65535, 2000).astype(np.uint16), (1000, 1))
+    Image.fromarray(g16).save(tmp_path / "g16.tif")
+    a = load_image(tmp_path / "g16.tif", max_side=200).analysis
+    assert a.shape == (100, 200, 3)
+    assert a[50, 0].max() <= 2 and a[50, -1].min() >= 253
+    assert np.all(np.diff(a[50, :, 0].astype(int)) >= 0)
+
+
+@pytest.mark.parametrize(
+    "mode, fmt, expected",
+    [
+        ("I;16", "PNG", "I;16"), ("I;16", "TIFF", "I;16"), ("I;16", "JPEG", "L"), ("I;16", "WEBP", "RGB"),
+        ("I", "PNG", "I;16"), ("I", "TIFF", "I"),
+        ("L", "JPEG", "L"), ("L", "PNG", "L"), ("L", "TIFF", "L"), ("L", "WEBP", "RGB"),
+        ("LA", "JPEG", "L"), ("LA", "PNG", "LA"), ("LA", "WEBP", "RGBA"),
+        ("RGBA", "JPEG", "RGB"), ("RGBA", "PNG", "RGBA"), ("RGBA", "WEBP", "RGBA"), ("RGBA", "TIFF", "RGBA"),
+        ("RGB", "JPEG", "RGB"), ("P", "PNG", "P"), ("P", "JPEG", "RGB"), ("1", "JPEG", "L"),
+        ("CMYK", "JPEG", "RGB"), ("CMYK", "TIFF", "RGB"), ("CMYK", "PNG", "RGB"),
+    ],
+)
+def test_to_output_mode(mode, fmt, expected):
+    from multicrop.io import to_output_mode
+
+    im = Image.new(mode, (4, 3))
+    out = to_output_mode(im, fmt)
+    assert out.mode == expected and out.size == (4, 3)
+    if expected == mode:
+        assert out is im  # nothing to convert: no copy
+
+
+def test_to_output_mode_values():
+    from multicrop.io import to_output_mode
+
+    g16 = Image.fromarray(np.array([[0, 257, 65535]], np.uint16))
+    assert np.asarray(to_output_mode(g16, "JPEG")).tolist() == [[0, 1, 255]]
+    big = Image.fromarray(np.array([[-5, 70_000, 1234]], np.int32))
+    assert np.asarray(to_output_mode(big, "PNG")).tolist() == [[0, 65535, 1234]]
+    rgba = Image.new("RGBA", (2, 2), (10, 20, 30, 0))
+    assert to_output_mode(rgba, "JPEG").getpixel((0, 0)) == (255, 255, 255)
+    la = Image.new("LA", (2, 2), (10, 128))
+    assert to_output_mode(la, "JPEG").getpixel((0, 0)) in (132, 133)  # half-way to white

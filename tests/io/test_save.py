@@ -60,3 +60,31 @@ def test_jpeg_crops_keep_quality_tables_icc_and_reset_orientation(tmp_path):
         assert a.quantization == b.quantization
         assert b.info["icc_profile"] == icc
         assert b.getexif()[0x0112] == 1
+
+
+@pytest.mark.parametrize("suffix", [".png", ".tif"])
+def test_sixteen_bit_grey_is_saved_sixteen_bit(tmp_path, suffix):
+    g16 = np.array([[0, 1, 2], [65533, 65534, 65535]], np.uint16)
+    save_image(Image.fromarray(g16), tmp_path / f"a{suffix}")
+    with Image.open(tmp_path / f"a{suffix}") as im:
+        assert im.mode == "I;16" and np.array_equal(np.asarray(im), g16)
+
+
+def test_alpha_kept_in_png_composited_on_white_in_jpeg(tmp_path):
+    rgba = Image.new("RGBA", (8, 8), (0, 0, 0, 0))
+    save_image(rgba, tmp_path / "a.png")
+    save_image(rgba, tmp_path / "a.jpg")
+    with Image.open(tmp_path / "a.png") as im:
+        assert im.mode == "RGBA" and im.getpixel((0, 0)) == (0, 0, 0, 0)
+    with Image.open(tmp_path / "a.jpg") as im:
+        assert im.mode == "RGB" and min(im.getpixel((0, 0))) >= 250
+
+
+def test_grey_profile_is_not_put_on_rgb_webp(tmp_path):
+    grey_icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("LAB")).tobytes()  # any non-RGB profile
+    save_image(Image.new("L", (8, 8), 100), tmp_path / "a.webp", icc_profile=grey_icc)
+    save_image(Image.new("L", (8, 8), 100), tmp_path / "a.png", icc_profile=grey_icc)
+    with Image.open(tmp_path / "a.webp") as im:
+        assert im.mode == "RGB" and "icc_profile" not in im.info
+    with Image.open(tmp_path / "a.png") as im:
+        assert im.mode == "L" and im.info["icc_profile"] == grey_icc

@@ -143,14 +143,15 @@ def test_an_unreadable_image_is_reported_once_and_the_others_run(tmp_path):
     bad = tmp_path / "bad.jpg"
     bad.write_text("this is not a JPEG")
     panel = parse_panel({**default_panel().to_dict(), "holistic_repetitions": 2, "dimension_repetitions": 1})
-    seen = []
+    seen, progress = [], []
     with CallStore(tmp_path / "r.sqlite") as store:
         s, plan = judge_images([ImageRef(bad), ImageRef(good)], panel, store, config=RunConfig(concurrency=4),
-                               on_bad_image=lambda label, problem: seen.append((label, problem)))
+                               on_bad_image=lambda label, problem: seen.append((label, problem)),
+                               on_progress=lambda n, failed, cost: progress.append(n))
         df = scores_table(plan, store)
         n_fail = store.stats().n_failures
     assert seen == [(str(bad), f"{bad}: not an image Pillow can read")] and s.bad_images == seen
-    assert (s.planned, s.performed, s.skipped, s.failed) == (14, 7, 7, 0)
+    assert (s.planned, s.performed, s.skipped, s.failed) == (14, 7, 7, 0) and sum(progress) == 14
     assert set(df.image) == {str(good)} and df.score.notna().all() and n_fail == 1
     assert s.to_dict()["bad_images"] == [{"image": str(bad), "error": seen[0][1]}]
 

@@ -9,6 +9,7 @@ from multicrop.stats.bootstrap import (
     max_statistic_pvalues,
     one_sided_p,
     paired_bootstrap,
+    two_sided_p,
     percentile_ci,
 )
 
@@ -83,3 +84,12 @@ def test_undefined_statistics_get_no_p_value():
     assert np.isnan(one_sided_p([np.nan, np.nan]))
     p = max_statistic_pvalues([0.1, np.nan], np.array([[0.1, np.nan], [0.12, np.nan], [0.05, np.nan]]))
     assert np.isnan(p[1]) and p[0] == pytest.approx(1 / 4)  # max centred = 0, 0.02, -0.05 < 0.1
+
+
+def test_two_sided_p_by_hand():
+    """Hand counts: of 8 finite replicates 2 are <= 0 and 7 >= 0 (the zero is in both tails)."""
+    boot = [-0.2, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, np.nan]
+    assert two_sided_p(boot) == pytest.approx(2 * (1 + 2) / (8 + 1))
+    assert two_sided_p([0.5] * 9) == pytest.approx(2 * 1 / 10)
+    assert two_sided_p([0.0] * 4) == 1.0  # capped
+    assert np.isnan(two_sided_p([np.nan]))

@@ -47,6 +47,24 @@ def test_partial_bootstrap_replicate_equals_pingouin_on_expanded_resample():
         rh = pg.partial_corr(df, x="h", y="t", covar="o", method="spearman")["r"].iloc[0]
         reps.append(ra - rh)
     assert (res.ci_low, res.ci_high) == pytest.approx(tuple(np.percentile(reps, [2.5, 97.5])), abs=1e-12)
+    reps = np.array(reps)
+    two_sided = min(1.0, 2 * min(1 + np.sum(reps <= 0), 1 + np.sum(reps >= 0)) / (3 + 1))
+    assert res.p == pytest.approx(two_sided, abs=1e-15)
+
+
+def test_an_mtmm_reversal_gets_a_small_two_sided_p():
+    """Planted reversal: the holistic prompt tracks the attribute, the dimension prompt does not.
+
+    With the old one-sided p (H1: dimension > holistic) this p was about 1,
+    so BH could never flag a reversal; two-sided it is (1 + 0) * 2 / (B + 1).
+    """
+    rng = np.random.default_rng(8)
+    ov, at = rng.normal(size=(2, 300))
+    hol, dim = at + rng.normal(size=300), ov + rng.normal(size=300)
+    c = resample_counts(300, 500, np.random.default_rng(1))
+    res = bootstrap_partial_difference(dim, hol, at, ov, c)
+    assert res.ci_high < 0
+    assert res.p == pytest.approx(2 / 501, abs=1e-15)
 
 
 def test_partial_with_independent_covariate_is_close_to_plain_correlation():

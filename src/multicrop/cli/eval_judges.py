@@ -30,6 +30,7 @@ def judges(
     folds: int = typer.Option(5, "--folds", help="Out-of-fold folds."),
     partitions: int = typer.Option(20, "--partitions", help="Fold partitions for the robustness check."),
     splits: int = typer.Option(200, "--splits", help="Rater split-halves for the noise ceiling."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Level of the percentile intervals."),
     combiner: list[str] = typer.Option(["gb", "ridge"], "--combiner", "-c", help="Combiner(s) to run."),
     family: list[str] = typer.Option([], "--family", help="Restrict to these families (repeatable)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for robustness refits."),
@@ -50,6 +51,7 @@ def judges(
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
     cfg = JudgesReportConfig(
         seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
+        confidence=confidence,
         combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
         robustness_arms=tuple(f"H+P_{c}" for c in combiner[:1]),
     )
@@ -85,6 +87,8 @@ def probe(
     image_key: str = typer.Option("auto", "--image-key", help="Match images: auto, exact, name or stem."),
     seed: int = typer.Option(0, "--seed", help="Seed of rater splits and resamples."),
     resamples: int = typer.Option(10_000, "--resamples", "-B", help="Bootstrap resamples for the CI."),
+    splits: int = typer.Option(200, "--splits", help="Rater split-halves for the noise ceiling."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Level of the CI of the best rho."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Cheap holistic headroom probe: is a dimension-scored panel worth paying for?"""
@@ -92,7 +96,7 @@ def probe(
 
     table, human = _load(scores, ratings, fmt)
     res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,
-                         image_key=image_key)
+                         n_splits=splits, confidence=confidence, image_key=image_key)
     if as_json:
         typer.echo(json.dumps(res.to_dict(), sort_keys=True))
         return

@@ -4,9 +4,13 @@ Every loader returns :class:`Ratings`: the per-rater table and per-image
 means of the overall score and of each attribute.  Rows that cannot be used
 (missing image or rater id, non-numeric, NaN or out-of-range score or
 attribute, duplicate rater of one image, wrong number of fields) are skipped
-and listed in :attr:`Ratings.skipped` with their line number and reason; they
-never enter a mean.  An empty attribute cell is a missing attribute (NaN) for
-that rater only.
+and listed in :attr:`Ratings.skipped` with their file line number and reason;
+they never enter a mean.  An empty attribute cell is a missing attribute (NaN)
+for that rater only.  Columns that are not scores -- PARA's ``imgEmotion``
+and ``semantic`` (category labels), ``sessionId``, ``isObjectEmphasis`` -- are
+ignored, never a reason to skip a row; an attribute column in which no cell is
+a number is treated as a category column and ignored too.  Both are noted once
+in :attr:`Ratings.notes`.
 
 Column names are matched case-insensitively, ignoring punctuation, against
 known variants (``image_id``/``imageName``/``image``; ``user_id``/``userId``/
@@ -21,7 +25,8 @@ colour          colour, color, colorScore, visual (EVA: light & colour)
 light           light, lightScore
 depth_of_field  dof, dofScore, depth_of_field
 content         content, contentScore
-semantic        semantic (EVA)
+semantic        semantic (EVA only: 1–4 score; in PARA ``semantic`` is the scene
+                category and is ignored)
 ==============  =============================================================
 
 Formats
@@ -29,11 +34,15 @@ Formats
 ``eva``
     ``votes_filtered.csv``, ``=``-delimited:
     ``image_id=user_id=score=difficulty=visual=composition=quality=semantic=vote_time``;
-    overall 0–10, attributes 1–4.
+    overall 0–10, attributes 1–4.  Some copies carry four more checkbox
+    fields after ``vote_time``, with or without header names; fields beyond
+    the header are ignored.
 ``para``
-    ``PARA-Images.csv`` (one row per rater: ``imageName, userId,
+    ``PARA-Images.csv`` (one row per rater: ``sessionId, imageName, userId,
     aestheticScore, qualityScore, compositionScore, colorScore, dofScore,
-    lightScore, contentScore, ...``; scores 1–5), or a directory holding it;
+    contentScore, lightScore, isObjectEmphasis, imgEmotion,
+    difficultyOfJudgment, contentPreference, willingnessToShare, semantic``;
+    scores 1–5), or a directory holding it;
     or ``PARA-GiaaTrain.csv``/``PARA-GiaaTest.csv`` (per-image
     ``*_mean`` columns, no raters, so no noise ceiling).
 ``csv``
@@ -55,6 +64,7 @@ from ..registry import Registry
 
 __all__ = [
     "ATTRIBUTES",
+    "GENERIC_ATTRIBUTES",
     "DIMENSION_ATTRIBUTES",
     "RATINGS_FORMATS",
     "Ratings",
@@ -67,6 +77,10 @@ __all__ = [
 ]
 
 ATTRIBUTES = ("quality", "composition", "colour", "light", "depth_of_field", "content", "semantic")
+
+#: attributes looked for outside EVA: PARA's ``semantic`` is a scene category
+#: (portrait, animal, ...), not a score
+GENERIC_ATTRIBUTES = tuple(a for a in ATTRIBUTES if a != "semantic")
 
 #: rubric dimension -> matching human attribute (distinctiveness and
 #: emotional impact have no human counterpart in EVA or PARA)
@@ -119,6 +133,8 @@ class Ratings:
         Rows left out, with reasons.
     source : str
         File the ratings came from.
+    notes : tuple of str
+        Columns ignored (not scores, or category labels), each noted once.
     """
 
     raters: pd.DataFrame | None
@@ -126,19 +142,22 @@ class Ratings:
     attributes: tuple[str, ...]
     skipped: tuple[SkippedRow, ...]
     source: str
+    notes: tuple[str, ...] = ()
 
     def skipped_frame(self) -> pd.DataFrame:
         """The skipped rows as a frame (``line, reason``)."""
         return pd.DataFrame([s.to_dict() for s in self.skipped], columns=["line", "reason"])
 
 
-def _map_columns(columns, *, need_rater: bool, source: str) -> dict[str, str]:
-    """canonical name -> original column."""
+def _map_columns(columns, *, need_rater: bool, source: str, attributes=ATTRIBUTES) -> dict[str, str]:
+    """canonical name -> original column (only ``attributes`` among the attributes)."""
     by_norm: dict[str, str] = {}
     for c in columns:
         by_norm.setdefault(_norm(c), c)
     found: dict[str, str] = {}
     for canon, variants in _ALIASES.items():
+        if canon in ATTRIBUTES and canon not in attributes:
+            continue
         for v in variants:
             if v in by_norm:
                 found[canon] = by_norm[v]
@@ -168,6 +187,9 @@ def ratings_from_frame(
     attribute_range: tuple[float, float] | None = None,
     first_line: int = 2,
     skipped: tuple[SkippedRow, ...] = (),
+    attributes: tuple[str, ...] = GENERIC_ATTRIBUTES,
+    lines=None,
+    notes: tuple[str, ...] = (),
 ) -> Ratings:
     """Validate a per-rater frame and aggregate it.
 
@@ -180,9 +202,17 @@ def ratings_from_frame(
     score_range, attribute_range : (float, float), optional
         Inclusive allowed ranges; values outside are skipped rows.
     first_line : int
-        File line number of the frame's first row (2 after a header).
+        File line number of the frame's first row (2 after a header), used
+        when ``lines`` is not given.
     skipped : tuple of SkippedRow
         Rows already rejected by the parser, carried into the result.
+    attributes : tuple of str
+        Canonical attributes to look for (default: all but EVA's
+        ``semantic``).
+    lines : array_like of int, shape (len(frame),), optional
+        File line number of every row (a parser that dropped rows knows them).
+    notes : tuple of str
+        Notes from the parser, carried into the result.
 
     Returns
     -------
@@ -203,8 +233,20 @@ def ratings_from_frame(
     """
     score_range = _check_range("score_range", score_range)
     attribute_range = _check_range("attribute_range", attribute_range)
-    cols = _map_columns(frame.columns, need_rater=True, source=source)
+    cols = _map_columns(frame.columns, need_rater=True, source=source, attributes=attributes)
+    notes = list(notes)
+    for a in [a for a in ATTRIBUTES if a in cols]:
+        raw = frame[cols[a]].astype("string").fillna("").str.strip()
+        filled = raw[raw != ""]
+        if len(filled) and pd.to_numeric(filled, errors="coerce").isna().all():
+            examples = ", ".join(repr(v) for v in sorted(filled.unique())[:3])
+            notes.append(f"column {cols[a]!r} holds categories ({examples}), not scores; ignored")
+            del cols[a]
     attrs = tuple(a for a in ATTRIBUTES if a in cols)
+    unused = [str(c) for c in frame.columns if c not in set(cols.values()) and not str(c).startswith("_")]
+    if unused:
+        more = f" and {len(unused) - 8} more" if len(unused) > 8 else ""
+        notes.append(f"columns not used: {', '.join(unused[:8])}{more}")
     n = len(frame)
     reason = np.full(n, "", dtype=object)
 
@@ -249,7 +291,7 @@ def ratings_from_frame(
     dup = out["image"].astype(str).str.cat(out["rater"].astype(str), sep="\x00").where(ok).duplicated() & ok
     flag(dup.to_numpy(), [f"duplicate rating of image {i!r} by rater {r!r}" for i, r in zip(out["image"], out["rater"])])
     ok = reason == ""
-    lines = np.arange(n) + first_line
+    lines = np.arange(n) + first_line if lines is None else np.asarray(lines, dtype=int)
     new_skips = tuple(SkippedRow(int(lines[i]), str(reason[i])) for i in np.flatnonzero(~ok))
     all_skips = tuple(sorted(skipped + new_skips, key=lambda s: s.line))
     out = out.loc[ok].reset_index(drop=True)
@@ -258,32 +300,46 @@ def ratings_from_frame(
     means = out.groupby("image", sort=True)[["score", *attrs]].mean()
     means["n_raters"] = out.groupby("image", sort=True).size()
     means.index = means.index.astype(str)
-    return Ratings(out, means, attrs, all_skips, source)
+    return Ratings(out, means, attrs, all_skips, source, tuple(notes))
 
 
-class _BadLines:
-    def __init__(self):
-        self.rows: list[list[str]] = []
+def _read_text_table(path: Path, sep: str, *, extra_fields_ok: bool = False):
+    """Read a delimited text file as strings, keeping every row's file line.
 
-    def __call__(self, fields):
-        self.rows.append(fields)
-        return None
-
-
-def _read_text_table(path: Path, sep: str) -> tuple[pd.DataFrame, tuple[SkippedRow, ...]]:
+    Returns ``(frame, lines, skipped, notes)``.  Rows with fewer fields than
+    the header -- or more, unless ``extra_fields_ok`` (trailing fields are
+    then dropped, as in EVA copies with checkbox columns) -- are skipped rows
+    with their real line number.  Blank lines are ignored.
+    """
     if not path.is_file():
         raise DatasetError(f"ratings file {str(path)!r} does not exist")
-    bad = _BadLines()
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    skips: list[SkippedRow] = []
+    n_extra = 0
     try:
-        frame = pd.read_csv(
-            path, sep=sep, dtype=str, keep_default_na=False, engine="python",
-            on_bad_lines=bad, quoting=csv.QUOTE_MINIMAL, skip_blank_lines=True,
-        )
-    except Exception as exc:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh, delimiter=sep, quoting=csv.QUOTE_MINIMAL)
+            header = next((r for r in reader if r), None)
+            if header is None:
+                raise DatasetError(f"ratings file {str(path)!r} is empty")
+            width = len(header)
+            for fields in reader:
+                line = reader.line_num  # last physical line of the record
+                if not fields or fields == [""]:
+                    continue
+                if len(fields) == width or (extra_fields_ok and len(fields) > width):
+                    n_extra += len(fields) > width
+                    rows.append(fields[:width])
+                    lines.append(line)
+                else:
+                    skips.append(SkippedRow(line, f"wrong number of fields ({len(fields)}, header has {width}): "
+                                                  f"{sep.join(fields)!r}"))
+    except (csv.Error, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read ratings file {str(path)!r}: {exc}") from exc
-    # pandas' callback does not give line numbers; report the fields instead
-    skips = tuple(SkippedRow(0, f"wrong number of fields: {sep.join(f)!r}") for f in bad.rows)
-    return frame, skips
+    notes = [f"{n_extra} row(s) carry fields beyond the {width} named in the header; the extra fields are ignored"] \
+        if n_extra else []
+    return pd.DataFrame(rows, columns=header, dtype=object), np.array(lines, dtype=int), tuple(skips), tuple(notes)
 
 
 def load_eva(path) -> Ratings:
@@ -299,8 +355,9 @@ def load_eva(path) -> Ratings:
         Missing file or required columns, or no usable row.
     """
     path = Path(path)
-    frame, skips = _read_text_table(path, "=")
-    return ratings_from_frame(frame, source=path.name, score_range=(0, 10), attribute_range=(1, 4), skipped=skips)
+    frame, lines, skips, notes = _read_text_table(path, "=", extra_fields_ok=True)
+    return ratings_from_frame(frame, source=path.name, score_range=(0, 10), attribute_range=(1, 4), skipped=skips,
+                              attributes=ATTRIBUTES, lines=lines, notes=notes)
 
 
 def load_para(path) -> Ratings:
@@ -319,32 +376,38 @@ def load_para(path) -> Ratings:
                 break
         else:
             raise DatasetError(f"no PARA-Images.csv in directory {str(path)!r}")
-    frame, skips = _read_text_table(path, ",")
+    frame, lines, skips, notes = _read_text_table(path, ",")
     normed = {_norm(c) for c in frame.columns}
     has_rater = any(v in normed for v in _ALIASES["rater"])
     if has_rater:
-        return ratings_from_frame(frame, source=path.name, score_range=(1, 5), attribute_range=(1, 5), skipped=skips)
-    return _giaa(frame, source=path.name, skipped=skips)
+        return ratings_from_frame(frame, source=path.name, score_range=(1, 5), attribute_range=(1, 5), skipped=skips,
+                                  lines=lines, notes=notes)
+    return _giaa(frame, source=path.name, skipped=skips, lines=lines, notes=notes)
 
 
-def _giaa(frame: pd.DataFrame, *, source: str, skipped) -> Ratings:
+def _giaa(frame: pd.DataFrame, *, source: str, skipped, lines, notes) -> Ratings:
     """Per-image means from ``*_mean`` columns (PARA GIAA files)."""
-    renamed = {c: c[: -len("mean")] for c in frame.columns if _norm(c).endswith("mean")}
-    stripped = frame.rename(columns={c: re.sub(r"[_ ]?mean$", "", c, flags=re.I) for c in renamed})
-    cols = _map_columns(stripped.columns, need_rater=False, source=source)
-    attrs = tuple(a for a in ATTRIBUTES if a in cols)
-    tmp = stripped.assign(_rater="mean")
-    r = ratings_from_frame(
-        tmp.rename(columns={"_rater": "rater"}).loc[:, [cols["image"], "rater", cols["score"], *(cols[a] for a in attrs)]],
-        source=source, score_range=(1, 5), attribute_range=(1, 5), skipped=tuple(skipped),
-    )
+    means_cols = [c for c in frame.columns if _norm(c).endswith("mean")]
+    stripped = frame.rename(columns={c: re.sub(r"[_ ]?mean$", "", c, flags=re.I) for c in means_cols})
+    cols = _map_columns(stripped.columns, need_rater=False, source=source, attributes=GENERIC_ATTRIBUTES)
+    attrs = tuple(a for a in GENERIC_ATTRIBUTES if a in cols)
+    used = [cols["image"], cols["score"], *(cols[a] for a in attrs)]
+    sub = stripped.loc[:, used].assign(_rater="mean").rename(columns={"_rater": "rater"})
+    r = ratings_from_frame(sub, source=source, score_range=(1, 5), attribute_range=(1, 5), skipped=tuple(skipped),
+                           lines=lines, notes=notes)
+    unused = [str(c) for c in frame.columns if str(stripped.columns[frame.columns.get_loc(c)]) not in used]
+    more = f" and {len(unused) - 8} more" if len(unused) > 8 else ""
+    r_notes = [*r.notes, f"columns not used: {', '.join(unused[:8])}{more}"] if unused else list(r.notes)
     means = r.means.drop(columns="n_raters")
     means["n_raters"] = np.nan
-    return Ratings(None, means, r.attributes, r.skipped, source)
+    return Ratings(None, means, r.attributes, r.skipped, source, tuple(r_notes))
 
 
 def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings:
     """Load a generic long CSV: ``image, rater, score`` plus attribute columns.
+
+    Attributes are those of :data:`GENERIC_ATTRIBUTES` (``semantic`` is an
+    EVA column only).
 
     A file ``image,rater,score,quality`` with rows ``a,u,5,3``, ``a,v,7,``
     and ``b,u,nan,2`` gives ``means.loc["a", "quality"] == 3.0`` (the empty
@@ -352,9 +415,10 @@ def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings
     ``"score is NaN"``.
     """
     path = Path(path)
-    frame, skips = _read_text_table(path, ",")
+    frame, lines, skips, notes = _read_text_table(path, ",")
     return ratings_from_frame(
-        frame, source=path.name, score_range=score_range, attribute_range=attribute_range, skipped=skips
+        frame, source=path.name, score_range=score_range, attribute_range=attribute_range, skipped=skips,
+        lines=lines, notes=notes,
     )
 
 

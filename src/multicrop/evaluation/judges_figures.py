@@ -59,7 +59,7 @@ def accuracy_vs_calls_png(report: JudgesReport) -> bytes:
             ax.annotate(str(r["arm"]), (r["calls_per_image"], r["rho"]), fontsize=7,
                         xytext=(3, 3), textcoords="offset points")
     ceil = report.ceiling
-    if ceil is not None and math.isfinite(ceil.ceiling):
+    if ceil is not None and math.isfinite(ceil.ceiling) and ceil.ceiling > 0:
         ax.axhline(ceil.ceiling, color="0.3", linestyle="--", label="noise ceiling")
     ax.set_xlabel("API calls per image")
     ax.set_ylabel("Spearman ρ with human mean")
@@ -95,9 +95,21 @@ def render_html(report: JudgesReport) -> str:
         f"(ρ = {s['best_single_rho']:.3f}).</p>",
     ]
     if ceil is not None:
+        reach = (f"the best judge reaches {head:.1%} of it" if head is not None and math.isfinite(head)
+                 else "n/a (the ceiling is not positive, see the notes)")
         lines.append(f"<p>Noise ceiling √R = {ceil.ceiling:.3f} (split-half over {ceil.n_splits} splits, "
-                     f"{ceil.mean_raters:.1f} raters per image); headroom: the best judge reaches "
-                     f"{head:.1%} of it.</p>")
+                     f"{ceil.mean_raters:.1f} raters per image); headroom: {reach}.</p>")
+    else:
+        lines.append("<p>Noise ceiling: n/a (no per-rater ratings, or too few raters per image); headroom: n/a.</p>")
+    tr = s.get("transfer")
+    if tr:
+        lines.append(f"<p>Label transfer: {tr['n_transfer_images']} images of the second dataset; "
+                     f"{tr['n_transfer_overlap']} images shared with this dataset were dropped from it.</p>")
+    notes = s.get("notes") or {}
+    if notes:
+        lines.append("<h2>Notes</h2>")
+        lines.append("<ul>" + "".join(f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(v))}</li>"
+                                      for k, v in sorted(notes.items())) + "</ul>")
     sections = [
         ("Arms", report.arms, "Spearman ρ and Kendall τb of each arm with the human mean; fused arms are out of fold."),
         ("Comparisons", report.comparisons,
@@ -113,9 +125,11 @@ def render_html(report: JudgesReport) -> str:
          "p_maxT: single-step max-T p-value over all members (for claims about the best of several)."),
         ("MTMM: matched cells", report.mtmm,
          "Spearman partial correlation with the matched human attribute, human overall partialled out; "
-         "delta = dimension prompt − holistic prompt."),
+         "delta = dimension prompt − holistic prompt; p two-sided bootstrap (a reversal counts too), "
+         "p_bh Benjamini–Hochberg across the cells."),
         ("MTMM matrix", report.mtmm_matrix, "Partial correlation of every prompt with every human attribute."),
-        ("Robustness", report.robustness, "Fold partitions, precision at the top, label transfer."),
+        ("Robustness", report.robustness,
+         "Fold partitions, precision at the top (expected value, boundary ties broken at random), label transfer."),
     ]
     for title, df, note in more:
         lines += [f"<h2>{title}</h2>", f"<p class='note'>{note}</p>", _table(df)]

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -39,7 +37,8 @@ from ..fusion.features import (
     panel_mean,
     validate_judge_table,
 )
-from ..stats.bootstrap import delta_result, max_statistic_pvalues, one_sided_p
+from ..io import atomic_write_bytes
+from ..stats.bootstrap import delta_result, max_statistic_pvalues, one_sided_p, percentile_ci
 from ..stats.ceiling import noise_ceiling
 from ..stats.correlation import bootstrap_metric, correlation, resample_counts
 from ..stats.multiple import bh_adjust
@@ -53,8 +52,10 @@ __all__ = [
     "evaluate_judges",
     "write_judges_report",
     "probe_headroom",
+    "probe_verdict",
     "precision_at_top",
-    "atomic_write_bytes",
+    "PROBE_LOW",
+    "PROBE_HIGH",
     "match_images",
     "IMAGE_KEYS",
 ]
@@ -66,6 +67,10 @@ Progress = Callable[[str, float], None]
 
 #: stream ids for independent random streams derived from the seed
 _STREAM_BOOT, _STREAM_CEIL, _STREAM_MTMM, _STREAM_TRANSFER, _STREAM_PROBE = range(5)
+
+
+#: config fields that do not change any result and so stay out of the canonical config
+_NOT_CANONICAL = frozenset({"n_jobs"})
 
 
 def _rng(seed: int, stream: int) -> np.random.Generator:
@@ -106,7 +111,9 @@ class JudgesReportConfig:
         by file name, or by file name without extension; ``auto`` takes the
         one matching most images (the choice is recorded in the summary).
     n_jobs : int
-        Worker processes for the robustness refits (results do not depend on it).
+        Worker processes for the robustness refits.  Results do not depend
+        on it, so it is left out of :meth:`to_dict` / :meth:`to_json` (the
+        canonical config written into every report).
 
     Examples
     --------
@@ -146,9 +153,9 @@ class JudgesReportConfig:
             raise InvalidParameterError(f"image_key must be one of {IMAGE_KEYS}, got {self.image_key!r}")
 
     def to_dict(self) -> dict:
-        """Plain dict (tuples become lists)."""
+        """Plain dict of the settings that shape results (tuples become lists; no ``n_jobs``)."""
         d = asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items() if k not in _NOT_CANONICAL}
 
     def to_json(self) -> str:
         """Canonical JSON (sorted keys, no spaces)."""
@@ -175,7 +182,7 @@ class JudgesReport:
         prompt of every family with every human attribute.
     mtmm : DataFrame
         Matched cells: dimension prompt vs holistic prompt, with bootstrap
-        CI of the difference, p and BH-adjusted p.
+        CI of the difference, two-sided bootstrap p and BH-adjusted p.
     robustness : DataFrame
         Margin over the best member across fold partitions, label transfer.
     ceiling : NoiseCeiling or None
@@ -197,11 +204,31 @@ class JudgesReport:
     predictions: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
+def _top_inclusion(v: np.ndarray, k: int) -> np.ndarray:
+    """Probability that each item is among the top ``k`` when ties are broken at random.
+
+    Items strictly above the k-th largest value are in (1), items below are
+    out (0), and the ``g`` items tied at the boundary share the ``m`` places
+    left (``m / g`` each).
+    """
+    kth = np.sort(v)[::-1][k - 1]
+    above = v > kth
+    tied = v == kth
+    out = above.astype(float)
+    out[tied] = (k - above.sum()) / tied.sum()
+    return out
+
+
 def precision_at_top(prediction, human, *, fraction: float = 0.10) -> float:
     """Share of the predicted top ``fraction`` that is in the human top ``fraction``.
 
-    Both shortlists hold ``ceil(fraction * n)`` images; ties are broken by
-    position (stable sort), so the result is deterministic.
+    Both shortlists hold ``k = ceil(fraction * n)`` images.  Ties at a
+    shortlist boundary are broken at random, independently on the two sides,
+    and the *expected* precision is returned: ``sum_i P(i in predicted top) *
+    P(i in human top) / k``, where a boundary tie group of ``g`` images
+    competing for ``m`` places gives each of them ``m / g``.  The result
+    therefore does not depend on the order of the images (integer judge
+    verdicts tie a lot).
 
     Examples
     --------
@@ -209,6 +236,8 @@ def precision_at_top(prediction, human, *, fraction: float = 0.10) -> float:
     0.0
     >>> precision_at_top(np.arange(10.0), np.arange(10.0), fraction=0.2)
     1.0
+    >>> precision_at_top([3, 2, 2, 2, 1], [5, 4, 3, 2, 1], fraction=0.4)  # (1 + 1/3) / 2
+    0.6666666666666666
     """
     p = np.asarray(prediction, dtype=float)
     h = np.asarray(human, dtype=float)
@@ -216,10 +245,10 @@ def precision_at_top(prediction, human, *, fraction: float = 0.10) -> float:
         raise InvalidParameterError("prediction and human must be 1-D arrays of equal length")
     if not 0 < fraction <= 1:
         raise InvalidParameterError(f"fraction must be in (0, 1], got {fraction!r}")
+    if p.size == 0 or not (np.isfinite(p).all() and np.isfinite(h).all()):
+        return math.nan
     k = max(1, math.ceil(fraction * p.size))
-    top_p = set(np.argsort(-p, kind="stable")[:k].tolist())
-    top_h = set(np.argsort(-h, kind="stable")[:k].tolist())
-    return len(top_p & top_h) / k
+    return float(np.dot(_top_inclusion(p, k), _top_inclusion(h, k)) / k)
 
 
 # ---------------------------------------------------------------- alignment
@@ -484,6 +513,11 @@ def evaluate_judges(
                                     n_splits=cfg.n_splits, rng=_rng(cfg.seed, _STREAM_CEIL))
         except InvalidParameterError as exc:
             info["notes"]["ceiling"] = str(exc)
+    if ceiling is not None and not ceiling.ceiling > 0:
+        info["notes"]["ceiling"] = (f"noise ceiling is {ceiling.ceiling:.3f} (raters' split halves do not agree: "
+                                    f"split-half rho {ceiling.split_half:.3f}); headroom is undefined")
+    if ratings.notes:
+        info["notes"]["ratings"] = "; ".join(ratings.notes)
 
     # --- MTMM
     say("multitrait-multimethod matrix", 0.65)
@@ -491,7 +525,10 @@ def evaluate_judges(
 
     # --- robustness
     say("robustness over fold partitions", 0.75)
-    robustness = _robustness(blocks, y, preds, best, cfg, transfer, families, say)
+    robustness, t_info = _robustness(blocks, y, images, preds, best, cfg, transfer, families, say)
+    if t_info.get("n_transfer_overlap"):
+        info["notes"]["transfer"] = (f"{t_info['n_transfer_overlap']} images of the transfer set are also in this "
+                                     "set and were dropped from it (they would be predicted in sample)")
     absent = [a for a in cfg.robustness_arms if a not in preds]
     if absent and cfg.n_partitions:
         info["notes"]["robustness"] = f"robustness arms {absent} are not among the arms run; skipped"
@@ -504,6 +541,7 @@ def evaluate_judges(
         "ceiling": ceiling.to_dict() if ceiling else None,
         "headroom": best_rho / ceiling.ceiling if ceiling and ceiling.ceiling > 0 else None,
         "notes": info["notes"], "config": cfg.to_dict(),
+        **({"transfer": t_info} if t_info else {}),
     }
     say("done", 1.0)
     predictions = pd.DataFrame({"human": y, **preds}, index=pd.Index(images, name="image"))
@@ -562,7 +600,7 @@ def _partition_margin(args) -> float:
     return correlation(pred, y) - best_rho
 
 
-def _robustness(blocks, y, preds, best, cfg, transfer, families, say) -> pd.DataFrame:
+def _robustness(blocks, y, images, preds, best, cfg, transfer, families, say) -> tuple[pd.DataFrame, dict]:
     rows = []
     best_rho = correlation(preds[best], y)
     arms = [a for a in cfg.robustness_arms if a in preds]
@@ -593,13 +631,16 @@ def _robustness(blocks, y, preds, best, cfg, transfer, families, say) -> pd.Data
         rows.append({"check": "precision_top", "arm": a,
                      "estimate": precision_at_top(p, y, fraction=cfg.top_fraction), "sd": math.nan,
                      "ci_low": math.nan, "ci_high": math.nan, "p": math.nan,
-                     "detail": f"share of predicted top {cfg.top_fraction:.0%} in human top {cfg.top_fraction:.0%}"})
+                     "detail": f"expected share of predicted top {cfg.top_fraction:.0%} in human top "
+                               f"{cfg.top_fraction:.0%} (boundary ties broken at random)"})
+    t_info: dict = {}
     if transfer is not None:
-        rows += _transfer(blocks, y, cfg, transfer, families)
-    return pd.DataFrame(rows, columns=["check", "arm", "estimate", "sd", "ci_low", "ci_high", "p", "detail"])
+        t_rows, t_info = _transfer(blocks, y, images, cfg, transfer, families)
+        rows += t_rows
+    return pd.DataFrame(rows, columns=["check", "arm", "estimate", "sd", "ci_low", "ci_high", "p", "detail"]), t_info
 
 
-def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
+def _transfer(blocks, y, images, cfg, transfer, families) -> tuple[list[dict], dict]:
     t_table, t_ratings = transfer
     if isinstance(t_table, pd.DataFrame):
         t_table = validate_judge_table(t_table, source="transfer judge table")
@@ -607,7 +648,19 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
     missing = sorted(set(families) - set(t_table.families))
     if missing:
         raise DatasetError(f"transfer judge table lacks families {missing}")
-    t_blocks, t_y, _ = _align(t_table, t_ratings, families)
+    t_blocks, t_y, t_counts = _align(t_table, t_ratings, families)
+    # an image in both sets would be predicted by a model fitted on it (in-sample)
+    shared = t_y.index.intersection(pd.Index(images))
+    if len(shared):
+        keep = t_y.index.difference(shared)
+        if len(keep) < 10:
+            raise DatasetError(
+                f"the transfer set shares {len(shared)} of its {len(t_y)} images with the main set; "
+                f"{len(keep)} would be left after dropping them (need at least 10)"
+            )
+        t_y = t_y.loc[keep]
+        t_blocks = {b: f.loc[keep] for b, f in t_blocks.items()}
+    info = {"n_transfer_images": int(len(t_y)), "n_transfer_overlap": int(len(shared))}
     t_y = t_y.to_numpy(dtype=float)
     members = {f: t_blocks["H"][f"H:{f}"].to_numpy(dtype=float) for f in families}
     t_best = max(members, key=lambda f: _finite_or_low(correlation(members[f], t_y)))
@@ -616,6 +669,11 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
     for b in ("H+P", "P"):
         if b not in blocks or b not in t_blocks:
             continue
+        absent = [c for c in blocks[b].columns if c not in t_blocks[b].columns]
+        if absent:
+            more = f" and {len(absent) - 5} more" if len(absent) > 5 else ""
+            raise DatasetError(f"transfer judge table lacks the {b} feature columns "
+                               f"{', '.join(map(str, absent[:5]))}{more} that the combiner was fitted on")
         for c in cfg.combiners:
             model = make_combiner(c, random_state=cfg.seed).fit(blocks[b].to_numpy(), y)
             pred = model.predict(t_blocks[b][list(blocks[b].columns)].to_numpy())
@@ -625,8 +683,9 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
             rows.append({"check": "label_transfer", "arm": f"{b}_{c}", "estimate": r.estimate, "sd": math.nan,
                          "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p,
                          "detail": f"fitted here, applied to the transfer set: rho {correlation(pred, t_y):.3f} "
-                                   f"minus its best single member:{t_best}"})
-    return rows
+                                   f"minus its best single member:{t_best}; {info['n_transfer_images']} transfer "
+                                   f"images ({info['n_transfer_overlap']} shared with this set dropped)"})
+    return rows, info
 
 
 # ---------------------------------------------------------------- probe
@@ -634,6 +693,39 @@ def _transfer(blocks, y, cfg, transfer, families) -> list[dict]:
 
 def _finite_or_low(v: float) -> float:
     return v if math.isfinite(v) else -math.inf
+
+
+#: headroom of the best probe model on the paper's two datasets (Jadhav et
+#: al. 2026, §5.5: "the best probe model captured 62.0% of EVA's noise
+#: ceiling versus 84.6% on PARA"); §7: "the boundary between 62% and 85%
+#: headroom is unknown"
+PROBE_LOW = 0.620
+PROBE_HIGH = 0.846
+
+
+def probe_verdict(headroom: float, *, low: float = PROBE_LOW, high: float = PROBE_HIGH) -> tuple[str, str]:
+    """Verdict and advice for a headroom, with bands that include the paper's datasets.
+
+    ``headroom <= low`` (at most EVA's 62.0 %) -> ``"panel"``: dimension-
+    scored fusion is worth piloting; ``headroom >= high`` (at least PARA's
+    84.6 %) -> ``"single"``; in between -> ``"uncertain"``.
+
+    Examples
+    --------
+    >>> probe_verdict(0.620)[0], probe_verdict(0.846)[0], probe_verdict(0.70)[0]
+    ('panel', 'single', 'uncertain')
+    """
+    if not math.isfinite(headroom):
+        raise InvalidParameterError(f"headroom must be finite, got {headroom!r}")
+    if headroom <= low:
+        return "panel", (f"large headroom: the best judge reaches {headroom:.1%} of the noise ceiling, at or below "
+                         f"EVA's {low:.1%}, where dimension-scored fusion paid; it is worth piloting.")
+    if headroom >= high:
+        return "single", (f"small headroom: the best judge already reaches {headroom:.1%} of the noise ceiling, at "
+                          f"or above PARA's {high:.1%}, where fusion only reached parity; use the best single model.")
+    return "uncertain", (f"the best judge reaches {headroom:.1%} of the noise ceiling, between the two datasets "
+                         f"studied (EVA {low:.1%}, PARA {high:.1%}); the boundary is unknown, so pilot fusion on a "
+                         "labelled sample before paying for it.")
 
 
 @dataclass(frozen=True)
@@ -678,11 +770,12 @@ def probe_headroom(
     ratings: Ratings,
     *,
     repetitions: int = 5,
-    low: float = 0.62,
-    high: float = 0.85,
+    low: float = PROBE_LOW,
+    high: float = PROBE_HIGH,
     seed: int = 0,
     n_splits: int = 200,
     n_resamples: int = 10_000,
+    confidence: float = 0.95,
     image_key: str = "auto",
 ) -> ProbeResult:
     """The cheap holistic probe: how much of the noise ceiling is already reached?
@@ -690,8 +783,8 @@ def probe_headroom(
     Uses only holistic verdicts (the first ``repetitions`` of each family),
     takes the best family's Spearman rho and divides it by the human noise
     ceiling.  Large headroom (best judge far below the ceiling, as on EVA,
-    62 %) is where dimension-scored fusion paid; small headroom (PARA, 85 %)
-    is where the best single model was as good.  Between the two the
+    62.0 %) is where dimension-scored fusion paid; small headroom (PARA,
+    84.6 %) is where the best single model was as good.  Between the two the
     boundary is unknown.
 
     Parameters
@@ -699,8 +792,22 @@ def probe_headroom(
     repetitions : int
         Holistic repetitions used per family (the paper's probe uses 5).
     low, high : float
-        Headroom below ``low`` -> ``"panel"``; above ``high`` -> ``"single"``;
-        otherwise ``"uncertain"``.  Defaults are the two datasets of the paper.
+        Headroom at most ``low`` -> ``"panel"``; at least ``high`` ->
+        ``"single"``; otherwise ``"uncertain"`` (:func:`probe_verdict`).
+        Defaults are the paper's two datasets, EVA 0.620 and PARA 0.846, so
+        both fall inside their own band.
+    n_splits : int
+        Random rater split-halves behind the noise ceiling.
+    n_resamples, confidence : int, float
+        Bootstrap resamples and level of the percentile CI of the best rho
+        (resamples where rho is undefined are left out).
+
+    Raises
+    ------
+    DatasetError
+        No per-rater ratings, fewer than 10 usable images, or a noise
+        ceiling that is not positive (raters' split halves do not agree, so
+        headroom is undefined).
 
     References
     ----------
@@ -719,6 +826,8 @@ def probe_headroom(
         table = validate_judge_table(table)
     if int(repetitions) < 1:
         raise InvalidParameterError(f"repetitions must be >= 1, got {repetitions!r}")
+    if not 0 < confidence < 1:
+        raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence!r}")
     if not 0 < low <= high < 1:
         raise InvalidParameterError(f"need 0 < low <= high < 1, got low={low!r}, high={high!r}")
     if ratings.raters is None:
@@ -739,44 +848,30 @@ def probe_headroom(
     y = human.loc[images].to_numpy(dtype=float)
     rhos = {f: correlation(probe.loc[images, f].to_numpy(), y) for f in probe.columns}
     best = max(rhos, key=lambda f: _finite_or_low(rhos[f]))
+    if not math.isfinite(rhos[best]):
+        raise DatasetError("every judge gives a constant holistic score; rank correlations are undefined")
     counts = resample_counts(len(y), n_resamples, _rng(seed, _STREAM_PROBE))
     bt = bootstrap_metric(y, probe.loc[images, best].to_numpy()[None, :], counts)[:, 0]
-    lo, hi = np.quantile(bt, [0.025, 0.975])
+    lo, hi = percentile_ci(bt, confidence=confidence)  # NaN resamples (constant scores) left out
     rr = ratings.raters[ratings.raters["image"].isin(images)]
-    ceil = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float), n_splits=n_splits,
-                         rng=_rng(seed, _STREAM_CEIL))
+    try:
+        ceil = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float), n_splits=n_splits,
+                             rng=_rng(seed, _STREAM_CEIL))
+    except InvalidParameterError as exc:
+        raise DatasetError(f"{ratings.source}: no noise ceiling: {exc}") from exc
+    if not (math.isfinite(ceil.ceiling) and ceil.ceiling > 0):
+        raise DatasetError(
+            f"{ratings.source}: the noise ceiling is {ceil.ceiling:.3f} (raters' split halves do not agree: "
+            f"split-half rho {ceil.split_half:.3f}), so headroom is undefined and the probe cannot advise"
+        )
     head = rhos[best] / ceil.ceiling
-    if head < low:
-        verdict, advice = "panel", (f"large headroom: the best judge reaches {head:.0%} of the ceiling; "
-                                    "dimension-scored fusion is worth piloting (EVA: 62%).")
-    elif head > high:
-        verdict, advice = "single", (f"small headroom: the best judge already reaches {head:.0%} of the ceiling; "
-                                     "use the best single model (PARA: 85%).")
-    else:
-        verdict, advice = "uncertain", (f"the best judge reaches {head:.0%} of the ceiling, between the two "
-                                        "datasets studied (62% and 85%); the boundary is unknown, so pilot "
-                                        "fusion on a labelled sample before paying for it.")
+    verdict, advice = probe_verdict(head, low=low, high=high)
     return ProbeResult({k: float(v) for k, v in sorted(rhos.items())}, str(best),
                        StatResult(float(rhos[best]), float(lo), float(hi), math.nan, n_resamples),
                        ceil, float(head), verdict, advice, int(repetitions))
 
 
 # ---------------------------------------------------------------- writing
-
-
-def atomic_write_bytes(path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _csv_bytes(df: pd.DataFrame) -> bytes:
@@ -787,7 +882,8 @@ def write_judges_report(report: JudgesReport, out_dir) -> list[Path]:
     """Write the report's tables (CSV), summary (JSON), figures (PNG) and ``index.html``.
 
     The same report writes the same bytes (PNG metadata is stripped of the
-    software version and timestamps).
+    software version and timestamps).  Files are written atomically with
+    :func:`multicrop.io.atomic_write_bytes` (permissions follow the umask).
 
     Returns
     -------

@@ -113,7 +113,7 @@ def _grey8(image: Image.Image) -> Image.Image:
 def _to_i16(image: Image.Image) -> Image.Image:
     """16-bit greyscale of an ``I`` (32-bit) image, values clipped to [0, 65535]."""
     arr = np.clip(np.asarray(image), 0, 65535).astype(np.uint16)
-    return Image.fromarray(arr, "I;16")
+    return Image.fromarray(arr)  # uint16 -> "I;16"
 
 
 def _on_white(image: Image.Image, mode: str) -> Image.Image:
@@ -264,7 +264,7 @@ def _transpose(im: Image.Image) -> Image.Image:
 
 
 def _mp(pixels: int) -> str:
-    return f"{pixels / 1e6:.1f} MP" if pixels >= 100_000 else f"{pixels:,} pixels"
+    return f"{pixels / 1e6:.1f} MP" if pixels >= 1_000_000 else f"{pixels:,} pixels"
 
 
 def _too_large(name: object, w: int, h: int, max_pixels: int) -> ImageTooLargeError:

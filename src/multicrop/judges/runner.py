@@ -112,6 +112,7 @@ class RunSummary:
 
 
 _IMG, _REP = "\u0000image\u0000", -987654321
+_SKIPPED = object()  # queue marker: a call skipped because its image is unreadable
 
 
 def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, JudgeBackend],
@@ -253,10 +254,12 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             items = [await queue.get()]
             while not queue.empty() and len(items) < cfg.batch_max:
                 items.append(queue.get_nowait())
-            records, failures = [], []
+            records, failures, skipped = [], [], 0
             for it in items:
                 if it is None:
                     stop = True
+                elif it is _SKIPPED:
+                    skipped += 1
                 elif isinstance(it, CallRecord):
                     records.append(it)
                 else:
@@ -272,9 +275,10 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             summary.performed += len(records)
             summary.parse_failures += sum(r.parse_error is not None for r in records)
             summary.failed += len(failures)
+            summary.skipped += skipped
             summary.cost_usd += cost
-            if on_progress and (records or failures):
-                on_progress(len(records) + len(failures), len(failures), cost)
+            if on_progress and (records or failures or skipped):
+                on_progress(len(records) + len(failures) + skipped, len(failures), cost)
 
     it = iter(missing)
 
@@ -283,7 +287,7 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             be = backends[call.family.name]
             p = call.prompt
             if call.image.sha256 in bad:
-                summary.skipped += 1
+                queue.put_nowait(_SKIPPED)
                 _done_with(call)
                 continue
             if be.supports_json_schema and p.scale not in schemas:
@@ -296,7 +300,7 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             try:
                 reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng)
             except ImageLoadError as exc:
-                summary.skipped += 1
+                queue.put_nowait(_SKIPPED)
                 if call.image.sha256 not in bad:
                     bad[call.image.sha256] = str(exc)
                     summary.bad_images.append((call.image.label, str(exc)))

@@ -4,7 +4,7 @@ multiple testing, noise ceiling, partial correlation and simulations.
 Every function that draws random numbers takes an explicit ``rng``.
 """
 
-from .bootstrap import delta_result, max_statistic_pvalues, one_sided_p, paired_bootstrap, percentile_ci
+from .bootstrap import delta_result, max_statistic_pvalues, one_sided_p, paired_bootstrap, percentile_ci, two_sided_p
 from .ceiling import headroom, noise_ceiling, spearman_brown
 from .correlation import (
     bootstrap_kendall_tau_b,
@@ -34,6 +34,7 @@ __all__ = [
     "max_statistic_pvalues",
     "noise_ceiling",
     "one_sided_p",
+    "two_sided_p",
     "paired_bootstrap",
     "partial_correlation",
     "percentile_ci",

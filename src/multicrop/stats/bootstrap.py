@@ -18,6 +18,7 @@ from .results import StatResult
 __all__ = [
     "percentile_ci",
     "one_sided_p",
+    "two_sided_p",
     "delta_result",
     "paired_bootstrap",
     "max_statistic_pvalues",
@@ -65,10 +66,42 @@ def one_sided_p(boot) -> float:
     return float((1 + np.count_nonzero(boot <= 0.0)) / (boot.size + 1))
 
 
-def delta_result(observed: float, boot, *, confidence: float = 0.95) -> StatResult:
-    """Package an observed difference and its bootstrap distribution."""
+def two_sided_p(boot) -> float:
+    """Two-sided bootstrap p-value for ``H0: delta = 0`` (either sign).
+
+    ``p = min(1, 2 * min((1 + #{delta* <= 0}), (1 + #{delta* >= 0})) / (B + 1))``
+    -- twice the smaller tail share, with the same add-one form as
+    :func:`one_sided_p`, so a difference that goes the "wrong" way (a
+    reversal) gets a small p too.
+
+    Examples
+    --------
+    >>> two_sided_p([0.1, 0.2, -0.1, 0.3])
+    0.8
+    >>> two_sided_p([-0.3, -0.2, -0.1, -0.4])
+    0.4
+    """
+    boot = np.asarray(boot, dtype=float)
+    boot = boot[np.isfinite(boot)]
+    if boot.size == 0:
+        return float("nan")
+    tail = min(np.count_nonzero(boot <= 0.0), np.count_nonzero(boot >= 0.0))
+    return float(min(1.0, 2.0 * (1 + tail) / (boot.size + 1)))
+
+
+_ALTERNATIVES = {"greater": one_sided_p, "two-sided": two_sided_p}
+
+
+def delta_result(observed: float, boot, *, confidence: float = 0.95, alternative: str = "greater") -> StatResult:
+    """Package an observed difference and its bootstrap distribution.
+
+    ``alternative`` is ``"greater"`` (one-sided, :func:`one_sided_p`) or
+    ``"two-sided"`` (:func:`two_sided_p`).
+    """
+    if alternative not in _ALTERNATIVES:
+        raise InvalidParameterError(f"alternative must be one of {tuple(_ALTERNATIVES)}, got {alternative!r}")
     lo, hi = percentile_ci(boot, confidence=confidence)
-    return StatResult(float(observed), lo, hi, one_sided_p(boot), int(np.size(boot)))
+    return StatResult(float(observed), lo, hi, _ALTERNATIVES[alternative](boot), int(np.size(boot)))
 
 
 def paired_bootstrap(

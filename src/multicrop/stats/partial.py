@@ -101,7 +101,11 @@ def bootstrap_partial_difference(
     Returns
     -------
     StatResult
-        Observed difference, percentile CI, one-sided p for ``a`` > ``b``.
+        Observed difference, percentile CI and the two-sided bootstrap p
+        (:func:`~multicrop.stats.bootstrap.two_sided_p`): an MTMM cell can
+        go either way, and a reversal (holistic above dimension) must be
+        detectable after Benjamini–Hochberg, which a one-sided p (near 1 for
+        a reversal) never allows.
 
     References
     ----------
@@ -139,4 +143,4 @@ def bootstrap_partial_difference(
     r_to = _rank_correlation(rt, ro, w, oo, tt)
     pa = partial_from_correlations(_rank_correlation(ra, rt, w, tt, aa), _rank_correlation(ra, ro, w, oo, aa), r_to)
     pb = partial_from_correlations(_rank_correlation(rb, rt, w, tt, bb), _rank_correlation(rb, ro, w, oo, bb), r_to)
-    return delta_result(obs, pa - pb, confidence=confidence)
+    return delta_result(obs, pa - pb, confidence=confidence, alternative="two-sided")

@@ -155,34 +155,36 @@ class OpenAICompatibleBackend(JudgeBackend):
         url = request.image.cached_data_url(o.max_side, quality=o.jpeg_quality)
         if url is None:  # decode + encode off the event loop, once per image
             url = await asyncio.to_thread(request.image.data_url, o.max_side, quality=o.jpeg_quality)
-        kwargs = {}
+        payload = {
+            "model": self.model_id,
+            "messages": [{
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": request.prompt},
+                    {"type": "image_url", "image_url": {"url": url}},
+                ],
+            }],
+            "temperature": request.temperature,
+            "max_tokens": o.max_tokens,
+        }
         if o.structured_output == "json_schema" and request.json_schema is not None:
-            kwargs["response_format"] = {
+            payload["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "score", "schema": request.json_schema, "strict": True},
             }
         elif o.structured_output == "json_object":
-            kwargs["response_format"] = {"type": "json_object"}
+            payload["response_format"] = {"type": "json_object"}
         client = self._get_client()
         try:
-            # The raw response: we read the few fields we need ourselves, so a
-            # 200 whose body is not what the protocol promises is still a reply
-            # (recorded with its raw text and a parse error), not a crash.
-            raw = await client.chat.completions.with_raw_response.create(
-                model=self.model_id,
-                messages=[{
-                    "role": "user",
-                    "content": [
-                        {"type": "text", "text": request.prompt},
-                        {"type": "image_url", "image_url": {"url": url}},
-                    ],
-                }],
-                temperature=request.temperature,
-                max_tokens=o.max_tokens,
-                timeout=request.timeout_s,
-                **kwargs,
-            )
-            body = raw.text
+            # The client's documented request method with ``cast_to=str``: the
+            # same endpoint, auth, timeout and typed errors as
+            # ``chat.completions.create``, but the body is sent as built (our
+            # plain dict needs none of the TypedDict transform, ~40 % of the
+            # client's CPU per call) and the raw text comes back.  We read the
+            # few fields we need ourselves, so a 200 whose body breaks the
+            # protocol is still a reply, recorded with a parse error.
+            body = await client.post("/chat/completions", cast_to=str, body=payload,
+                                     options={"timeout": request.timeout_s})
         except openai.APITimeoutError:
             raise TransientCallError(f"timed out after {request.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
