@@ -233,8 +233,6 @@ class CompositionWeights:
     fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
     fill_sigma: float = 0.15         # tolerance of the framing term
     foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
-    shape_match: float = 0.0         # partition: subject's shape matches the crop's (orientation choice)
-    in_region: float = 0.0           # partition: share of the crop inside the subject's region
     framed_density: float = 0.0      # density weight when a subject is framed (framing sets the tightness)
     framed_thirds: float = 0.0       # thirds weight when a subject is framed (a large subject is centred)
 

@@ -101,8 +101,6 @@ class CompositionScorer:
         density = d / (1 + d)
         framing = np.zeros_like(mass)
         foreign = np.zeros_like(mass)
-        shape = np.zeros_like(mass)
-        inside = np.zeros_like(mass)
         if subject is not None:
             sx1, sy1, sx2, sy2 = (a[0] for a in ctx.int_corners([subject]))
             s_mass = float(ctx.box_sums("saliency", *(np.array([v]) for v in (sx1, sy1, sx2, sy2)))[0])
@@ -113,9 +111,6 @@ class CompositionScorer:
             foreign = np.clip((mass - own) / (mass + eps), 0, 1)
             fill = np.maximum((sx2 - sx1) / bw, (sy2 - sy1) / bh)
             framing = np.exp(-((fill - w.fill_target) ** 2) / (2 * w.fill_sigma ** 2))
-            shape = np.minimum((sx2 - sx1) / bw, (sy2 - sy1) / bh) / np.maximum(fill, eps)
-            inside = (np.clip(np.minimum(x2, rx2) - np.maximum(x1, rx1), 0, None)
-                      * np.clip(np.minimum(y2, ry2) - np.maximum(y1, ry1), 0, None)) / area
         w_density = w.density if subject is None else w.framed_density
         w_thirds = w.thirds if subject is None else w.framed_thirds
 
@@ -164,7 +159,6 @@ class CompositionScorer:
             w.saliency_kept * kept + w_density * density - w.border_cut * border + w_thirds * thirds
             - w.face_cut * face_cut + w.face_headroom * headroom + w.sharpness * sharpness
             + w.exposure * exposure + w.framing * framing - w.foreign * foreign
-            + w.shape_match * shape + w.in_region * inside
         )
         out = []
         for i, box in enumerate(boxes):
@@ -177,7 +171,5 @@ class CompositionScorer:
             if subject is not None:
                 parts["framing"] = round(float(framing[i]), 6)
                 parts["foreign"] = round(float(foreign[i]), 6)
-                parts["shape"] = round(float(shape[i]), 6)
-                parts["in_region"] = round(float(inside[i]), 6)
             out.append(ScoredCrop(box, round(float(total[i]), 6), parts, ratio))
         return out
