@@ -215,6 +215,20 @@ def test_endpoint_enters_the_call_key_but_not_the_family_name():
     assert be.key_fields()["base_url"] == "http://h:1/v1" and be.version == "2"
 
 
+def test_options_that_change_replies_change_keys_and_others_do_not(monkeypatch):
+    monkeypatch.setenv("OTHER_KEY", "sk-other")
+
+    def key_fields(**opts):
+        return create_backend("openai-compatible", "m", {"api_key_env": "", **opts}).key_fields()
+
+    base = key_fields()
+    # A lower max_tokens can truncate a reply; a smaller image shows the judge less.
+    assert key_fields(max_tokens=20) != base
+    assert key_fields(max_side=256) != base
+    # The name of the environment variable holding the key changes no reply.
+    assert key_fields(api_key_env="OTHER_KEY") == base
+
+
 def test_api_key_is_sent_but_never_stored_or_logged(fake_server, tmp_path, monkeypatch, caplog, capsys):
     secret = "sk-test-Zq9secret-0123456789"
     monkeypatch.setenv("MULTICROP_TEST_KEY", secret)

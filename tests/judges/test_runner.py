@@ -119,7 +119,8 @@ def test_families_that_would_make_the_same_calls_are_rejected(tmp_path):
         parse_panel({"families": [
             {"name": "vllm", "backend": "openai-compatible", "model": "q", "options": same_server},
             {"name": "again", "backend": "openai-compatible", "model": "q",
-             "options": {**same_server, "base_url": "http://localhost:8000/v1/", "max_tokens": 50}},
+             "options": {**same_server, "base_url": "http://localhost:8000/v1/",
+                                                           "api_key_env": "ANOTHER_UNSET_KEY"}},
         ]})
     two_servers = parse_panel({"families": [
         {"name": "vllm", "backend": "openai-compatible", "model": "q", "options": same_server},

@@ -131,8 +131,10 @@ class OpenAICompatibleBackend(JudgeBackend):
         # The endpoint is a different server: the same model string served by a
         # local vLLM and by OpenRouter gives different replies (other weights,
         # quantisation, defaults), so it enters the key.
+        # max_tokens can truncate a reply, so it changes replies too.
         return {"base_url": _endpoint(options.base_url), "max_side": options.max_side,
-                "jpeg_quality": options.jpeg_quality, "structured_output": options.structured_output}
+                "jpeg_quality": options.jpeg_quality, "structured_output": options.structured_output,
+                "max_tokens": options.max_tokens}
 
     def _get_client(self):
         if self._client is None:
