@@ -128,3 +128,62 @@ def test_smallest_box_matches_brute_force(w, h, seed, share):
     if found is not None:
         assert found.w == found.h == best
         assert s[int(found.y):int(found.y2), int(found.x):int(found.x2)].sum() >= target - 1e-9
+
+
+# --- partition-2: claimed blobs, subjects, least-salient cuts, orientation fallback ----------
+
+
+def test_a_large_subject_is_claimed_whole_so_a_small_one_gets_its_own_box():
+    # the large blob holds 96 % of the saliency: the first box covers only part of it, and
+    # (paper: zero the box only) its remnant drew the second box away from the small blob
+    s = blobs((300, 900), [(50, 50, 400, 200), (700, 120, 60, 60)])
+    p = partition_saliency(s, k=2, ratio="3:2")
+    assert p.failure is None and p.orientation == "vertical"
+    assert sum(covers(b, (700, 120, 60, 60)) for b in p.subjects) == 1
+    assert sum(covers(b, (50, 50, 400, 200), share=0.9) for b in p.subjects) == 1
+    assert covers(p.regions[0], (50, 50, 400, 200), share=1.0)
+    assert covers(p.regions[1], (700, 120, 60, 60), share=1.0)
+    only_box = partition_saliency(s, k=2, ratio="3:2", config=PartitionConfig(absorb_share=1.0))
+    assert not any(covers(b, (700, 120, 60, 60)) for b in only_box.boxes)
+
+
+def test_subjects_are_the_boxes_shrunk_to_their_saliency():
+    s = blobs((200, 600), [(100, 60, 30, 90), (450, 50, 40, 100)])
+    p = partition_saliency(s, k=2, ratio="3:2")  # 3:2 boxes around tall blobs are wide
+    for subj, rect in zip(sorted(p.subjects, key=lambda b: b.x), [(100, 60, 30, 90), (450, 50, 40, 100)]):
+        assert covers(subj, rect, share=0.9)
+        assert subj.area <= 1.1 * rect[2] * rect[3]
+
+
+def test_subjects_overlapping_along_the_cut_axis_fall_back_to_the_other_orientation():
+    # centres spread more in x (paper: vertical cuts), but the subjects overlap in x, so any
+    # vertical cut bisects one of them; they are separated in y.
+    rects = [(0, 0, 380, 100), (320, 150, 80, 100)]
+    cfg = PartitionConfig(min_region_aspect=0.25)
+    s = blobs((260, 400), rects)
+    p = partition_saliency(s, k=2, ratio="3:2", config=cfg)
+    assert p.failure is None and p.fallback == "orientation" and p.orientation == "horizontal"
+    cut = p.regions[1].y
+    for x, y, w, h in rects:
+        assert not (y < cut < y + h)
+    assert p.to_dict()["fallback"] == "orientation"
+    strict = partition_saliency(s, k=2, ratio="3:2", config=PartitionConfig(min_region_aspect=0.25,
+                                                                            orientation_fallback=False))
+    assert strict.orientation == "vertical" and "bisects" in strict.failure and strict.fallback is None
+
+
+def test_cut_goes_on_the_least_salient_line_between_subjects():
+    boxes = [Box(0, 0, 100, 100), Box(200, 0, 100, 100)]
+    s = np.zeros((100, 300))
+    s[:, 140:160] = 0.5  # something salient in the middle of the gap
+    p = partition_from_boxes(boxes, width=300, height=100, saliency=s)
+    cut = p.regions[1].x
+    assert 100 <= cut <= 200 and not 140 <= cut < 160
+    assert partition_from_boxes(boxes, width=300, height=100).regions[1].x == 150  # paper: midway
+
+
+def test_partition_round_trips_subjects_and_fallback():
+    p = Partition((Box(0, 0, 10, 10),), (Box(0, 0, 20, 10),), "vertical", None, (20, 10),
+                  (Box(2, 2, 5, 5),), "orientation")
+    q = Partition.from_dict(p.to_dict())
+    assert q == p and q.scale(2).subjects == (Box(4, 4, 10, 10),)

@@ -6,8 +6,8 @@ Grid anchors follow GAIC (Zeng et al.): the region is divided into
 of the last ``corner_bins``; crops smaller than ``min_area`` are dropped.  Our
 adaptation: GAIC measures ``min_area`` against the region, we measure it
 against the largest box of the target ratio that fits the region, so that a
-ratio far from the region's shape (3:2 in a 1:2 strip, whose largest box is a
-third of the strip) still gets anchors and the scorer really chooses the ratio.  Here the aspect ratio is constrained to the target: anchors whose
+ratio unlike the region's shape (3:2 in a 2:3 region, whose largest box is
+44 % of it) is not held to a size it cannot reach.  Here the aspect ratio is constrained to the target: anchors whose
 aspect is within ``ratio_tolerance`` of it are kept and shrunk about their
 centre to the exact ratio.  A very wide or tall region (4288x613 for a 2:3
 target) yields no anchor at all; then fixed-ratio sliding windows are used.
@@ -71,8 +71,8 @@ def grid_anchors(region: Box, ratio: Ratio | float, *, config: CandidateConfig |
     True
     >>> grid_anchors(Box(0, 0, 4288, 613), Ratio(2, 3))
     []
-    >>> len(grid_anchors(Box(0, 0, 400, 800), Ratio(3, 2))) > 0   # 3:2 in a 1:2 strip
-    True
+    >>> len(grid_anchors(Box(0, 0, 800, 1200), Ratio(3, 2)))   # 3:2 in a 2:3 region
+    3
     """
     cfg = config or CandidateConfig()
     r = _ratio_value(ratio)
@@ -156,8 +156,9 @@ def subject_windows(subject: Box, ratio: Ratio | float, *, bounds: Box,
 
     For each fill in ``config.subject_fills`` the crop is sized so that the
     subject spans that fraction of it along its limiting side, then placed
-    with the subject centred and shifted by ``config.subject_shift`` of the
-    crop on either side along each axis (subject on a third line).  Crops are
+    with the subject centred and, if ``config.subject_shift`` > 0, also
+    shifted by that share of the crop along each axis (1/6: subject on a
+    third line).  Crops are
     moved (and, if larger, shrunk about their centre) to lie in ``bounds``.
     These may reach past the subject's partition region: overlapping crops are
     normal in multi-crop sets (91 of the 251 ground-truth pairs of Carousel

@@ -178,6 +178,10 @@ class CandidateConfig:
     subject_shift : float
         Those framing crops are also shifted by this fraction of the crop
         along each axis (1/6 puts the subject's centre on a third line).
+        Default 0: with ``CompositionWeights.framed_thirds = 0`` (a subject
+        filling most of the frame is centred) nothing favours a shifted
+        framing, and shifted ones only let incidental terms (sharpness,
+        exposure) pull the subject off-centre.
     """
 
     bins: int = 12
@@ -186,8 +190,8 @@ class CandidateConfig:
     ratio_tolerance: float = 1.25
     window_scales: tuple[float, ...] = (1.0, 0.85, 0.7, 0.55)
     window_stride: float = 0.125
-    subject_fills: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
-    subject_shift: float = 1 / 6
+    subject_fills: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+    subject_shift: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.bins, int) or self.bins < 2:

@@ -13,6 +13,19 @@ still to find (``threshold * remaining / (k - i)``), so that with ``k`` equal
 subjects each box settles on one subject instead of the first box swallowing
 them all.
 
+Our adaptations (``partition-2``; each a :class:`~multicrop.config.PartitionConfig`
+field):
+
+* a box also zeroes the salient blobs it holds at least ``absorb_share`` of
+  (grown by ``claim_margin``), so a large subject is not split over two boxes
+  while a small one gets none (the paper's "strong disparity" failure);
+* each box is shrunk to the saliency it claimed (``Partition.subjects``);
+  orientation, cuts and the bisect check use these subjects;
+* given the saliency map, a cut goes on the least salient line between two
+  subjects (``cut_centre_weight`` prefers the middle);
+* when the paper's orientation fails, the other is tried
+  (``orientation_fallback``); a repair is recorded in ``Partition.fallback``.
+
 References
 ----------
 R. Loya et al., "Carousel: A High-Resolution Dataset for Multi-Target
