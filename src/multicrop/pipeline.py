@@ -34,7 +34,7 @@ from .saliency import SALIENCY_BACKENDS, compute_saliency
 from .scoring import ScoredCrop, ScoringContext, get_scorer
 from .select import best_per_region, select_topk, to_source
 
-__all__ = ["CropConfig", "CropResult", "crop_photo"]
+__all__ = ["CropConfig", "CropResult", "crop_photo", "best_partition", "pipeline_versions"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,15 @@ class CropResult:
             "versions": dict(self.versions),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
+
+
+def pipeline_versions(config: CropConfig | None = None) -> dict[str, str]:
+    """Versions of every part that shapes a result of ``config`` (package, scorer, ...).
+
+    Written into every output record; evaluation caches key on it.
+    """
+    cfg = config or CropConfig()
+    return _versions(cfg, get_scorer(cfg))
 
 
 def _versions(config: CropConfig, scorer) -> dict[str, str]:
@@ -211,7 +220,7 @@ def crop_photo(
     partition: Partition | None = None
     failure: str | None = None
     if cfg.strategy == "partition":
-        partition = _best_partition(sal, cfg)
+        partition = best_partition(sal, cfg)
         failure = partition.failure
         t3 = time.perf_counter()
         timings["partition"] = t3 - t2
@@ -274,8 +283,11 @@ def _region_subjects(partition: Partition) -> list[Box]:
     return sorted(partition.subjects, key=lambda b: b.center[axis])
 
 
-def _best_partition(saliency: np.ndarray, cfg: CropConfig) -> Partition:
-    """Partition with each allowed ratio; prefer no failure, then the tightest boxes."""
+def best_partition(saliency: np.ndarray, cfg: CropConfig) -> Partition:
+    """Partition with each of ``cfg.ratios``; prefer no failure, then the tightest boxes.
+
+    The partition :func:`crop_photo` uses; evaluation runs peer methods on it.
+    """
     best: tuple[tuple[int, float], Partition] | None = None
     for ratio in cfg.ratios:
         p = partition_saliency(saliency, k=cfg.k, ratio=ratio, config=cfg.partition)

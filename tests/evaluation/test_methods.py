@@ -119,3 +119,29 @@ def test_third_party_method_plugs_in():
         assert get_method("test-whole").predict(np.zeros((4, 6, 3), np.uint8), 2).boxes == (Box(0, 0, 6, 4),) * 2
     finally:
         METHODS.unregister("test-whole")
+
+
+def test_peers_run_on_the_partition_the_pipeline_uses(scene):
+    import multicrop
+    from multicrop.evaluation.methods import partition_regions
+
+    ratios = (Ratio(2, 3), Ratio(3, 2))
+    _, part = partition_regions(scene, 2, ratios)
+    result = multicrop.crop_photo(scene, multicrop.CropConfig(k=2, ratios=ratios))
+    assert part.regions == result.partition.regions
+    assert part.orientation == result.partition.orientation
+
+
+@pytest.mark.parametrize("name", ["partition", "topk", "smartcrop", "vips"])
+def test_pipeline_backed_versions_follow_the_pipeline(name, monkeypatch):
+    # A resumed report must not mix results of an older scorer or partitioner.
+    import multicrop.pipeline as pipeline
+
+    method = get_method(name)
+    before = method.version
+    assert before == get_method(name).version  # stable between calls
+    monkeypatch.setattr(pipeline, "PARTITION_VERSION", "partition-test")
+    assert method.version != before
+    monkeypatch.undo()
+    assert method.version == before
+    assert get_method("slices").version == "1"  # does not depend on the pipeline

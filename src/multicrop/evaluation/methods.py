@@ -43,7 +43,7 @@ import importlib
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -251,18 +251,28 @@ def partition_regions(image: Any, k: int, ratios: Sequence[Ratio]):
     Returns ``(loaded, partition)``: the :class:`multicrop.io.LoadedImage`
     and the chosen :class:`multicrop.partition.Partition`, in analysis pixels.
     """
-    from ..partition import partition_saliency
+    from ..pipeline import best_partition
     from ..saliency import compute_saliency
 
     loaded, cfg = _analysis(image)
+    cfg = replace(cfg, k=k, ratios=tuple(ratios))
     sal = compute_saliency(loaded.analysis, method=cfg.saliency, faces=cfg.faces)
-    best = None
-    for r in ratios:
-        p = partition_saliency(sal, k=k, ratio=r, config=cfg.partition)
-        key = (p.failure is not None, sum(b.area for b in p.boxes))
-        if best is None or key < best[0]:
-            best = (key, p)
-    return loaded, best[1]
+    return loaded, best_partition(sal, cfg)
+
+
+def _pipeline_version(base: str) -> str:
+    """``base`` plus a short hash of the pipeline's versions and default config.
+
+    A result cache keyed on it is invalidated by any change to the scorer,
+    the partitioner, the saliency model or a default weight.
+    """
+    from ..config import CropConfig
+    from ..pipeline import pipeline_versions
+    from ..store.keys import content_hash
+
+    cfg = CropConfig()
+    digest = content_hash({"versions": pipeline_versions(cfg), "config": cfg.to_dict()})
+    return f"{base}+{digest.split(':', 1)[1][:12]}"
 
 
 # --------------------------------------------------------------------------- methods
@@ -283,6 +293,10 @@ class PipelineMethod(CarouselMethod):
     """:func:`multicrop.crop_photo` with a fixed strategy."""
 
     strategy = "partition"
+
+    @property
+    def version(self) -> str:  # results change with the pipeline's versions and weights
+        return _pipeline_version("2")
 
     def _predict(self, image, k, ratios):
         import multicrop
@@ -314,6 +328,10 @@ class PeerMethod(CarouselMethod):
 
     uses_partition = True
     extra = "peers"
+
+    @property
+    def version(self) -> str:  # peers run on our partitions, which change with the pipeline
+        return _pipeline_version("2")
 
     def _predict(self, image, k, ratios):
         loaded, part = partition_regions(image, k, ratios)
