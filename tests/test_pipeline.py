@@ -173,3 +173,53 @@ def test_a_subject_straddling_the_cut_is_kept_whole_by_its_crop(monkeypatch):
         assert c.box.contains(Box(x, y, w, h), tol=1)
         assert c.parts["kept"] > 0.99 and c.parts["framing"] > 0.5
     assert res.crops[1].box.x < cut
+
+
+# --- distinct crops across regions (select-2) ---------------------------------------------
+
+
+def _distinct_or_reported(res, limit):
+    import itertools
+
+    from multicrop.geometry import iou
+
+    for (i, a), (j, b) in itertools.combinations(enumerate(res.crops, 1), 2):
+        v = iou(a.box, b.box)
+        if v > limit:
+            assert res.failure and (f"crop {i} overlaps crop {j}" in res.failure
+                                    or f"crop {j} overlaps crop {i}" in res.failure), (i, j, v)
+
+
+def test_example_with_more_crops_than_subjects_gives_no_near_duplicates(tmp_path):
+    # k=4 on the three-subject example: two regions' subject framings both settled on the
+    # astronaut (IoU 0.87) before regions chose with an overlap limit.
+    path = tmp_path / "example.jpg"
+    Image.fromarray(example_image()).save(path, quality=90)
+    cfg = CropConfig(k=4)
+    res = crop_photo(path, cfg)
+    _distinct_or_reported(res, cfg.distinct_iou)
+    assert "overlaps" not in (res.failure or "")  # here a distinct crop exists for every region
+    assert res.versions["select"] == "select-2"
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.3])
+def test_crops_of_a_split_subject_are_distinct_or_the_overlap_is_reported(monkeypatch, limit):
+    # one large subject, k=2: the cut runs through it and both regions frame it
+    img, sal = _scene((500, 1000), [(100, 100, 300, 300)])
+    _with_saliency(monkeypatch, sal)
+    res = crop_photo(img, CropConfig(k=2, faces=False, distinct_iou=limit))
+    _distinct_or_reported(res, limit)
+    assert res.failure  # the partition failure is kept, overlaps are appended
+
+
+def test_importing_multicrop_does_not_read_package_metadata():
+    # __version__ is resolved on first use (importlib.metadata costs ~100 ms at import)
+    import subprocess
+    import sys
+
+    code = ("import sys, multicrop; assert 'importlib.metadata' not in sys.modules, 'eager'; "
+            "v = multicrop.__version__; assert 'importlib.metadata' in sys.modules; print(v)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    import multicrop
+
+    assert out.strip() == multicrop.__version__ and multicrop.__version__ != ""

@@ -88,3 +88,25 @@ def test_entry_points_are_loaded_lazily(monkeypatch):
     assert reg.names() == ["builtin", "plugin"]
     assert reg.get("plugin") == "loaded"
     assert calls == ["multicrop.things"]
+
+
+def test_entry_point_shadowing_a_builtin_is_an_error_naming_the_distribution(monkeypatch):
+    import multicrop.registry as mod
+
+    class FakeDist:
+        name = "evil-plugin"
+
+    class FakeEP:
+        name = "builtin"
+        value = "evil.mod:thing"
+        dist = FakeDist()
+
+        def load(self):  # pragma: no cover - must not be loaded
+            raise AssertionError("a clashing entry point must not be loaded")
+
+    monkeypatch.setattr(mod, "entry_points", lambda group: [FakeEP()])
+    reg = Registry("thing", entry_point_group="multicrop.things")
+    reg.register("builtin", 1)
+    for lookup in (lambda: reg.get("builtin"), reg.names):
+        with pytest.raises(RegistryError, match=r"'builtin' from distribution evil-plugin \(evil.mod:thing\)"):
+            lookup()

@@ -9,14 +9,43 @@ from hypothesis import strategies as st
 from multicrop.errors import InvalidParameterError
 from multicrop.geometry import Box, Ratio, iou
 from multicrop.scoring import ScoredCrop
-from multicrop.select import best_per_region, select_topk, to_source
+from multicrop.select import select_distinct, select_topk, to_source
 
 
-def test_best_per_region_takes_the_maximum():
-    a, b, c = (ScoredCrop(Box(i, 0, 1, 1), s) for i, s in enumerate([0.1, 0.9, 0.5]))
-    assert best_per_region([[a, b], [c]]) == [b, c]
+def test_select_distinct_takes_each_regions_best_when_they_do_not_overlap():
+    a, b, c = (ScoredCrop(Box(20 * i, 0, 10, 10), s) for i, s in enumerate([0.1, 0.9, 0.5]))
+    assert select_distinct([[a, b], [c]], max_iou=0.3) == ([b, c], [])
     with pytest.raises(InvalidParameterError, match="region 2"):
-        best_per_region([[a], []])
+        select_distinct([[a], []], max_iou=0.3)
+
+
+def test_select_distinct_avoids_near_duplicates_across_regions():
+    # Both regions' best crop frames the same subject (a region's framings may reach past it):
+    # the stronger region keeps it, the other takes its best distinct candidate.
+    shared1, shared2 = ScoredCrop(Box(0, 0, 100, 100), 0.8), ScoredCrop(Box(5, 2, 100, 100), 0.9)
+    own = ScoredCrop(Box(150, 0, 80, 80), 0.4)
+    crops, overlaps = select_distinct([[shared1, own], [shared2]], max_iou=0.5)
+    assert crops == [own, shared2] and overlaps == []
+    # With no distinct candidate the best is taken anyway and the overlap reported.
+    crops, overlaps = select_distinct([[shared1], [shared2]], max_iou=0.5)
+    assert crops == [shared1, shared2]
+    assert overlaps == [f"crop 1 overlaps crop 2, IoU {iou(shared1.box, shared2.box):.2f}"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 90), st.integers(0, 90), st.integers(5, 40),
+                                   st.floats(0, 1)), min_size=1, max_size=8), min_size=1, max_size=5),
+       st.floats(0.0, 0.8))
+def test_select_distinct_pairs_are_distinct_or_reported(regions, thr):
+    scored = [[ScoredCrop(Box(x, y, w, w), s) for x, y, w, s in reg] for reg in regions]
+    crops, overlaps = select_distinct(scored, max_iou=thr)
+    assert len(crops) == len(scored) and all(c in reg for c, reg in zip(crops, scored))
+    bad = [(i, j) for i, j in itertools.combinations(range(len(crops)), 2)
+           if iou(crops[i].box, crops[j].box) > thr + 1e-12]
+    # every overlapping pair involves a region whose overlap was reported
+    reported = {int(m.split()[1]) - 1 for m in overlaps}
+    assert all(i in reported or j in reported for i, j in bad)
+    assert len(overlaps) <= len(bad)
 
 
 @settings(max_examples=80, deadline=None)

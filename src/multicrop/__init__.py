@@ -6,17 +6,25 @@ in submodules (``multicrop.geometry``, ``multicrop.saliency``, ...).
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("multicrop")
-except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-    __version__ = "0.0.0+unknown"
+import functools
 
 __all__ = ["__version__", "crop_photo", "CropConfig", "CropResult"]
 
 
+@functools.cache
+def _version() -> str:
+    # importlib.metadata costs ~100 ms at import; read it only when asked.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("multicrop")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0.0.0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        return _version()
     # The pipeline pulls in onnxruntime and OpenCV; import it only when used.
     if name in ("crop_photo", "CropConfig", "CropResult"):
         from . import pipeline

@@ -274,6 +274,12 @@ class CropConfig:
         Registered crop scorer.
     nms_iou : float
         ``topk``: largest IoU allowed between two selected crops.
+    distinct_iou : float
+        ``partition``: largest IoU allowed between the crops of two regions
+        (a region's crop may reach past it towards its subject).  Separate
+        from ``nms_iou`` because crops of distinct subjects may overlap
+        (91 of the 251 ground-truth pairs of Carousel do); chosen on
+        carousel-synth seed 1 (see docs/cropping.md).
     min_crop_side : int
         Smallest crop side in source pixels; photos that cannot hold k such
         crops are refused.
@@ -291,6 +297,7 @@ class CropConfig:
     analysis_max_side: int = 1024
     scorer: str = "composition"
     nms_iou: float = 0.3
+    distinct_iou: float = 0.5
     min_crop_side: int = 64
     max_pixels: int = 300_000_000
     quality: int = 92
@@ -315,6 +322,7 @@ class CropConfig:
         if self.quality > 100:
             raise InvalidParameterError(f"quality must be in [1, 100], got {self.quality!r}")
         _check_range(self, "nms_iou", 0, 1)
+        _check_range(self, "distinct_iou", 0, 1)
         for name, cls in (("partition", PartitionConfig), ("candidates", CandidateConfig),
                           ("weights", CompositionWeights)):
             v = getattr(self, name)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
+from . import _version
 from .candidates import candidate_boxes, subject_windows
 from .config import CropConfig
 from .errors import ImageTooSmallError
@@ -32,9 +32,9 @@ from .io import LoadedImage, load_image
 from .partition import PARTITION_VERSION, Partition, partition_saliency
 from .saliency import SALIENCY_BACKENDS, compute_saliency
 from .scoring import ScoredCrop, ScoringContext, get_scorer
-from .select import best_per_region, select_topk, to_source
+from .select import SELECT_VERSION, select_distinct, select_topk, to_source
 
-__all__ = ["CropConfig", "CropResult", "crop_photo", "best_partition", "pipeline_versions"]
+__all__ = ["CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,49 @@ def pipeline_versions(config: CropConfig | None = None) -> dict[str, str]:
 
 def _versions(config: CropConfig, scorer) -> dict[str, str]:
     return {
-        "multicrop": __version__,
+        "multicrop": _version(),
         "scorer": f"{scorer.name}/{scorer.version}",
         "partition": PARTITION_VERSION,
+        "select": SELECT_VERSION,
         "saliency": f"{config.saliency}/{SALIENCY_BACKENDS.get(config.saliency).version}",
         "faces": "yunet" if config.faces else "off",
     }
+
+
+def analyse(image: np.ndarray, config: CropConfig) -> tuple[np.ndarray, tuple[Box, ...]]:
+    """Saliency of ``image`` as the pipeline sees it, and the faces found in it.
+
+    The one place saliency and faces are combined: :func:`crop_photo` and the
+    evaluation's peer methods (which run on our partitions) both call it.
+
+    Parameters
+    ----------
+    image : ndarray of uint8, shape (H, W, 3)
+        The analysis copy (``LoadedImage.analysis``).
+    config : CropConfig
+        ``saliency`` names the backend; with ``faces`` the faces found by
+        YuNet are raised to full saliency so crops keep them whole.
+
+    Returns
+    -------
+    saliency : ndarray of float32, shape (H, W)
+    faces : tuple of Box
+        Face boxes in ``image`` pixels (empty when ``config.faces`` is off).
+
+    Examples
+    --------
+    >>> img = np.full((64, 96, 3), 40, np.uint8); img[20:40, 60:80] = 230
+    >>> sal, faces = analyse(img, CropConfig(saliency="spectral", faces=False))
+    >>> sal.shape, faces
+    ((64, 96), ())
+    """
+    sal = compute_saliency(image, method=config.saliency)
+    if not config.faces:
+        return sal, ()
+    from .saliency.faces import add_faces, detect_faces
+
+    found = detect_faces(image)
+    return add_faces(sal, found), tuple(f.box for f in found)
 
 
 def _check_fits(name: str, size: tuple[int, int], config: CropConfig) -> None:
@@ -186,14 +223,7 @@ def crop_photo(
 
     image = loaded.analysis
     h, w = image.shape[:2]
-    sal = compute_saliency(image, method=cfg.saliency)
-    faces: tuple[Box, ...] = ()
-    if cfg.faces:
-        from .saliency.faces import add_faces, detect_faces
-
-        found = detect_faces(image)
-        faces = tuple(f.box for f in found)
-        sal = add_faces(sal, found)
+    sal, faces = analyse(image, cfg)
     t2 = time.perf_counter()
     timings["saliency"] = t2 - t1
 
@@ -242,7 +272,9 @@ def crop_photo(
                 raise ImageTooSmallError(
                     f"{name}: no crop of at least {cfg.min_crop_side} px fits partition {i + 1}; use a smaller k"
                 )
-        chosen = best_per_region(per_region)
+        chosen, overlaps = select_distinct(per_region, max_iou=cfg.distinct_iou)
+        if overlaps:
+            failure = "; ".join(([failure] if failure else []) + overlaps)
     else:
         t3 = time.perf_counter()
         chosen = select_topk(scored_in(full, windows=True), k=cfg.k, nms_iou=cfg.nms_iou)

@@ -81,10 +81,22 @@ class Registry(Generic[T]):
     def _load_entry_points(self) -> None:
         if self._entry_points_loaded:
             return
+        eps = list(entry_points(group=self.entry_point_group))
+        clash = [ep for ep in eps if ep.name in self._items]
+        if clash:
+            # Duplicate names are an error, for plugins as for built-ins; raised on
+            # every lookup until the conflicting distribution is removed.
+            who = "; ".join(
+                f"{ep.name!r} from distribution {getattr(getattr(ep, 'dist', None), 'name', None) or '(unknown)'}"
+                f" ({getattr(ep, 'value', '?')})" for ep in clash
+            )
+            raise RegistryError(
+                f"{self.kind} entry point(s) in group {self.entry_point_group!r} reuse a registered name: {who}; "
+                "uninstall that distribution or ask its author to rename the entry point"
+            )
         self._entry_points_loaded = True
-        for ep in entry_points(group=self.entry_point_group):
-            if ep.name not in self._items:
-                self.register(ep.name, ep.load())
+        for ep in eps:
+            self.register(ep.name, ep.load())
 
     def get(self, name: str) -> T:
         """Return the object registered as ``name``.

@@ -3,8 +3,11 @@
 Two strategies:
 
 ``partition``
-    The best-scoring candidate of each saliency partition (Carousel §IV-A),
-    one crop per region, so the crops are distinct by construction.
+    One crop per saliency partition (Carousel §IV-A), chosen greedily
+    (:func:`select_distinct`): a region's candidates may reach past it
+    towards its subject, so two regions could otherwise pick nearly the
+    same crop; each region takes its best candidate whose IoU with the crops
+    already chosen is at most ``distinct_iou``.
 ``topk``
     The paper's VPN* protocol: candidates over the whole image, the k best
     kept greedily with non-maximum suppression (IoU at most ``nms_iou``).
@@ -18,11 +21,40 @@ from .errors import InvalidParameterError
 from .geometry import Box, iou, snap_box  # noqa: F401 - Box is used by the doctests
 from .scoring.base import ScoredCrop
 
-__all__ = ["best_per_region", "select_topk", "to_source"]
+__all__ = ["SELECT_VERSION", "select_distinct", "select_topk", "to_source"]
+
+#: Part of every result's ``versions``: bump when the selection of crops changes.
+#: select-2: ``partition`` picks per region greedily with an overlap limit
+#: (select-1 took each region's best crop independently).
+SELECT_VERSION = "select-2"
 
 
-def best_per_region(scored: Sequence[Sequence[ScoredCrop]]) -> list[ScoredCrop]:
-    """The highest-scoring crop of each region (first one on ties).
+def select_distinct(
+    scored: Sequence[Sequence[ScoredCrop]], *, max_iou: float
+) -> tuple[list[ScoredCrop], list[str]]:
+    """One crop per region, no two overlapping by more than ``max_iou`` (IoU) where possible.
+
+    Regions choose greedily, the region with the highest-scoring candidate
+    first (the greedy order of non-maximum suppression, as in
+    :func:`select_topk`, applied to regions): each takes its best candidate
+    whose IoU with every crop already chosen is at most ``max_iou``.  If no
+    candidate qualifies, the region takes its best candidate anyway and the
+    overlap is reported.
+
+    Parameters
+    ----------
+    scored : sequence of sequence of ScoredCrop
+        The candidates of each region.
+    max_iou : float
+        Largest IoU allowed between two chosen crops.
+
+    Returns
+    -------
+    crops : list of ScoredCrop
+        One per region, in region order.
+    overlaps : list of str
+        One message per region that could not avoid an overlap,
+        ``"crop i overlaps crop j, IoU x.xx"`` (1-based region numbers).
 
     Raises
     ------
@@ -31,16 +63,30 @@ def best_per_region(scored: Sequence[Sequence[ScoredCrop]]) -> list[ScoredCrop]:
 
     Examples
     --------
-    >>> a, b = ScoredCrop(Box(0, 0, 1, 1), 0.2), ScoredCrop(Box(1, 0, 1, 1), 0.7)
-    >>> [c.score for c in best_per_region([[a, b], [a]])]
-    [0.7, 0.2]
+    >>> a, b = ScoredCrop(Box(0, 0, 10, 10), 0.9), ScoredCrop(Box(1, 0, 10, 10), 0.8)
+    >>> c = ScoredCrop(Box(30, 0, 10, 10), 0.5)
+    >>> crops, overlaps = select_distinct([[a, c], [b, c]], max_iou=0.3)
+    >>> [x.box.x for x in crops], overlaps
+    ([0, 30], [])
+    >>> crops, overlaps = select_distinct([[a], [b]], max_iou=0.3)
+    >>> overlaps
+    ['crop 2 overlaps crop 1, IoU 0.82']
     """
-    out = []
     for i, crops in enumerate(scored):
         if not crops:
             raise InvalidParameterError(f"region {i + 1} has no candidate crop")
-        out.append(max(crops, key=lambda c: c.score))
-    return out
+    order = sorted(range(len(scored)), key=lambda i: -max(c.score for c in scored[i]))
+    chosen: dict[int, ScoredCrop] = {}
+    overlaps: list[str] = []
+    for i in order:
+        ranked = sorted(scored[i], key=lambda c: -c.score)  # stable: first one on ties
+        pick = next((c for c in ranked if all(iou(c.box, o.box) <= max_iou for o in chosen.values())), None)
+        if pick is None:
+            pick = ranked[0]
+            j, worst = max(((j, iou(pick.box, o.box)) for j, o in chosen.items()), key=lambda t: t[1])
+            overlaps.append(f"crop {i + 1} overlaps crop {j + 1}, IoU {worst:.2f}")
+        chosen[i] = pick
+    return [chosen[i] for i in range(len(scored))], overlaps
 
 
 def select_topk(scored: Sequence[ScoredCrop], *, k: int, nms_iou: float = 0.3) -> list[ScoredCrop]:

@@ -54,3 +54,16 @@ def test_bad_subset_is_one_line(tmp_path, small_synth, capsys):
                         "-o", str(tmp_path), "--no-progress"])
     assert rc == 1
     assert "subset must be one of all, ok, failures" in capsys.readouterr().err
+
+
+def test_rerun_with_other_ratios_is_one_line_not_a_stale_table(tmp_path, small_synth, capsys):
+    rep = tmp_path / "rep"
+    assert cli_main.main(["eval", "carousel", str(small_synth), "-m", "slices", "-o", str(rep), "--limit", "2",
+                          "--no-progress", "--no-thumbnails"]) == 0
+    capsys.readouterr()
+    rc = cli_main.main(["eval", "carousel", str(small_synth), "-m", "slices", "-o", str(rep), "--limit", "2",
+                        "--ratio", "1:1", "--no-progress"])
+    captured = capsys.readouterr()
+    assert rc == 1 and "resuming" not in captured.err and captured.out == ""
+    assert "holds results for ratios 2:3,3:2; use another report directory for ratios 1:1" in captured.err
+    assert captured.err.count("\n") == 1

@@ -109,3 +109,50 @@ def test_missing_scores_file(files, tmp_path, capsys):
                "-o", str(tmp_path / "o")])
     assert rc == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_output_that_is_a_file_fails_before_any_work(files, tmp_path, capsys, monkeypatch):
+    import multicrop.evaluation.judges_report as jr
+
+    target = tmp_path / "report.txt"
+    target.write_text("keep me")
+
+    def boom(*a, **k):  # the protocol must not even start
+        raise AssertionError("evaluate_judges ran")
+
+    monkeypatch.setattr(jr, "evaluate_judges", boom)
+    assert _judges(files, target) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("multicrop: error: report directory") and "existing file" in err[0]
+    assert target.read_text() == "keep me"
+    assert _judges(files, target / "sub") == 1
+    assert "existing file" in capsys.readouterr().err
+
+
+def test_json_summary_is_serialised_once_not_read_back(files, tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    real = Path.read_text
+
+    def guarded(self, *a, **k):
+        if self.name == "summary.json":
+            raise AssertionError("summary.json was read back from disk")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "read_text", guarded)
+    assert _judges(files, tmp_path / "j", "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["config"]["robustness_arms"] == ["H+P_ridge"]
+    assert json.loads(real(tmp_path / "j" / "summary.json")) == summary
+
+
+def test_probe_reports_repetitions_actually_used(files, capsys):
+    rc = main(["eval", "probe", "-s", str(files / "judges.csv"), "-r", str(files / "ratings.csv"), "-n", "99",
+               "-B", "200", "--splits", "5", "--json"])
+    res = json.loads(capsys.readouterr().out)
+    assert rc == 0 and res["repetitions"] == 99
+    n = pd.read_csv(files / "judges.csv").query("prompt_kind == 'holistic'").repetition.nunique()
+    assert res["repetitions_used"] == {"family0": n, "family1": n}
+    rc = main(["eval", "probe", "-s", str(files / "judges.csv"), "-r", str(files / "ratings.csv"), "-n", "99",
+               "-B", "200", "--splits", "5"])
+    assert rc == 0 and f"only {n} of 99 holistic repetitions available" in capsys.readouterr().out

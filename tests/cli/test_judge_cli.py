@@ -121,6 +121,7 @@ def test_missing_credentials_message(tmp_path, photos, capsys, monkeypatch):
                      'options = { api_key_env = "MULTICROP_CLI_TEST_KEY" }\n')
     code, _, err = run(["judge", photos[0], "-p", panel, "-d", tmp_path / "r.sqlite"], capsys)
     assert code == 1 and "export MULTICROP_CLI_TEST_KEY=" in err
+    assert not (tmp_path / "r.sqlite").exists()  # nothing created before the key is checked
 
 
 def test_judges_list(capsys):
@@ -150,3 +151,23 @@ def test_store_stats_export_verify(tmp_path, photos, capsys):
         con.close()
     code, out, err = run(["store", "verify", db], capsys)
     assert code == 1 and out.count("MISMATCH") == 6 and "6 records fail verification" in err
+
+
+def test_csv_inputs_are_deduplicated_by_file_and_label_clashes_are_errors(tmp_path, photos, capsys):
+    import shutil
+
+    for d in ("A", "B"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "l.csv").write_text("image\nx.jpg\n")
+    shutil.copy(photos[0], tmp_path / "A" / "x.jpg")
+    shutil.copy(photos[1], tmp_path / "B" / "x.jpg")
+    db = tmp_path / "r.sqlite"
+    # two different files, both labelled x.jpg: B/x.jpg must not be silently dropped
+    code, _, err = run(["judge", tmp_path / "A" / "l.csv", tmp_path / "B" / "l.csv", "--db", db], capsys)
+    assert code == 1 and err.count("\n") == 1 and "would both be labelled 'x.jpg'" in err
+    assert str(tmp_path / "B" / "x.jpg") in err and not db.exists()
+    # the same file named twice (CSV and path) is judged once
+    code, out, err = run(["judge", tmp_path / "A" / "l.csv", tmp_path / "A" / "x.jpg", "--db", db, "--json"], capsys)
+    info = json.loads(out)
+    assert code == 0, err
+    assert info["images"] == 1 and info["planned"] == 20

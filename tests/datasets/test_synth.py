@@ -86,3 +86,12 @@ def test_bad_arguments(tmp_path, carousel_labels):
         make_synth(carousel_labels, tmp_path, max_side=10)
     with pytest.raises(InvalidParameterError, match="seed"):
         make_synth(carousel_labels, tmp_path, seed=-1)
+
+
+def test_every_photo_has_a_loader():
+    from multicrop.datasets.synth import BACKGROUNDS, PHOTO_LOADERS, SUBJECTS, _photo
+    from skimage import data
+
+    assert set(SUBJECTS) | set(BACKGROUNDS) <= set(PHOTO_LOADERS)
+    assert np.array_equal(_photo("motorcycle"), data.stereo_motorcycle()[0])
+    assert _photo("camera").shape[2] == 3  # greyscale photos come as RGB

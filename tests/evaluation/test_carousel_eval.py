@@ -155,3 +155,98 @@ def test_partition_method_end_to_end(carousel_labels, tmp_path):
     assert len(ev.results) == 2
     assert all(len(r.boxes) == r.k for r in ev.results)
     assert 0 <= ev.rows[0].kiou_50_95 <= ev.rows[0].kiou_50 <= 1
+
+
+def test_resume_with_other_ratios_is_refused(small_synth, tmp_path):
+    from multicrop.geometry import parse_ratios
+
+    evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=2)
+    with pytest.raises(InvalidParameterError, match=r"holds results for ratios 2:3,3:2.*ratios 1:1"):
+        evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=2, ratios=parse_ratios("1:1"))
+    saved = read_results(tmp_path / RESULTS_FILE)
+    assert [(p.ratios, p.k) for p in saved] == [("2:3,3:2", 2), ("2:3,3:2", 3)]
+
+
+def test_saved_lines_hold_predictions_only_and_resumes_score_the_current_labels(small_synth, tmp_path):
+    evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "rep", limit=1)
+    line = json.loads((tmp_path / "rep" / RESULTS_FILE).read_text())
+    assert set(line) == {"name", "method", "method_version", "k", "ratios", "boxes", "failure", "seconds", "error"}
+    # The labels change (a corrected box): the resumed prediction is scored against the new ones.
+    root = tmp_path / "ds"
+    shutil.copytree(small_synth, root)
+    label = root / "dataset" / f"{line['name']}.json"
+    d = json.loads(label.read_text())
+    first = line["boxes"][0]
+    d["shapes"][0]["points"] = [[first["x"], first["y"]], [first["x"] + first["w"], first["y"] + first["h"]]]
+    label.write_text(json.dumps(d))
+    ev = evaluate_carousel(root, "slices", out_dir=tmp_path / "rep", limit=1)
+    assert ev.n_resumed == 1
+    r = ev.results[0]
+    assert r.gt[0] == Box(first["x"], first["y"], first["w"], first["h"])
+    assert r.kiou_50 == pytest.approx(image_kiou(r.boxes, r.gt, threshold=0.5).mean)
+    assert ev.rows[0].kiou_50 == pytest.approx(summarize_kiou([r.boxes], [r.gt]).kiou_50)
+
+
+def test_results_of_an_older_format_are_read_but_not_reused(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "new", limit=1)
+    p = read_results(tmp_path / "new" / RESULTS_FILE)[0]
+    old = {**p.to_dict(), "hard_failure": False, "gt": [], "kiou_50": 0.9, "kiou_50_95": 0.8}
+    del old["ratios"]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / RESULTS_FILE).write_text(json.dumps(old) + "\n")
+    (back,) = read_results(tmp_path / "old" / RESULTS_FILE)
+    assert back.ratios is None and back.boxes == ev.results[0].boxes
+    with pytest.raises(InvalidParameterError, match="written before the offered ratios were recorded"):
+        evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "old", limit=1)
+
+
+def test_scores_match_summarize_kiou_for_every_subset(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    for row in ev.rows:
+        sel = [r for r in ev.results if row.subset == "all" or (row.subset == "failures") == r.hard_failure]
+        s = summarize_kiou([r.boxes for r in sel], [r.gt for r in sel])
+        assert (row.kiou_50_95, row.kiou_50, row.image_mean_50_95, row.image_mean_50) == pytest.approx(
+            (s.kiou_50_95, s.kiou_50, s.image_mean_50_95, s.image_mean_50))
+
+
+def test_thread_count_has_one_source(monkeypatch):
+    from multicrop.evaluation.carousel import worker_threads
+    from multicrop.saliency import u2netp
+
+    monkeypatch.delenv("MULTICROP_THREADS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    assert [worker_threads(w) for w in (1, 2, 8, 32)] == [u2netp.thread_count(w) for w in (1, 2, 8, 32)] == [4, 4, 2, 1]
+    monkeypatch.setenv("MULTICROP_THREADS", "3")
+    assert worker_threads(2) == u2netp.thread_count() == 3
+
+
+def test_in_process_evaluation_reports_the_threads_u2netp_uses(small_synth, tmp_path, monkeypatch):
+    from multicrop.saliency import u2netp
+
+    monkeypatch.setenv("MULTICROP_THREADS", "3")
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=1)
+    assert ev.threads == u2netp.thread_count() == 3
+
+
+def test_a_rerun_redraws_only_changed_thumbnails(small_synth, tmp_path, monkeypatch):
+    import multicrop.evaluation.carousel_report as report
+
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    write_report(ev, tmp_path)
+    before = sorted(p.name for p in (tmp_path / "thumbs").iterdir())
+    drawn = []
+    real = report._draw_thumb
+    monkeypatch.setattr(report, "_draw_thumb", lambda *a: drawn.append(a[2].name) or real(*a))
+    write_report(evaluate_carousel(small_synth, "slices", out_dir=tmp_path), tmp_path)  # a no-op resume
+    assert drawn == [] and sorted(p.name for p in (tmp_path / "thumbs").iterdir()) == before
+    # another prediction for one image: only its thumbnail is drawn, the stale one removed
+    from dataclasses import replace
+
+    from multicrop.evaluation.carousel import ImageResult
+
+    r0 = ev.results[0]
+    changed = ImageResult(replace(r0.prediction, boxes=r0.boxes[:1]), r0.gt, r0.hard_failure, r0.totals)
+    write_report(replace(ev, results=(changed, *ev.results[1:])), tmp_path)
+    assert len(drawn) == 1
+    after = sorted(p.name for p in (tmp_path / "thumbs").iterdir())
+    assert len(after) == 4 and len(set(after) - set(before)) == 1

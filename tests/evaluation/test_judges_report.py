@@ -413,3 +413,80 @@ def test_a_constant_judge_is_undefined_not_best(study):
     assert rep.summary["best_single"] != "member:family1"
     m = rep.members.set_index(["member", "metric"])
     assert np.isnan(m.loc[("member:family1", "spearman"), "p_maxT"])
+
+
+def test_a_family_with_no_parsed_reply_is_noted_and_its_calls_still_count(study, tmp_path):
+    table = study.judge_table.copy()
+    dead = table[table.family == "family0"].assign(family="deadfam", score=np.nan)
+    cfg = JudgesReportConfig(n_resamples=200, n_partitions=0, n_splits=5, combiners=("ridge",))
+    ratings = ratings_from_frame(study.ratings)
+    base = evaluate_judges(study.judge_table, ratings, cfg)
+    rep = evaluate_judges(pd.concat([table, dead]), ratings, cfg)
+    n_dead = len(dead)
+    assert rep.summary["unparsed_families"] == {"deadfam": n_dead}
+    assert f"deadfam ({n_dead} calls)" in rep.summary["notes"]["unparsed_families"]
+    assert "deadfam" not in rep.summary["families"]
+    a0, a1 = base.arms.set_index("arm"), rep.arms.set_index("arm")
+    per_image = n_dead / study.judge_table.image.nunique()
+    assert a1.loc["H+P_ridge", "calls_per_image"] == pytest.approx(a0.loc["H+P_ridge", "calls_per_image"] + per_image)
+    assert a1.loc["member:family0", "calls_per_image"] == a0.loc["member:family0", "calls_per_image"]
+    write_judges_report(rep, tmp_path)
+    page = (tmp_path / "index.html").read_text()
+    assert "unparsed_families" in page and f"deadfam ({n_dead} calls)" in page
+
+
+def test_probe_records_the_repetitions_actually_used(study):
+    reps = study.judge_table[study.judge_table.prompt_kind == "holistic"].repetition.nunique()
+    table = study.judge_table
+    short = table[~((table.family == "family1") & (table.prompt_kind == "holistic") & (table.repetition >= 2))]
+    res = probe_headroom(short, ratings_from_frame(study.ratings), repetitions=reps + 3, n_resamples=200,
+                         n_splits=5)
+    assert res.repetitions == reps + 3
+    assert res.repetitions_used == {"family0": reps, "family1": 2, "family2": reps}
+    assert res.short_families == res.repetitions_used
+    assert res.to_dict()["repetitions_used"]["family1"] == 2
+    assert probe_headroom(table, ratings_from_frame(study.ratings), repetitions=2, n_resamples=200,
+                          n_splits=5).short_families == {}
+
+
+def test_mtmm_cells_reuse_the_matrix_partials(report):
+    mat = report.mtmm_matrix.set_index(["family", "prompt"])
+    for _, c in report.mtmm.iterrows():
+        assert c["partial_dimension"] == mat.loc[(c["family"], c["dimension"]), c["attribute"]]
+        assert c["partial_holistic"] == mat.loc[(c["family"], "holistic"), c["attribute"]]
+
+
+def test_default_robustness_arm_follows_the_first_combiner():
+    assert JudgesReportConfig().robustness_arms == ("H+P_gb",)
+    assert JudgesReportConfig(combiners=("ridge", "gb")).robustness_arms == ("H+P_ridge",)
+    assert JudgesReportConfig(combiners=("ridge",), robustness_arms=("P_ridge",)).robustness_arms == ("P_ridge",)
+    assert JudgesReportConfig(combiners=("ridge",)).to_dict()["robustness_arms"] == ["H+P_ridge"]
+
+
+def test_report_tables_write_missing_values_as_nan_and_to_json_is_canonical(report, tmp_path):
+    from multicrop.store.keys import canonical_json
+
+    write_judges_report(report, tmp_path)
+    comp = (tmp_path / "comparisons.csv").read_text().splitlines()
+    # p_max is undefined against the panel mean: written as the judge table writes a missing score
+    assert any(line.split(",")[comp[0].split(",").index("p_max")] == "NaN" for line in comp[1:])
+    assert report.config.to_json() == canonical_json(report.config.to_dict())
+
+
+def test_probe_does_not_import_scikit_learn(tmp_path, study):
+    import subprocess
+    import sys
+
+    study.judge_table.to_csv(tmp_path / "j.csv", index=False)
+    study.ratings.to_csv(tmp_path / "r.csv", index=False)
+    code = (
+        "import sys\n"
+        "from multicrop.cli.main import main\n"
+        f"rc = main(['eval', 'probe', '-s', {str(tmp_path / 'j.csv')!r}, '-r', {str(tmp_path / 'r.csv')!r}, "
+        "'-B', '200', '--splits', '5', '--json'])\n"
+        "assert rc == 0, rc\n"
+        "print('SKLEARN' if any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules) else 'CLEAN')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "CLEAN"

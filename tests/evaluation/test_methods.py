@@ -132,6 +132,20 @@ def test_peers_run_on_the_partition_the_pipeline_uses(scene):
     assert part.orientation == result.partition.orientation
 
 
+def test_peers_and_pipeline_share_one_saliency_function(scene, monkeypatch):
+    # Saliency with faces is computed in one place: multicrop.pipeline.analyse.
+    import multicrop
+    import multicrop.pipeline as pipeline
+    from multicrop.evaluation.methods import partition_regions
+
+    calls = []
+    real = pipeline.analyse
+    monkeypatch.setattr(pipeline, "analyse", lambda image, config: calls.append(config.faces) or real(image, config))
+    partition_regions(scene, 2, (Ratio(2, 3), Ratio(3, 2)))
+    multicrop.crop_photo(scene, multicrop.CropConfig(k=2, saliency="spectral"))
+    assert calls == [True, True]
+
+
 @pytest.mark.parametrize("name", ["partition", "topk", "smartcrop", "vips"])
 def test_pipeline_backed_versions_follow_the_pipeline(name, monkeypatch):
     # A resumed report must not mix results of an older scorer or partitioner.

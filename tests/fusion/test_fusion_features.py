@@ -103,3 +103,22 @@ def test_panel_mean_is_mean_of_population_zscores():
     H = pd.DataFrame({"H:a": [1.0, 2.0, 4.0, 7.0], "H:b": [10.0, 30.0, 20.0, 40.0]})
     ref = (stats.zscore(H["H:a"]) + stats.zscore(H["H:b"])) / 2  # scipy zscore uses ddof=0
     np.testing.assert_allclose(panel_mean(H).to_numpy(), ref, atol=1e-15)
+
+
+def test_the_judge_table_schema_has_one_definition_and_loads_nothing_heavy():
+    import subprocess
+    import sys
+
+    from multicrop.fusion import features
+    from multicrop.judges import rubric, runner, schema
+
+    assert features.JUDGE_COLUMNS is schema.TABLE_COLUMNS is runner.TABLE_COLUMNS
+    assert features.DIMENSIONS is schema.DIMENSION_IDS is rubric.DIMENSION_IDS
+    assert features.PROMPT_KINDS is schema.PROMPT_KINDS and rubric.OVERALL is schema.OVERALL
+    code = ("import sys, multicrop.fusion.features\n"
+            "heavy = [m for m in ('sklearn', 'PIL', 'openai', 'multicrop.judges.backends', 'multicrop.store',"
+            " 'multicrop.judges.runner') if m in sys.modules]\n"
+            "print(heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

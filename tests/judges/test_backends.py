@@ -32,7 +32,7 @@ def test_backend_contract(name):
     assert dataclasses.is_dataclass(cls.Options)
     be = create_backend(name, "some-model", _MINIMAL_OPTIONS[name])
     assert be.model_id == "some-model"
-    assert isinstance(be.key_fields(), dict)
+    assert isinstance(be.key_options(be.options), dict)
     with pytest.raises(InvalidParameterError, match="unknown option.*'colour'.*allowed"):
         create_backend(name, "m", {**_MINIMAL_OPTIONS[name], "colour": 1})
     with pytest.raises(InvalidParameterError, match="model must be a non-empty string"):
@@ -212,14 +212,15 @@ def test_endpoint_enters_the_call_key_but_not_the_family_name():
     assert keys("renamed", "http://localhost:8000/v1/") == local  # rename + trailing slash: same calls
     assert not set(keys("local", "https://openrouter.ai/api/v1")) & set(local)
     be = create_backend("openai-compatible", "m", {"api_key_env": "", "base_url": "http://h:1/v1/"})
-    assert be.key_fields()["base_url"] == "http://h:1/v1" and be.version == "2"
+    assert be.key_options(be.options)["base_url"] == "http://h:1/v1" and be.version == "2"
 
 
 def test_options_that_change_replies_change_keys_and_others_do_not(monkeypatch):
     monkeypatch.setenv("OTHER_KEY", "sk-other")
 
     def key_fields(**opts):
-        return create_backend("openai-compatible", "m", {"api_key_env": "", **opts}).key_fields()
+        be = create_backend("openai-compatible", "m", {"api_key_env": "", **opts})
+        return be.key_options(be.options)
 
     base = key_fields()
     # A lower max_tokens can truncate a reply; a smaller image shows the judge less.

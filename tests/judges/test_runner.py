@@ -173,3 +173,71 @@ def test_run_config_validation():
     with pytest.raises(InvalidParameterError, match="max_retries"):
         RunConfig(max_retries=-1)
     assert create_backend("measured", "measured-v1").deterministic
+
+
+def test_identical_images_are_paid_for_once_and_both_listed(tmp_path):
+    arr = _refs(1)[0].array(64)
+    a, b = ImageRef(np.array(arr), label="a.jpg"), ImageRef(np.array(arr), label="copy/a.jpg")
+    panel = default_panel()
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, plan = judge_images([a, b], panel, store)
+        df = scores_table(plan, store)
+        assert len(store) == 20
+    assert (summary.planned, summary.performed, summary.identical, summary.already_done) == (40, 20, 20, 0)
+    assert summary.to_dict()["identical"] == 20
+    assert len(df) == 40 and set(df.image) == {"a.jpg", "copy/a.jpg"}
+    by = df.pivot_table(index=["prompt_kind", "dimension", "repetition"], columns="image", values="score")
+    assert (by["a.jpg"] == by["copy/a.jpg"]).all()
+
+
+def test_planned_calls_carry_the_rubric_hash_that_is_in_their_key(tmp_path):
+    panel = default_panel()
+    rubric = load_rubric()
+    plan = plan_calls(_refs(1), panel, _backends(panel), rubric)
+    assert {c.rubric_sha256 for c in plan} == {rubric.sha256}
+    assert all(f'"rubric_sha256":"{c.rubric_sha256}"' in c.key_json for c in plan)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        judge_images(_refs(1), panel, store)
+        assert {r.rubric_sha256 for r in store.iter_records()} == {rubric.sha256}
+
+
+def test_an_unreachable_endpoint_stops_its_family_and_the_others_run_on(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    panel = parse_panel({
+        "holistic_repetitions": 2, "dimension_repetitions": 1,
+        "families": [
+            {"name": "measured", "backend": "measured", "model": "measured-v1"},
+            {"name": "dead", "backend": "openai-compatible", "model": "m",
+             "options": {"base_url": f"http://127.0.0.1:{port}/v1", "api_key_env": ""}},
+        ],
+    })
+    cfg = RunConfig(concurrency=1, timeout_s=5.0, max_retries=1, backoff_base_s=0.001, max_connection_errors=3)
+    with CallStore(tmp_path / "r.sqlite") as store:
+        summary, plan = judge_images(_refs(2), panel, store, config=cfg)
+        assert {r.family for r in store.iter_records()} == {"measured"} and len(store) == 14
+    # call 1: 2 attempts, both refused -> a failure; call 2: the 3rd refusal stops the family
+    assert summary.performed == 14 and summary.failed == 1 and summary.abandoned == 13
+    assert [f for f, _ in summary.stopped_families] == ["dead"]
+    assert "3 connection errors in a row" in summary.stopped_families[0][1]
+    assert summary.to_dict()["stopped_families"][0]["family"] == "dead"
+
+
+def test_run_config_max_connection_errors_is_validated():
+    assert RunConfig().max_connection_errors == 20
+    for bad in (0, -1, 2.5):
+        with pytest.raises(InvalidParameterError, match="max_connection_errors"):
+            RunConfig(max_connection_errors=bad)
+
+
+def test_a_price_for_a_model_no_family_uses_is_an_error():
+    doc = {"families": [{"name": "v", "backend": "openai-compatible", "model": "gpt-4o",
+                         "options": {"api_key_env": ""}}],
+           "prices": {"gpt-4o": {"input": 2.5, "output": 10.0}, "gpt-40": {"input": 1.0, "output": 1.0}}}
+    with pytest.raises(InvalidParameterError, match=r"\[prices\] names model\(s\) 'gpt-40' that no family uses"):
+        parse_panel(doc)
+    doc["prices"].pop("gpt-40")
+    assert parse_panel(doc).families[0].options["price_input_per_mtok"] == 2.5

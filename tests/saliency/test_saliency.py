@@ -50,5 +50,16 @@ def test_faces_are_found_and_raise_saliency():
     assert 150 < b.center[0] < 300 and 50 < b.center[1] < 200  # her face
     s = add_faces(np.zeros(img.shape[:2], np.float32), faces)
     assert s[round(b.center[1]), round(b.center[0])] == 1.0 and s[-1, -1] == 0
-    with_faces = compute_saliency(img, method="spectral", faces=True)
-    assert with_faces[round(b.center[1]), round(b.center[0])] == 1.0
+    from multicrop.config import CropConfig
+    from multicrop.pipeline import analyse
+
+    with_faces, boxes = analyse(img, CropConfig(saliency="spectral", faces=True))
+    assert with_faces[round(b.center[1]), round(b.center[0])] == 1.0 and boxes == tuple(f.box for f in faces)
+    without, none = analyse(img, CropConfig(saliency="spectral", faces=False))
+    assert none == () and np.array_equal(without, compute_saliency(img, method="spectral"))
+
+
+def test_compute_saliency_has_no_face_option():
+    # faces are added in one place only (multicrop.pipeline.analyse)
+    with pytest.raises(TypeError):
+        compute_saliency(np.zeros((8, 8, 3), np.uint8), method="spectral", faces=True)

@@ -80,7 +80,12 @@ def test_fusion_gain_is_recovered_and_the_control_does_not_get_it():
     assert gain["ci_low"] <= planted <= gain["ci_high"]
     assert gain["p_bh"] < 0.01
     control = c.loc[("Hsplit_ridge", "best_single", "spearman")]
-    assert control["ci_low"] < 0 < control["ci_high"] or control["delta"] < 0
+    # The feature-count control gets none of the gain: its delta is within 0.1 of zero (under a third of
+    # the planted 0.319), not a significant gain after BH, and its whole CI lies below the fused arm's.
+    # Observed at this seed: delta -0.046 [-0.087, -0.008] (more noisy columns cost ridge a little), p_bh 1.0.
+    assert abs(control["delta"]) < 0.1
+    assert control["p_bh"] > 0.05
+    assert control["ci_high"] < gain["ci_low"]
     assert rep.summary["ceiling"]["ceiling"] == pytest.approx(sim.ceiling, abs=0.02)
 
 

@@ -127,3 +127,59 @@ def test_export_formats(tmp_path, ext):
         assert len(df) == 2 and "call_key" in df.columns and df.score.isna().sum() == 1
     with CallStore(tmp_path / "r.sqlite") as store, pytest.raises(InvalidParameterError, match="must end in"):
         store.export(tmp_path / "e.txt")
+
+
+def test_completed_calls_and_failures_of_a_batch_share_one_transaction(tmp_path):
+    from multicrop.store import CallRecord
+
+    rec = CallRecord.new(
+        key_fields={"backend": "measured", "model": "m", "repetition": 0}, family="m", backend="measured",
+        model_requested="m", model_returned="m", image="a.jpg", image_sha256="sha256:00", prompt_kind="holistic",
+        dimension="overall", template="holistic@1", rubric_sha256="sha256:11", temperature=0.3, repetition=0,
+        prompt_tokens=0, completion_tokens=0, cost_usd=0.0, latency_s=0.01, attempts=1, raw_reply='{"score": 7}',
+        score=7.0, reason=None, parse_error=None)
+    fails = [{"call_key": f"sha256:f{i}", "family": "m", "image": "b.jpg", "error": "HTTP 500", "attempts": 3}
+             for i in range(3)]
+    with CallStore(tmp_path / "r.sqlite") as store:
+        begins = []
+        store._db.set_trace_callback(lambda sql: begins.append(sql) if sql.startswith("BEGIN") else None)
+        assert store.record([rec], failures=fails) == 1
+        store._db.set_trace_callback(None)
+        assert len(begins) == 1
+        assert len(store) == 1 and store.stats().n_failures == 3
+
+
+def test_hash_helpers_are_the_one_home_of_the_prefix(tmp_path):
+    import hashlib
+    import io
+
+    from multicrop.judges.rubric import load_rubric
+    from multicrop.judges.types import ImageRef
+    from multicrop.store import HASH_PREFIX, hash_bytes, hash_stream
+
+    data = b"x" * (3 << 20)
+    assert hash_bytes(data) == HASH_PREFIX + hashlib.sha256(data).hexdigest() == hash_stream(io.BytesIO(data))
+    p = tmp_path / "f.bin"
+    p.write_bytes(data)
+    assert ImageRef(p).sha256 == hash_bytes(data)
+    assert load_rubric().sha256.startswith(HASH_PREFIX)
+
+
+def test_export_writes_an_unparsed_score_as_nan_like_the_judge_table(tmp_path):
+    import pandas as pd
+
+    from multicrop.store import CallRecord
+
+    rec = CallRecord.new(
+        key_fields={"k": 1}, family="m", backend="measured", model_requested="m", model_returned="m",
+        image="a.jpg", image_sha256="sha256:00", prompt_kind="holistic", dimension="overall",
+        template="holistic@1", rubric_sha256="sha256:11", temperature=0.3, repetition=0, prompt_tokens=0,
+        completion_tokens=0, cost_usd=0.0, latency_s=0.01, attempts=1, raw_reply="garbage", score=None,
+        reason=None, parse_error="no JSON")
+    with CallStore(tmp_path / "r.sqlite") as store:
+        store.record([rec])
+        store.export(tmp_path / "e.csv")
+    text = (tmp_path / "e.csv").read_text()
+    header, row = text.splitlines()
+    assert row.split(",")[header.split(",").index("score")] == "NaN"
+    assert pd.read_csv(tmp_path / "e.csv")["score"].isna().all()

@@ -24,7 +24,8 @@ def judges(
                                 "prompt_kind, dimension, repetition, score."),
     ratings: Path = typer.Option(..., "--ratings", "-r", help="Human ratings file (or PARA directory)."),
     fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
-    output: Path = typer.Option(..., "--output", "-o", help="Report directory (created if missing)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Report directory (created if missing; an existing "
+                                "report's files are replaced)."),
     seed: int = typer.Option(0, "--seed", help="Seed of folds, rater splits and resamples."),
     resamples: int = typer.Option(10_000, "--resamples", "-B", help="Paired bootstrap resamples."),
     folds: int = typer.Option(5, "--folds", help="Out-of-fold folds."),
@@ -45,7 +46,8 @@ def judges(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..errors import InvalidParameterError
-    from ..evaluation.judges_report import JudgesReportConfig, evaluate_judges, write_judges_report
+    from ..evaluation.judges_report import (JudgesReportConfig, check_report_dir, evaluate_judges,
+                                            summary_jsonable, write_judges_report)
 
     if (transfer_scores is None) != (transfer_ratings is None):
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
@@ -53,8 +55,8 @@ def judges(
         seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
         confidence=confidence,
         combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
-        robustness_arms=tuple(f"H+P_{c}" for c in combiner[:1]),
     )
+    check_report_dir(output)  # before any loading or computing
     table, human = _load(scores, ratings, fmt)
     transfer = _load(transfer_scores, transfer_ratings, transfer_format) if transfer_scores else None
     console = Console(stderr=True)
@@ -66,7 +68,7 @@ def judges(
     write_judges_report(report, output)
     s = report.summary
     if as_json:
-        typer.echo(json.dumps(json.loads((output / "summary.json").read_text()), sort_keys=True))
+        typer.echo(json.dumps(summary_jsonable(report), sort_keys=True))
         return
     typer.echo(f"{s['n_images']} images; best single {s['best_single']} rho={s['best_single_rho']:.3f}")
     if s.get("headroom") is not None:
@@ -101,7 +103,9 @@ def probe(
         typer.echo(json.dumps(res.to_dict(), sort_keys=True))
         return
     for fam, rho in res.members.items():
-        typer.echo(f"  {fam:<20} rho={rho:.3f}")
+        short = res.short_families.get(fam)
+        typer.echo(f"  {fam:<20} rho={rho:.3f}"
+                   + (f"  (only {short} of {res.repetitions} holistic repetitions available)" if short else ""))
     b = res.best_rho
     typer.echo(f"best {res.best}: rho={b.estimate:.3f} [{b.ci_low:.3f}, {b.ci_high:.3f}]; "
                f"ceiling {res.ceiling.ceiling:.3f}; headroom {res.headroom:.1%}")

@@ -17,23 +17,36 @@ store_app = typer.Typer(help="The SQLite checkpoint store of judge calls.", no_a
 
 
 def _expand_inputs(inputs: list[Path]):
-    """Image paths from files, directories and CSV files (column ``image``)."""
+    """Image paths from files, directories and CSV files (column ``image``).
+
+    A file named twice (by any route) is judged once, under its first label.
+    Labels are what the output table's ``image`` column shows, so two
+    different files that would share one label are an error.
+    """
     from ..io import SUPPORTED_SUFFIXES
     from ..judges.types import ImageRef
 
     refs: list = []
-    seen: set[str] = set()
+    seen: set[Path] = set()  # resolved paths
+    owner: dict[str, Path] = {}  # label -> resolved path
 
     def add(path: Path, label: str) -> None:
-        if label in seen:
+        real = path.resolve()
+        if real in seen:
             return
-        seen.add(label)
+        if label in owner:
+            raise InvalidParameterError(
+                f"two different files would both be labelled {label!r} in the output table: {owner[label]} and "
+                f"{real}; list them by distinct paths (e.g. in one CSV, or as files or directories)"
+            )
         try:
             refs.append(ImageRef(path, label=label))
         except FileNotFoundError:
             raise InvalidParameterError(f"image {label!r} does not exist") from None
         except IsADirectoryError:
             raise InvalidParameterError(f"image {label!r} is a directory") from None
+        seen.add(real)
+        owner[label] = real
 
     for item in inputs:
         if item.is_dir():
@@ -93,6 +106,9 @@ def judge_command(
         pnl = parse_panel(doc, source="panel")
     cfg = RunConfig(concurrency=concurrency, timeout_s=timeout, max_retries=retries)
     images = _expand_inputs(inputs)
+    # Create the backends before the store is opened: a missing API key (or a
+    # bad option) must fail without leaving an empty store file behind.
+    backends = {fam.name: fam.create() for fam in pnl.families}
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -123,8 +139,8 @@ def judge_command(
                           highlight=False)
 
     with CallStore(db) as store, bar:
-        summary, plan = judge_images(images, pnl, store, config=cfg, on_start=on_start, on_progress=on_progress,
-                                     on_bad_image=on_bad_image)
+        summary, plan = judge_images(images, pnl, store, config=cfg, backends=backends, on_start=on_start,
+                                     on_progress=on_progress, on_bad_image=on_bad_image)
         table = scores_table(plan, store) if output is not None else None
     if output is not None:
         write_table(table, output)
@@ -136,11 +152,16 @@ def judge_command(
             f"{len(images)} images, {summary.planned} calls planned: {summary.already_done} already in {db}, "
             f"{summary.performed} performed ({summary.parse_failures} unparsed replies), {summary.failed} failed, "
             + (f"{summary.skipped} skipped (unreadable images: {len(summary.bad_images)}), " if summary.skipped else "")
+            + (f"{summary.identical} shared by identical images, " if summary.identical else "")
+            + (f"{summary.abandoned} not made (stopped families), " if summary.abandoned else "")
             + f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
         )
     problems = []
     if summary.bad_images:
         problems.append(f"{len(summary.bad_images)} unreadable image(s) skipped (listed above)")
+    for fam, why in summary.stopped_families:
+        problems.append(f"family {fam!r} {why}; the other families ran on; check its base_url and run the same "
+                        "command again to make only the missing calls")
     if summary.failed:
         first = summary.failures[0][1] if summary.failures else ""
         problems.append(f"{summary.failed} calls failed after retries (first: {first}); "

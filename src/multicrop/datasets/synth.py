@@ -41,10 +41,41 @@ from ..errors import DatasetError, InvalidParameterError
 from ..io import atomic_path, atomic_write_text
 from .carousel import load_carousel
 
-__all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "subject_cutout"]
+__all__ = ["SYNTH_VERSION", "PHOTO_LOADERS", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "subject_cutout"]
 
 #: Bump when the rendered images change.
 SYNTH_VERSION = "carousel-synth-1"
+
+def _skimage(name: str) -> Callable[[], np.ndarray]:
+    """Loader of the ``skimage.data`` photo ``name`` (imported when called)."""
+
+    def load() -> np.ndarray:
+        import skimage.data as data
+
+        return getattr(data, name)()
+
+    return load
+
+
+def _stereo_left() -> np.ndarray:
+    import skimage.data as data
+
+    return data.stereo_motorcycle()[0]
+
+
+#: Every photo used below, by name: how it is read from ``skimage.data``.
+PHOTO_LOADERS: dict[str, Callable[[], np.ndarray]] = {
+    "astronaut": _skimage("astronaut"),
+    "chelsea": _skimage("chelsea"),
+    "coffee": _skimage("coffee"),
+    "rocket": _skimage("rocket"),
+    "motorcycle": _stereo_left,  # the left view of the stereo pair
+    "camera": _skimage("camera"),
+    "hubble_deep_field": _skimage("hubble_deep_field"),
+    "grass": _skimage("grass"),
+    "gravel": _skimage("gravel"),
+    "brick": _skimage("brick"),
+}
 
 #: scikit-image photos used as subjects (all ship inside the wheel).
 SUBJECTS: tuple[str, ...] = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "camera")
@@ -78,12 +109,7 @@ class SynthSummary:
 
 
 def _photo(name: str) -> np.ndarray:
-    import skimage.data as data
-
-    if name == "motorcycle":
-        img = data.stereo_motorcycle()[0]
-    else:
-        img = getattr(data, name)()
+    img = PHOTO_LOADERS[name]()
     if img.ndim == 2:
         img = np.repeat(img[:, :, None], 3, axis=2)
     return np.ascontiguousarray(img[:, :, :3]).astype(np.uint8)

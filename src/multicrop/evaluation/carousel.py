@@ -2,10 +2,14 @@
 
 :func:`evaluate_carousel` runs a registered method (see
 :mod:`multicrop.evaluation.methods`) on every image of a subset, appends one
-JSON line per image to ``results.jsonl`` in the report directory (a rerun
-skips the images already there, so an interrupted run resumes), and returns
-the per-image results with a table of kIoU@0.5:0.95, kIoU@0.5, image
-count, method failures and seconds per image.  :mod:`.carousel_report`
+JSON line per image to ``results.jsonl`` in the report directory, and
+returns the per-image results with a table of kIoU@0.5:0.95, kIoU@0.5,
+image count, method failures and seconds per image.  A line holds only the
+prediction (:class:`Prediction`: boxes, failure, seconds, error, with the
+``k`` and ratios it was asked for); a rerun skips the images already there,
+so an interrupted run resumes, and scores every prediction against the
+ground truth as loaded on that run.  A directory holding predictions of
+another method version or ratio list is refused, not reused.  :mod:`.carousel_report`
 writes the table (CSV, JSON), the per-image CSV and an HTML page.
 
 Protocol (paper §IV-C): ``k`` is the metadata's ``subcrops``; the method is
@@ -36,11 +40,12 @@ from typing import Any
 from ..datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, CarouselItem, load_carousel
 from ..errors import InvalidParameterError, MulticropError
 from ..geometry import Box, Ratio
-from ..metrics.kiou import KIOU_THRESHOLDS, image_kiou, summarize_kiou
+from ..metrics.kiou import KIOU_THRESHOLDS, image_kiou
 from .methods import MethodResult, get_method
 
 __all__ = [
     "RESULTS_FILE",
+    "Prediction",
     "ImageResult",
     "ScoreRow",
     "CarouselEvaluation",
@@ -55,25 +60,38 @@ RESULTS_FILE = "results.jsonl"
 
 
 @dataclass(frozen=True)
-class ImageResult:
-    """One image's prediction and score.
+class Prediction:
+    """What a method predicted for one image: one line of ``results.jsonl``.
 
-    ``kiou_50`` and ``kiou_50_95`` are this image's own means (matched IoU
-    over its ground-truth boxes).  ``error`` is set when the method raised
-    a library error; the image then counts with no prediction.
+    Only the prediction and what it was asked for are saved; scores are
+    computed from the dataset as loaded on each run (:class:`ImageResult`),
+    so a saved line never carries a stale copy of the ground truth.
+
+    Attributes
+    ----------
+    name, method, method_version : str
+    k : int
+        Crops asked for (the metadata's ``subcrops``).
+    ratios : str or None
+        Ratios offered, ``"2:3,3:2"``; None in lines written before ratios
+        were recorded (such results are not reused).
+    boxes : tuple of Box
+        Predicted crops in source pixels.
+    failure : str or None
+        The method's own failure reason.
+    seconds : float
+    error : str or None
+        A library error the method raised (the image counts with no prediction).
     """
 
     name: str
     method: str
     method_version: str
     k: int
-    hard_failure: bool
-    gt: tuple[Box, ...]
+    ratios: str | None
     boxes: tuple[Box, ...]
     failure: str | None
     seconds: float
-    kiou_50: float
-    kiou_50_95: float
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,32 +100,67 @@ class ImageResult:
             "method": self.method,
             "method_version": self.method_version,
             "k": self.k,
-            "hard_failure": self.hard_failure,
-            "gt": [b.to_dict() for b in self.gt],
+            "ratios": self.ratios,
             "boxes": [b.to_dict() for b in self.boxes],
             "failure": self.failure,
             "seconds": self.seconds,
-            "kiou_50": self.kiou_50,
-            "kiou_50_95": self.kiou_50_95,
             "error": self.error,
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ImageResult:
+    def from_dict(cls, d: dict[str, Any]) -> Prediction:
+        """Inverse of :meth:`to_dict`; also reads lines of older versions (their
+        saved ground truth and scores are ignored, ``ratios`` is None)."""
         return cls(
             name=d["name"],
             method=d["method"],
             method_version=str(d["method_version"]),
             k=int(d["k"]),
-            hard_failure=bool(d["hard_failure"]),
-            gt=tuple(Box.from_dict(b) for b in d["gt"]),
+            ratios=d.get("ratios"),
             boxes=tuple(Box.from_dict(b) for b in d["boxes"]),
             failure=d.get("failure"),
             seconds=float(d["seconds"]),
-            kiou_50=float(d["kiou_50"]),
-            kiou_50_95=float(d["kiou_50_95"]),
             error=d.get("error"),
         )
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    """One image's prediction scored against the current ground truth.
+
+    ``totals`` holds the matched IoU summed over the image's ground-truth
+    boxes at each of :data:`~multicrop.metrics.kiou.KIOU_THRESHOLDS`, computed
+    once (:meth:`score`); the image's own means and the table's box-weighted
+    kIoU both derive from it.
+    """
+
+    prediction: Prediction
+    gt: tuple[Box, ...]
+    hard_failure: bool
+    totals: tuple[float, ...]
+
+    @classmethod
+    def score(cls, prediction: Prediction, item: CarouselItem) -> ImageResult:
+        """Score ``prediction`` against ``item.boxes``."""
+        totals = tuple(image_kiou(prediction.boxes, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS)
+        return cls(prediction, item.boxes, item.hard_failure, totals)
+
+    name = property(lambda self: self.prediction.name)
+    k = property(lambda self: self.prediction.k)
+    boxes = property(lambda self: self.prediction.boxes)
+    failure = property(lambda self: self.prediction.failure)
+    seconds = property(lambda self: self.prediction.seconds)
+    error = property(lambda self: self.prediction.error)
+
+    @property
+    def kiou_50(self) -> float:
+        """This image's kIoU@0.5 (0 without ground truth)."""
+        return self.totals[0] / len(self.gt) if self.gt else 0.0
+
+    @property
+    def kiou_50_95(self) -> float:
+        """This image's kIoU@0.5:0.95 (0 without ground truth)."""
+        return statistics.fmean(self.totals) / len(self.gt) if self.gt else 0.0
 
 
 @dataclass(frozen=True)
@@ -169,23 +222,29 @@ class CarouselEvaluation:
 
 
 def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[str]) -> tuple[ScoreRow, ...]:
-    """Table rows for ``subsets`` of ``results`` (subsets with no image are left out)."""
+    """Table rows for ``subsets`` of ``results`` (subsets with no image are left out).
+
+    kIoU is box-weighted (summed matched IoU over all ground-truth boxes), as
+    :func:`multicrop.metrics.kiou.summarize_kiou`; the per-image sums come from
+    each :class:`ImageResult`, so nothing is matched twice.
+    """
     rows = []
     for subset in subsets:
         sel = [r for r in results if subset == "all" or (subset == "failures") == r.hard_failure]
-        if not sel or not sum(len(r.gt) for r in sel):
+        n_gt = sum(len(r.gt) for r in sel)
+        if not sel or not n_gt:
             continue
-        s = summarize_kiou([r.boxes for r in sel], [r.gt for r in sel])
+        per_t = [sum(r.totals[t] for r in sel) / n_gt for t in range(len(KIOU_THRESHOLDS))]
         rows.append(
             ScoreRow(
                 method=method,
                 subset=subset,
-                kiou_50_95=s.kiou_50_95,
-                kiou_50=s.kiou_50,
-                image_mean_50_95=s.image_mean_50_95,
-                image_mean_50=s.image_mean_50,
-                n_images=s.n_images,
-                n_boxes=s.n_gt,
+                kiou_50_95=statistics.fmean(per_t),
+                kiou_50=per_t[0],
+                image_mean_50_95=statistics.fmean(r.kiou_50_95 for r in sel),
+                image_mean_50=statistics.fmean(r.kiou_50 for r in sel),
+                n_images=len(sel),
+                n_boxes=n_gt,
                 failures=sum(r.failure is not None for r in sel),
                 errors=sum(r.error is not None for r in sel),
                 seconds_per_image=statistics.fmean(r.seconds for r in sel),
@@ -194,8 +253,8 @@ def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[st
     return tuple(rows)
 
 
-def read_results(path: str | Path) -> list[ImageResult]:
-    """Results stored in a ``results.jsonl`` (a torn last line is ignored)."""
+def read_results(path: str | Path) -> list[Prediction]:
+    """Predictions stored in a ``results.jsonl`` (a torn last line is ignored)."""
     p = Path(path)
     if not p.is_file():
         return []
@@ -205,7 +264,7 @@ def read_results(path: str | Path) -> list[ImageResult]:
         if not line.strip():
             continue
         try:
-            out.append(ImageResult.from_dict(json.loads(line)))
+            out.append(Prediction.from_dict(json.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             if i == len(lines) - 1:  # interrupted while writing: recompute that image
                 continue
@@ -214,11 +273,10 @@ def read_results(path: str | Path) -> list[ImageResult]:
 
 
 def worker_threads(workers: int) -> int:
-    """Threads each worker may use for onnxruntime/libvips: the cores shared out."""
-    env = os.environ.get("MULTICROP_THREADS")
-    if env:
-        return max(1, int(env))
-    return max(1, (os.cpu_count() or 1) // max(workers, 1))
+    """Threads each of ``workers`` processes uses (:func:`multicrop.saliency.u2netp.thread_count`)."""
+    from ..saliency.u2netp import thread_count
+
+    return thread_count(workers)
 
 
 def _init_worker(threads: int) -> None:
@@ -236,31 +294,43 @@ def _predict_one(method_name: str, image_path: str, k: int, ratios: str) -> dict
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def _image_result(item: CarouselItem, method, out: dict[str, Any]) -> ImageResult:
+def _prediction(item: CarouselItem, method, ratios: str, out: dict[str, Any]) -> Prediction:
     if "error" in out:
-        res = MethodResult((), None, 0.0)
-        error = out["error"]
+        res, error = MethodResult((), None, 0.0), out["error"]
     else:
-        res = MethodResult.from_dict(out["result"])
-        error = None
-    per_t = [image_kiou(res.boxes, item.boxes, threshold=t).mean for t in KIOU_THRESHOLDS]
-    return ImageResult(
+        res, error = MethodResult.from_dict(out["result"]), None
+    return Prediction(
         name=item.name,
         method=method.name,
         method_version=method.version,
         k=item.k,
-        hard_failure=item.hard_failure,
-        gt=item.boxes,
+        ratios=ratios,
         boxes=res.boxes,
         failure=res.failure,
         seconds=res.seconds,
-        kiou_50=per_t[0],
-        kiou_50_95=sum(per_t) / len(per_t),
         error=error,
     )
 
 
-def _append(path: Path, result: ImageResult) -> None:
+def _check_reusable(r: Prediction, path: Path, method, ratios: str) -> None:
+    """Refuse a report directory whose saved predictions were made differently."""
+    if (r.method, r.method_version) != (method.name, method.version):
+        raise InvalidParameterError(
+            f"{path} holds results of method {r.method!r} version {r.method_version}; "
+            f"use another report directory for {method.name!r} version {method.version}"
+        )
+    if r.ratios is None:
+        raise InvalidParameterError(
+            f"{path} holds results written before the offered ratios were recorded; "
+            f"use another report directory (or delete it) to evaluate with ratios {ratios}"
+        )
+    if r.ratios != ratios:
+        raise InvalidParameterError(
+            f"{path} holds results for ratios {r.ratios}; use another report directory for ratios {ratios}"
+        )
+
+
+def _append(path: Path, result: Prediction) -> None:
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
         fh.flush()
@@ -290,8 +360,11 @@ def evaluate_carousel(
     subset : {"all", "ok", "failures"}
         Which images; ``all`` also reports ``ok`` and ``failures`` rows.
     out_dir : path, optional
-        Report directory holding ``results.jsonl``; results already there
-        (same method and version) are reused, new ones appended.
+        Report directory holding ``results.jsonl``; predictions already there
+        are reused (and scored against the dataset as loaded now), new ones
+        appended.  Saved predictions of another method or version, other
+        ratios, or another ``k`` for an image are an error, never silently
+        mixed or discarded: use another directory.
     workers : int
         Processes running the method in parallel (1: in this process).
     ratios : sequence of Ratio
@@ -306,7 +379,8 @@ def evaluate_carousel(
     Raises
     ------
     InvalidParameterError
-        Bad subset or workers, or ``out_dir`` holds another method's results.
+        Bad subset or workers, or ``out_dir`` holds results of another method,
+        version, ratio list or ``k``.
     UnknownNameError
         Unknown method.
     MissingDependencyError
@@ -328,31 +402,35 @@ def evaluate_carousel(
         )
     ratio_text = ",".join(str(r) for r in ratios)
 
-    done: dict[str, ImageResult] = {}
+    done: dict[str, Prediction] = {}
     results_path = None
     if out_dir is not None:
         results_path = Path(out_dir) / RESULTS_FILE
         results_path.parent.mkdir(parents=True, exist_ok=True)
         for r in read_results(results_path):
-            if (r.method, r.method_version) != (m.name, m.version):
-                raise InvalidParameterError(
-                    f"{results_path} holds results of method {r.method!r} version {r.method_version}; "
-                    f"use another report directory for {m.name!r} version {m.version}"
-                )
+            _check_reusable(r, results_path, m, ratio_text)
             done[r.name] = r
-    wanted = {i.name for i in items}
-    resumed = [done[n] for n in sorted(wanted & set(done))]
+    by_item = {i.name: i for i in items}
+    for name in sorted(by_item.keys() & done.keys()):
+        if done[name].k != by_item[name].k:
+            raise InvalidParameterError(
+                f"{results_path} holds {name!r} predicted with k={done[name].k}, but the dataset now asks "
+                f"for k={by_item[name].k}; use another report directory"
+            )
+    resumed = [ImageResult.score(done[n], by_item[n]) for n in sorted(by_item.keys() & done.keys())]
     todo = [i for i in items if i.name not in done]
     if on_start is not None:
         on_start(len(items), len(resumed))
 
+    # In-process (workers=1 or a single image) this is what u2netp itself uses.
     threads = worker_threads(workers)
     new: list[ImageResult] = []
 
     def record(item: CarouselItem, out: dict[str, Any]) -> None:
-        r = _image_result(item, m, out)
+        pred = _prediction(item, m, ratio_text, out)
         if results_path is not None:
-            _append(results_path, r)
+            _append(results_path, pred)
+        r = ImageResult.score(pred, item)
         new.append(r)
         if progress is not None:
             progress(r)
@@ -382,5 +460,5 @@ def evaluate_carousel(
         out_dir=Path(out_dir) if out_dir is not None else None,
         n_resumed=len(resumed),
         workers=workers,
-        threads=threads if workers > 1 else int(os.environ.get("MULTICROP_THREADS", 0)) or min(4, os.cpu_count() or 1),
+        threads=threads,
     )

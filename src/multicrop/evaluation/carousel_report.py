@@ -10,17 +10,18 @@ Written into the report directory, each atomically:
     One row per image.
 ``report.html`` and ``thumbs/*.jpg``
     The table and every image with its ground truth (green) and predicted
-    (magenta) boxes drawn.
+    (magenta) boxes drawn.  A thumbnail is named by a hash of what it shows,
+    so a rerun (a resumed evaluation) draws only new ones and removes stale ones.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import json
 import re
-import zlib
 from pathlib import Path
 
 from ..geometry import Box
@@ -76,9 +77,18 @@ def _per_image_csv(results: tuple[ImageResult, ...]) -> str:
     return buf.getvalue()
 
 
-def _thumb_name(name: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", name)[:60]
-    return f"{safe}-{zlib.crc32(name.encode('utf-8')):08x}.jpg"
+def _thumb_name(result: ImageResult, image_path: Path) -> str:
+    """File name of a result's thumbnail: the image name and a hash of what is drawn.
+
+    The hash covers the image file, the ground truth and the predicted boxes,
+    so an existing file with this name is the same picture and is reused.
+    """
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", result.name)[:60]
+    content = json.dumps({
+        "image": str(image_path), "side": THUMB_SIDE,
+        "gt": [b.corners() for b in result.gt], "boxes": [b.corners() for b in result.boxes],
+    }, sort_keys=True)
+    return f"{safe}-{hashlib.sha256(content.encode('utf-8')).hexdigest()[:16]}.jpg"
 
 
 def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, dest: Path) -> bool:
@@ -165,12 +175,17 @@ def write_report(ev: CarouselEvaluation, out_dir: str | Path, *, thumbnails: boo
     thumbs: dict[str, str] = {}
     if thumbnails:
         items = {i.name: i for i in ev.dataset.items}
+        folder = out / "thumbs"
         for r in ev.results:
             item = items.get(r.name)
             if item is None or item.image_path is None:
                 continue
-            name = _thumb_name(r.name)
-            if _draw_thumb(item.image_path, (item.width, item.height), r, out / "thumbs" / name):
+            name = _thumb_name(r, item.image_path)
+            if (folder / name).is_file() or _draw_thumb(item.image_path, (item.width, item.height), r, folder / name):
                 thumbs[r.name] = name
+        if folder.is_dir():  # thumbnails of earlier results are stale
+            for f in folder.glob("*.jpg"):
+                if f.name not in thumbs.values():
+                    f.unlink()
     paths["html"] = atomic_write_text(out / "report.html", _html(ev, thumbs))
     return paths

@@ -81,7 +81,9 @@ def _table(df) -> str:
 
 
 def render_html(report: JudgesReport) -> str:
-    """One self-contained page: summary, tables and the two figures."""
+    """The report page: summary, notes and tables inline; the two figures are
+    linked PNG files (``forest.png``, ``accuracy_vs_calls.png``) in the same
+    directory, so keep the page beside them."""
     s = report.summary
     ceil = report.ceiling
     head = s.get("headroom")

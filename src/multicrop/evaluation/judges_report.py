@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -25,25 +26,26 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.ratings import DIMENSION_ATTRIBUTES, Ratings
-from ..errors import DatasetError, InvalidParameterError
-from ..fusion.combiners import COMBINERS, make_combiner, out_of_fold_predict
+from ..errors import DatasetError, InvalidParameterError, MulticropError
 from ..fusion.features import (
     BLOCKS,
     DIMENSIONS,
     JudgeTable,
     build_features,
     calls_per_image,
-    holistic_block,
     panel_mean,
     validate_judge_table,
 )
 from ..io import atomic_write_bytes
+from ..io.tables import write_table
+from ..judges.schema import DIMENSION, HOLISTIC
 from ..stats.bootstrap import delta_result, max_statistic_pvalues, one_sided_p, percentile_ci
-from ..stats.ceiling import noise_ceiling
+from ..stats.ceiling import headroom, noise_ceiling
 from ..stats.correlation import bootstrap_metric, correlation, resample_counts
 from ..stats.multiple import bh_adjust
 from ..stats.partial import bootstrap_partial_difference, partial_correlation
 from ..stats.results import NoiseCeiling, StatResult
+from ..store.keys import canonical_json
 
 __all__ = [
     "JudgesReportConfig",
@@ -58,6 +60,8 @@ __all__ = [
     "PROBE_HIGH",
     "match_images",
     "IMAGE_KEYS",
+    "check_report_dir",
+    "summary_jsonable",
 ]
 
 #: how judge-table images are matched to rating images
@@ -102,8 +106,9 @@ class JudgesReportConfig:
         Fraction of images in the precision-at-top shortlist.
     combiners : tuple of str
         Registered combiner names to run on every block.
-    robustness_arms : tuple of str
-        Arms re-run over ``n_partitions`` fold partitions.
+    robustness_arms : tuple of str, optional
+        Arms re-run over ``n_partitions`` fold partitions; default (None):
+        ``H+P`` with the first of ``combiners`` (``("H+P_gb",)`` by default).
     families : tuple of str or None
         Families to use (default: all in the judge table).
     image_key : {"auto", "exact", "name", "stem"}
@@ -129,7 +134,7 @@ class JudgesReportConfig:
     confidence: float = 0.95
     top_fraction: float = 0.10
     combiners: tuple[str, ...] = ("gb", "ridge")
-    robustness_arms: tuple[str, ...] = ("H+P_gb",)
+    robustness_arms: tuple[str, ...] | None = None
     families: tuple[str, ...] | None = None
     image_key: str = "auto"
     n_jobs: int = 1
@@ -147,10 +152,16 @@ class JudgesReportConfig:
         for name, value, ok, allowed in checks:
             if not ok:
                 raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
+        from ..fusion.combiners import COMBINERS  # scikit-learn: imported only where combiners are used
+
         for c in self.combiners:
             COMBINERS.get(c)
         if self.image_key not in IMAGE_KEYS:
             raise InvalidParameterError(f"image_key must be one of {IMAGE_KEYS}, got {self.image_key!r}")
+        if not self.combiners:
+            raise InvalidParameterError("combiners must name at least one combiner, got ()")
+        if self.robustness_arms is None:
+            object.__setattr__(self, "robustness_arms", (f"H+P_{self.combiners[0]}",))
 
     def to_dict(self) -> dict:
         """Plain dict of the settings that shape results (tuples become lists; no ``n_jobs``)."""
@@ -158,8 +169,8 @@ class JudgesReportConfig:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items() if k not in _NOT_CANONICAL}
 
     def to_json(self) -> str:
-        """Canonical JSON (sorted keys, no spaces)."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON (:func:`multicrop.store.keys.canonical_json`)."""
+        return canonical_json(self.to_dict())
 
 
 @dataclass(frozen=True)
@@ -354,16 +365,27 @@ def _align(table: JudgeTable, ratings: Ratings, families) -> tuple[dict[str, pd.
     return {b: f.loc[images] for b, f in blocks.items()}, human.loc[images], {**counts, "notes": notes}
 
 
-def _calls(table: JudgeTable, families: list[str]) -> dict[str, float]:
+def _calls(table: JudgeTable, families: list[str], paid: list[str] = ()) -> dict[str, float]:
+    """API calls per image of every arm; ``paid`` are families whose calls count
+    towards the panel arms although none of their replies parsed."""
     c = calls_per_image(table)
-    c = c[c["family"].isin(families)]
+    c = c[c["family"].isin([*families, *paid])]
     get = lambda kind: float(c.loc[c["prompt_kind"] == kind, "calls_per_image"].sum())  # noqa: E731
-    per = {f: float(c.loc[(c["family"] == f) & (c["prompt_kind"] == "holistic"), "calls_per_image"].sum()) for f in families}
-    return {"H": get("holistic"), "P": get("dimension"), "H+P": get("holistic") + get("dimension"),
-            "Hsplit": get("holistic"), **{f"member:{f}": v for f, v in per.items()}, "panel_mean": get("holistic")}
+    per = {f: float(c.loc[(c["family"] == f) & (c["prompt_kind"] == HOLISTIC), "calls_per_image"].sum())
+           for f in families}
+    return {"H": get(HOLISTIC), "P": get(DIMENSION), "H+P": get(HOLISTIC) + get(DIMENSION),
+            "Hsplit": get(HOLISTIC), **{f"member:{f}": v for f, v in per.items()}, "panel_mean": get(HOLISTIC)}
+
+
+def _unparsed_families(table: JudgeTable) -> dict[str, int]:
+    """Families with calls but not one parsed score -> their number of calls."""
+    gone = sorted(set(table.calls["family"]) - set(table.data["family"]))
+    return {f: int((table.calls["family"] == f).sum()) for f in gone}
 
 
 def _oof(block: pd.DataFrame, y: np.ndarray, comb: str, cfg: JudgesReportConfig, seed: int) -> np.ndarray:
+    from ..fusion.combiners import make_combiner, out_of_fold_predict
+
     return out_of_fold_predict(make_combiner(comb, random_state=cfg.seed), block.to_numpy(), y,
                                n_folds=cfg.n_folds, seed=seed)
 
@@ -423,7 +445,12 @@ def evaluate_judges(
     blocks, human_s, info = _align(table, ratings, families)
     images = human_s.index
     y = human_s.to_numpy(dtype=float)
-    calls = _calls(table, families)
+    unparsed = _unparsed_families(table) if not cfg.families else {}
+    if unparsed:
+        info["notes"]["unparsed_families"] = (
+            "families dropped because none of their replies parsed (their calls still count in calls per "
+            "image): " + ", ".join(f"{f} ({n} calls)" for f, n in unparsed.items()))
+    calls = _calls(table, families, list(unparsed))
 
     # --- arms
     preds: dict[str, np.ndarray] = {}
@@ -521,7 +548,7 @@ def evaluate_judges(
 
     # --- MTMM
     say("multitrait-multimethod matrix", 0.65)
-    mtmm_matrix, mtmm = _mtmm(table, ratings, images, families, cfg)
+    mtmm_matrix, mtmm = _mtmm(blocks, ratings, images, families, cfg)
 
     # --- robustness
     say("robustness over fold partitions", 0.75)
@@ -539,7 +566,8 @@ def evaluate_judges(
         "n_ratings_skipped": len(ratings.skipped), "n_judge_rows_dropped": table.n_dropped,
         "families": families, "image_key": key_mode, "best_single": best, "best_single_rho": best_rho,
         "ceiling": ceiling.to_dict() if ceiling else None,
-        "headroom": best_rho / ceiling.ceiling if ceiling and ceiling.ceiling > 0 else None,
+        "headroom": headroom(best_rho, ceiling.ceiling) if ceiling and ceiling.ceiling > 0 else None,
+        "unparsed_families": unparsed,
         "notes": info["notes"], "config": cfg.to_dict(),
         **({"transfer": t_info} if t_info else {}),
     }
@@ -549,26 +577,29 @@ def evaluate_judges(
                         cfg, ratings.skipped_frame(), predictions)
 
 
-def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _mtmm(blocks, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The MTMM matrix and its matched cells, from the aligned H and P blocks."""
     attrs = [a for a in ratings.attributes
              if ratings.means.loc[images, a].notna().all() and ratings.means.loc[images, a].nunique() > 1]
     if not attrs:
         return pd.DataFrame(), pd.DataFrame()
     hum = ratings.means.loc[images]
     overall = hum["score"].to_numpy(dtype=float)
-    H = holistic_block(table, families=families).reindex(images)
-    P = build_features(table, "P", families=families).reindex(images) if (table.data["prompt_kind"] == "dimension").any() else pd.DataFrame(index=images)
+    H = blocks["H"]
+    P = blocks.get("P", pd.DataFrame(index=images))
     prompts = []
     for f in families:
-        prompts.append((f, "holistic", H[f"H:{f}"]))
+        prompts.append((f, HOLISTIC, H[f"H:{f}"]))
         prompts += [(f, d, P[f"P:{f}:{d}"]) for d in DIMENSIONS if f"P:{f}:{d}" in P]
     mat = []
+    partial: dict[tuple[str, str, str], float] = {}  # (family, prompt, attribute) -> partial rho
     for f, prompt, s in prompts:
         if s.isna().any():
             continue
         row = {"family": f, "prompt": prompt}
         for a in attrs:
-            row[a] = partial_correlation(s.to_numpy(), hum[a].to_numpy(dtype=float), overall).estimate
+            row[a] = partial[f, prompt, a] = partial_correlation(s.to_numpy(), hum[a].to_numpy(dtype=float),
+                                                                 overall).estimate
         mat.append(row)
     matrix = pd.DataFrame(mat)
     counts = resample_counts(len(images), cfg.n_resamples, _rng(cfg.seed, _STREAM_MTMM))
@@ -583,8 +614,8 @@ def _mtmm(table, ratings, images, families, cfg) -> tuple[pd.DataFrame, pd.DataF
             r = bootstrap_partial_difference(ds, hs, at, overall, counts, confidence=cfg.confidence, _cache=cache)
             cells.append({
                 "family": f, "dimension": d, "attribute": a,
-                "partial_dimension": partial_correlation(ds, at, overall).estimate,
-                "partial_holistic": partial_correlation(hs, at, overall).estimate,
+                "partial_dimension": partial[f, d, a],
+                "partial_holistic": partial[f, HOLISTIC, a],
                 "delta": r.estimate, "ci_low": r.ci_low, "ci_high": r.ci_high, "p": r.p,
                 "raw_dimension": correlation(ds, at), "raw_holistic": correlation(hs, at),
             })
@@ -641,6 +672,8 @@ def _robustness(blocks, y, images, preds, best, cfg, transfer, families, say) ->
 
 
 def _transfer(blocks, y, images, cfg, transfer, families) -> tuple[list[dict], dict]:
+    from ..fusion.combiners import make_combiner
+
     t_table, t_ratings = transfer
     if isinstance(t_table, pd.DataFrame):
         t_table = validate_judge_table(t_table, source="transfer judge table")
@@ -748,6 +781,10 @@ class ProbeResult:
     advice : str
         One sentence for the user.
     repetitions : int
+        Holistic repetitions asked for per family.
+    repetitions_used : dict
+        Family -> holistic repetitions actually averaged (fewer than
+        ``repetitions`` where the judge table has fewer).
     """
 
     members: dict
@@ -758,11 +795,17 @@ class ProbeResult:
     verdict: str
     advice: str
     repetitions: int
+    repetitions_used: dict = field(default_factory=dict)
+
+    @property
+    def short_families(self) -> dict:
+        """Families with fewer holistic repetitions than asked -> how many were used."""
+        return {f: n for f, n in self.repetitions_used.items() if n < self.repetitions}
 
     def to_dict(self) -> dict:
         return {"members": self.members, "best": self.best, "best_rho": self.best_rho.to_dict(),
                 "ceiling": self.ceiling.to_dict(), "headroom": self.headroom, "verdict": self.verdict,
-                "advice": self.advice, "repetitions": self.repetitions}
+                "advice": self.advice, "repetitions": self.repetitions, "repetitions_used": self.repetitions_used}
 
 
 def probe_headroom(
@@ -790,7 +833,9 @@ def probe_headroom(
     Parameters
     ----------
     repetitions : int
-        Holistic repetitions used per family (the paper's probe uses 5).
+        Holistic repetitions used per family (the paper's probe uses 5); a
+        family with fewer uses all it has, recorded in
+        ``ProbeResult.repetitions_used``.
     low, high : float
         Headroom at most ``low`` -> ``"panel"``; at least ``high`` ->
         ``"single"``; otherwise ``"uncertain"`` (:func:`probe_verdict`).
@@ -833,10 +878,12 @@ def probe_headroom(
     if ratings.raters is None:
         raise DatasetError(f"{ratings.source} has no per-rater ratings; the probe needs them for the ceiling")
     table, ratings, _ = match_images(table, ratings, image_key)
-    d = table.data[table.data["prompt_kind"] == "holistic"]
+    d = table.data[table.data["prompt_kind"] == HOLISTIC]
     keep = []
+    used: dict[str, int] = {}
     for fam, sub in d.groupby("family", sort=True):
         reps = np.sort(sub["repetition"].unique())[: int(repetitions)]
+        used[str(fam)] = int(reps.size)
         keep.append(sub[sub["repetition"].isin(reps)])
     if not keep:
         raise DatasetError("judge table has no holistic rows to probe")
@@ -864,53 +911,93 @@ def probe_headroom(
             f"{ratings.source}: the noise ceiling is {ceil.ceiling:.3f} (raters' split halves do not agree: "
             f"split-half rho {ceil.split_half:.3f}), so headroom is undefined and the probe cannot advise"
         )
-    head = rhos[best] / ceil.ceiling
+    head = headroom(rhos[best], ceil.ceiling)
     verdict, advice = probe_verdict(head, low=low, high=high)
     return ProbeResult({k: float(v) for k, v in sorted(rhos.items())}, str(best),
                        StatResult(float(rhos[best]), float(lo), float(hi), math.nan, n_resamples),
-                       ceil, float(head), verdict, advice, int(repetitions))
+                       ceil, float(head), verdict, advice, int(repetitions),
+                       {f: used[f] for f in sorted(rhos)})
 
 
 # ---------------------------------------------------------------- writing
 
 
-def _csv_bytes(df: pd.DataFrame) -> bytes:
-    return df.to_csv(index=False, float_format="%.10g", lineterminator="\n").encode()
+def check_report_dir(out_dir) -> Path:
+    """Check, without creating anything, that ``out_dir`` can hold the report.
+
+    Call it before any work: ``out_dir`` must be a writable directory, or
+    not exist yet below a writable directory (:func:`write_judges_report`
+    creates it).
+
+    Raises
+    ------
+    MulticropError
+        ``out_dir`` (or a parent) is an existing file, or is not writable.
+    """
+    out = Path(out_dir)
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        what = "is an existing file" if probe == out else f"is below {str(probe)!r}, an existing file"
+        raise MulticropError(f"report directory {str(out)!r} {what}; give a directory with -o")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise MulticropError(f"cannot write the report to {str(out)!r}: {str(probe)!r} is not writable")
+    return out
+
+
+def summary_jsonable(report: JudgesReport) -> dict:
+    """The report's summary as plain JSON values (non-finite numbers become null)."""
+    return _jsonable(report.summary)
+
+
+#: report tables, written as CSV with :func:`multicrop.io.tables.write_table` (a missing value is ``NaN``)
+_TABLES = ("arms", "comparisons", "members", "mtmm_matrix", "mtmm", "robustness", "skipped_ratings", "predictions")
 
 
 def write_judges_report(report: JudgesReport, out_dir) -> list[Path]:
     """Write the report's tables (CSV), summary (JSON), figures (PNG) and ``index.html``.
 
     The same report writes the same bytes (PNG metadata is stripped of the
-    software version and timestamps).  Files are written atomically with
-    :func:`multicrop.io.atomic_write_bytes` (permissions follow the umask).
+    software version and timestamps).  Tables go through
+    :func:`multicrop.io.tables.write_table` (floats as ``%.10g``, a missing
+    value as ``NaN``), the rest through :func:`multicrop.io.atomic_write_bytes`;
+    every file is written atomically (permissions follow the umask).
 
     Returns
     -------
     list of Path
         The files written, in a fixed order.
+
+    Raises
+    ------
+    MulticropError
+        ``out_dir`` is a file or a file cannot be written.
     """
     from .judges_figures import accuracy_vs_calls_png, forest_png, render_html
 
-    out = Path(out_dir)
-    files = {
-        "arms.csv": _csv_bytes(report.arms),
-        "comparisons.csv": _csv_bytes(report.comparisons),
-        "members.csv": _csv_bytes(report.members),
-        "mtmm_matrix.csv": _csv_bytes(report.mtmm_matrix),
-        "mtmm.csv": _csv_bytes(report.mtmm),
-        "robustness.csv": _csv_bytes(report.robustness),
-        "skipped_ratings.csv": _csv_bytes(report.skipped_ratings),
-        "predictions.csv": _csv_bytes(report.predictions.reset_index()),
-        "summary.json": (json.dumps(_jsonable(report.summary), indent=2, sort_keys=True) + "\n").encode(),
+    out = check_report_dir(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MulticropError(f"cannot create report directory {str(out)!r}: {exc.strerror or exc}") from None
+    blobs = {
+        "summary.json": (json.dumps(summary_jsonable(report), indent=2, sort_keys=True) + "\n").encode(),
         "forest.png": forest_png(report),
         "accuracy_vs_calls.png": accuracy_vs_calls_png(report),
+        "index.html": render_html(report).encode(),
     }
-    files["index.html"] = render_html(report).encode()
     written = []
-    for name, data in files.items():
-        atomic_write_bytes(out / name, data)
-        written.append(out / name)
+    try:
+        for name in _TABLES:
+            df = getattr(report, name)
+            write_table(df.reset_index() if name == "predictions" else df, out / f"{name}.csv", float_format="%.10g")
+            written.append(out / f"{name}.csv")
+        for name, data in blobs.items():
+            atomic_write_bytes(out / name, data)
+            written.append(out / name)
+    except OSError as exc:
+        raise MulticropError(f"cannot write the report to {str(out)!r}: {exc.strerror or exc}") from None
     return written
 
 

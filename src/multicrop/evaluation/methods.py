@@ -251,12 +251,11 @@ def partition_regions(image: Any, k: int, ratios: Sequence[Ratio]):
     Returns ``(loaded, partition)``: the :class:`multicrop.io.LoadedImage`
     and the chosen :class:`multicrop.partition.Partition`, in analysis pixels.
     """
-    from ..pipeline import best_partition
-    from ..saliency import compute_saliency
+    from ..pipeline import analyse, best_partition
 
     loaded, cfg = _analysis(image)
     cfg = replace(cfg, k=k, ratios=tuple(ratios))
-    sal = compute_saliency(loaded.analysis, method=cfg.saliency, faces=cfg.faces)
+    sal, _ = analyse(loaded.analysis, cfg)
     return loaded, best_partition(sal, cfg)
 
 

@@ -1,17 +1,8 @@
 """Read the tidy judge table and build the feature blocks the combiners see.
 
-The judge table (shared with :mod:`multicrop.judges`) has one row per call:
-
-=============  ==============================================================
-column         meaning
-=============  ==============================================================
-image          image id (string)
-family         model family that produced the score
-prompt_kind    ``holistic`` or ``dimension``
-dimension      one of :data:`DIMENSIONS`, or ``overall`` for holistic rows
-repetition     integer index of the repeated call
-score          float; NaN for a reply that could not be parsed
-=============  ==============================================================
+The judge table's schema (columns and values) is defined once, in
+:mod:`multicrop.judges.schema` (dependency-free); :data:`JUDGE_COLUMNS`,
+:data:`DIMENSIONS` and :data:`PROMPT_KINDS` here are the same objects.
 
 Blocks (Jadhav et al. 2026, §3.1): **H** — per family, the holistic mean over
 repetitions; **P** — per family and dimension, the mean over repetitions;
@@ -29,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, InvalidParameterError
+from ..judges.schema import CALL_KEY_COLUMNS, DIMENSION, DIMENSION_IDS, HOLISTIC, OVERALL, PROMPT_KINDS, TABLE_COLUMNS
 
 __all__ = [
     "DIMENSIONS",
@@ -46,10 +38,9 @@ __all__ = [
     "calls_per_image",
 ]
 
-DIMENSIONS = ("technical_quality", "composition", "colour_and_tone", "distinctiveness", "emotional_impact")
-PROMPT_KINDS = ("holistic", "dimension")
+DIMENSIONS = DIMENSION_IDS
+JUDGE_COLUMNS = TABLE_COLUMNS
 BLOCKS = ("H", "P", "H+P", "Hsplit")
-JUDGE_COLUMNS = ("image", "family", "prompt_kind", "dimension", "repetition", "score")
 
 
 @dataclass(frozen=True)
@@ -114,9 +105,9 @@ def validate_judge_table(frame: pd.DataFrame, *, source: str = "judge table") ->
     bad_kind = sorted(set(df["prompt_kind"]) - set(PROMPT_KINDS))
     if bad_kind:
         raise DatasetError(f"{source}: prompt_kind must be one of {PROMPT_KINDS}, got {bad_kind}")
-    hol = df["prompt_kind"] == "holistic"
-    if (df.loc[hol, "dimension"] != "overall").any():
-        raise DatasetError(f"{source}: holistic rows must have dimension 'overall'")
+    hol = df["prompt_kind"] == HOLISTIC
+    if (df.loc[hol, "dimension"] != OVERALL).any():
+        raise DatasetError(f"{source}: {HOLISTIC} rows must have dimension {OVERALL!r}")
     bad_dim = sorted(set(df.loc[~hol, "dimension"]) - set(DIMENSIONS))
     if bad_dim:
         raise DatasetError(f"{source}: dimension must be one of {DIMENSIONS}, got {bad_dim}")
@@ -130,7 +121,7 @@ def validate_judge_table(frame: pd.DataFrame, *, source: str = "judge table") ->
         line = int(np.flatnonzero(garbage.to_numpy())[0]) + 2
         raise DatasetError(f"{source}: non-numeric score {df['score'].iloc[line - 2]!r} on line {line}")
     df["score"] = score.astype(float)
-    key = ["image", "family", "prompt_kind", "dimension", "repetition"]
+    key = list(CALL_KEY_COLUMNS)
     dup = df.duplicated(key)
     if dup.any():
         row = df.loc[dup].iloc[0]
@@ -201,7 +192,7 @@ def holistic_block(table: JudgeTable, *, families=None) -> pd.DataFrame:
     """
     fams = _families(table, families)
     d = table.data
-    d = d[(d["prompt_kind"] == "holistic") & d["family"].isin(fams)]
+    d = d[(d["prompt_kind"] == HOLISTIC) & d["family"].isin(fams)]
     out = d.pivot_table(index="image", columns="family", values="score", aggfunc="mean")
     out = out.reindex(columns=fams)
     out.columns = [f"H:{f}" for f in fams]
@@ -215,7 +206,7 @@ def dimension_block(table: JudgeTable, *, families=None) -> pd.DataFrame:
     """
     fams = _families(table, families)
     d = table.data
-    d = d[(d["prompt_kind"] == "dimension") & d["family"].isin(fams)]
+    d = d[(d["prompt_kind"] == DIMENSION) & d["family"].isin(fams)]
     out = d.pivot_table(index="image", columns=["family", "dimension"], values="score", aggfunc="mean")
     cols = [(f, dim) for f in fams for dim in DIMENSIONS if (f, dim) in out.columns]
     out = out.reindex(columns=pd.MultiIndex.from_tuples(cols))
@@ -239,7 +230,7 @@ def split_holistic_block(table: JudgeTable, *, n_blocks: int = len(DIMENSIONS), 
         raise InvalidParameterError(f"n_blocks must be >= 1, got {n_blocks!r}")
     fams = _families(table, families)
     d = table.calls
-    d = d[(d["prompt_kind"] == "holistic") & d["family"].isin(fams)]
+    d = d[(d["prompt_kind"] == HOLISTIC) & d["family"].isin(fams)]
     frames = []
     for fam in fams:
         reps = np.sort(d.loc[d["family"] == fam, "repetition"].unique())
@@ -248,7 +239,7 @@ def split_holistic_block(table: JudgeTable, *, n_blocks: int = len(DIMENSIONS), 
                 f"n_blocks={n_blocks} exceeds the {reps.size} holistic repetitions of family {fam!r}"
             )
         block_of = {int(r): k for k, chunk in enumerate(np.array_split(reps, n_blocks)) for r in chunk}
-        sub = table.data[(table.data["prompt_kind"] == "holistic") & (table.data["family"] == fam)]
+        sub = table.data[(table.data["prompt_kind"] == HOLISTIC) & (table.data["family"] == fam)]
         sub = sub.assign(block=sub["repetition"].map(block_of))
         piv = sub.pivot_table(index="image", columns="block", values="score", aggfunc="mean")
         piv = piv.reindex(columns=range(n_blocks))

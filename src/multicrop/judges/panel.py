@@ -103,7 +103,9 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
     Raises
     ------
     InvalidParameterError
-        Unknown keys, missing fields, bad values or duplicate family names.
+        Unknown keys, missing fields, bad values, duplicate family names, or
+        a ``[prices]`` entry for a model no family uses (a typo would
+        otherwise price every call at 0).
     UnknownNameError
         An unknown backend.
     """
@@ -133,6 +135,12 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
             options.setdefault("price_input_per_mtok", float(price.get("input", 0.0)))
             options.setdefault("price_output_per_mtok", float(price.get("output", 0.0)))
         families.append(Family(f["name"], f["backend"], f["model"], options))
+    unpriced = sorted(set(prices) - {f.model for f in families})
+    if unpriced:
+        raise InvalidParameterError(
+            f"{source}: [prices] names model(s) {', '.join(map(repr, unpriced))} that no family uses; "
+            f"models of the families: {', '.join(sorted({repr(f.model) for f in families}))}"
+        )
     names = [f.name for f in families]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

@@ -25,7 +25,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from .rubric import OVERALL, Rubric
+from .rubric import Rubric
+from .schema import DIMENSION, HOLISTIC, OVERALL
 
 __all__ = [
     "PromptTemplate", "Prompt", "ParsedReply", "HOLISTIC_TEMPLATE", "DIMENSION_TEMPLATE",
@@ -78,7 +79,7 @@ _JSON_INSTRUCTION = (
 )
 
 HOLISTIC_TEMPLATE = PromptTemplate(
-    id="holistic",
+    id=HOLISTIC,
     version="1",
     text=(
         "You are rating the aesthetic quality of the attached photograph as a whole, as an experienced "
@@ -88,7 +89,7 @@ HOLISTIC_TEMPLATE = PromptTemplate(
 )
 
 DIMENSION_TEMPLATE = PromptTemplate(
-    id="dimension",
+    id=DIMENSION,
     version="1",
     text=(
         "You are rating one aspect of the attached photograph: {name}.\n"

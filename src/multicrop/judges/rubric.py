@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,13 +33,11 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidParameterError, UnknownNameError
+from ..store.keys import hash_bytes
+from .schema import DIMENSION_IDS, OVERALL
 
 __all__ = ["DIMENSION_IDS", "OVERALL", "Dimension", "Rubric", "load_rubric", "parse_rubric"]
 
-#: The five rubric dimensions, in order (shared schema with multicrop.fusion).
-DIMENSION_IDS = ("technical_quality", "composition", "colour_and_tone", "distinctiveness", "emotional_impact")
-#: The ``dimension`` value of holistic rows.
-OVERALL = "overall"
 _N_TIERS = 5
 
 
@@ -143,7 +140,7 @@ def parse_rubric(data: bytes, *, source: str = "<bytes>") -> Rubric:
         rubric = Rubric(
             id=str(doc["id"]), version=str(doc["version"]), scale_min=int(doc["scale_min"]),
             scale_max=int(doc["scale_max"]), dimensions=dims,
-            sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+            sha256=hash_bytes(data),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidParameterError(f"rubric {source}: missing or malformed field ({exc!r})") from None

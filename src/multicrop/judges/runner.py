@@ -25,18 +25,17 @@ from pathlib import Path
 
 from ..errors import ImageLoadError, InvalidParameterError
 from ..store import CallRecord, CallStore, canonical_json, hash_text
-from .backends import CallFailedError, JudgeBackend, TransientCallError
+from .backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 from .panel import Family, Panel, check_distinct_families
 from .prompts import (DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, ParsedReply, Prompt, build_prompt, parse_reply,
                       reply_schema)
 from .rubric import Rubric, load_rubric
+from .schema import TABLE_COLUMNS
 from .types import ImageRef, JudgeRequest
 
 __all__ = ["RunConfig", "PlannedCall", "RunSummary", "TABLE_COLUMNS", "plan_calls", "run_panel",
            "judge_images", "scores_table", "write_table"]
 
-#: Columns of the tidy output table (shared schema with multicrop.fusion).
-TABLE_COLUMNS = ("image", "family", "prompt_kind", "dimension", "repetition", "score")
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,12 @@ class RunConfig:
         Longest ``Retry-After`` honoured.
     batch_max : int
         Most calls committed in one transaction by the writer.
+    max_connection_errors : int
+        A family whose endpoint cannot be reached this many times in a row
+        (attempts, retries included, with no successful reply in between) is
+        stopped: its remaining calls are not made (they stay missing for a
+        rerun), it is listed in ``RunSummary.stopped_families``, and the other
+        families run on.
     """
 
     concurrency: int = 16
@@ -66,6 +71,7 @@ class RunConfig:
     backoff_max_s: float = 30.0
     retry_after_max_s: float = 120.0
     batch_max: int = 256
+    max_connection_errors: int = 20
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
@@ -74,11 +80,14 @@ class RunConfig:
             raise InvalidParameterError(f"timeout_s must be > 0, got {self.timeout_s!r}")
         if not isinstance(self.max_retries, int) or self.max_retries < 0:
             raise InvalidParameterError(f"max_retries must be an integer >= 0, got {self.max_retries!r}")
+        if not isinstance(self.max_connection_errors, int) or self.max_connection_errors < 1:
+            raise InvalidParameterError(
+                f"max_connection_errors must be an integer >= 1, got {self.max_connection_errors!r}")
 
 
 @dataclass(frozen=True)
 class PlannedCall:
-    """One call of the plan."""
+    """One call of the plan (``rubric_sha256`` is the one inside ``key_json``)."""
 
     key: str
     key_json: str
@@ -86,6 +95,7 @@ class PlannedCall:
     image: ImageRef
     prompt: Prompt
     repetition: int
+    rubric_sha256: str
 
 
 @dataclass
@@ -101,18 +111,42 @@ class RunSummary:
     cost_usd: float = 0.0
     elapsed_s: float = 0.0
     skipped: int = 0  # calls not made because their image could not be read
+    identical: int = 0  # missing calls shared with an identical image (same bytes), made once
+    abandoned: int = 0  # calls not made because their family was stopped
+    stopped_families: list[tuple[str, str]] = field(default_factory=list)  # (family, why)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
     bad_images: list[tuple[str, str]] = field(default_factory=list)  # (image label, problem), each once
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in ("planned", "already_done", "performed", "parse_failures",
-                                            "failed", "skipped", "retries", "cost_usd", "elapsed_s")}
+                                            "failed", "skipped", "identical", "abandoned", "retries", "cost_usd",
+                                            "elapsed_s")}
         d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
+        d["stopped_families"] = [{"family": f, "error": err} for f, err in self.stopped_families]
         return d
 
 
 _IMG, _REP = "\u0000image\u0000", -987654321
 _SKIPPED = object()  # queue marker: a call skipped because its image is unreadable
+_ABANDONED = object()  # queue marker: a call not made because its family was stopped
+
+
+class _FamilyHealth:
+    """Consecutive connection errors of one family; stops it at a threshold."""
+
+    __slots__ = ("limit", "streak", "stopped", "last")
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.streak, self.stopped, self.last = limit, 0, False, ""
+
+    def connection_error(self, message: str) -> None:
+        self.streak += 1
+        self.last = message
+        if self.streak >= self.limit:
+            self.stopped = True
+
+    def reply(self) -> None:
+        self.streak = 0
 
 
 def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, JudgeBackend],
@@ -158,21 +192,34 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
             pre = head + sha + mid
             for r in range(reps):
                 kj = f"{pre}{r}{tail}"
-                plan.append(PlannedCall(hash_text(kj), kj, fam, img, p, r))
+                plan.append(PlannedCall(hash_text(kj), kj, fam, img, p, r, rubric.sha256))
     return plan
 
 
-async def _call_with_retries(backend: JudgeBackend, req: JudgeRequest, cfg: RunConfig, rng: random.Random):
-    """Returns ``(reply | None, error | None, attempts, latency_s, retries)``."""
+async def _call_with_retries(backend: JudgeBackend, req: JudgeRequest, cfg: RunConfig, rng: random.Random,
+                             health: _FamilyHealth | None = None):
+    """Returns ``(reply | None, error | None, attempts, latency_s, retries)``.
+
+    ``error`` is ``_ABANDONED`` when ``health`` says the family was stopped
+    (by this call's or another call's connection errors).
+    """
+    health = health or _FamilyHealth(cfg.max_connection_errors)
     attempt = 0
     while True:
+        if health.stopped:
+            return None, _ABANDONED, attempt, None, max(attempt - 1, 0)
         attempt += 1
         t0 = time.perf_counter()
         try:
             async with asyncio.timeout(cfg.timeout_s * 1.5 + 1.0):
                 reply = await backend.execute(req)
+            health.reply()
             return reply, None, attempt, time.perf_counter() - t0, attempt - 1
         except (TransientCallError, TimeoutError) as exc:
+            if isinstance(exc, ConnectionCallError):
+                health.connection_error(str(exc))
+                if health.stopped:
+                    continue
             if attempt > cfg.max_retries:
                 msg = str(exc) or f"timed out after {cfg.timeout_s:g} s"
                 return None, f"gave up after {attempt} attempts: {msg}", attempt, None, attempt - 1
@@ -183,6 +230,7 @@ async def _call_with_retries(backend: JudgeBackend, req: JudgeRequest, cfg: RunC
                 delay = rng.uniform(0.0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2 ** (attempt - 1)))
             await asyncio.sleep(delay)
         except CallFailedError as exc:
+            health.reply()  # the service answered
             return None, str(exc), attempt, None, attempt - 1
 
 
@@ -196,6 +244,7 @@ async def run_panel(
     on_progress: Callable[[int, int, float], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_bad_image: Callable[[str, str], None] | None = None,
+    backends: dict[str, JudgeBackend] | None = None,
 ) -> tuple[RunSummary, list[PlannedCall]]:
     """Perform the missing calls of ``panel`` over ``images``, recording each in ``store``.
 
@@ -207,6 +256,10 @@ async def run_panel(
     on_bad_image : callable(image_label, problem), optional
         Called once per image that cannot be read; its calls are skipped
         (``summary.skipped``), the other images run on.
+    backends : dict, optional
+        Family name -> backend already created with ``Family.create()`` (so a
+        caller can fail on credentials before opening anything); closed at
+        the end like the ones created here.
 
     Returns
     -------
@@ -221,15 +274,24 @@ async def run_panel(
     cfg = config or RunConfig()
     rubric = rubric or load_rubric()
     t_start = time.perf_counter()
-    backends: dict[str, JudgeBackend] = {}
+    given = dict(backends or {})
+    backends = {}
     try:
         for fam in panel.families:
-            backends[fam.name] = fam.create()
+            backends[fam.name] = given.get(fam.name) or fam.create()
             backends[fam.name].prepare(concurrency=cfg.concurrency)
         plan = plan_calls(images, panel, backends, rubric)
         done = store.completed_keys()
-        missing = [c for c in plan if c.key not in done]
-        summary = RunSummary(planned=len(plan), already_done=len(plan) - len(missing))
+        # Identical images (same bytes) share every key: each missing key is paid for once.
+        first: dict[str, PlannedCall] = {}
+        n_missing = 0
+        for c in plan:
+            if c.key not in done:
+                n_missing += 1
+                first.setdefault(c.key, c)
+        missing = list(first.values())
+        summary = RunSummary(planned=len(plan), already_done=len(plan) - n_missing,
+                             identical=n_missing - len(missing))
         if on_start:
             on_start(len(missing), summary.already_done)
         if missing:
@@ -244,6 +306,7 @@ async def run_panel(
 async def _execute(missing, backends, panel, store, cfg, summary, on_progress, on_bad_image) -> None:
     rng = random.Random()
     bad: dict[str, str] = {}  # image sha256 -> problem
+    health = {name: _FamilyHealth(cfg.max_connection_errors) for name in backends}
     queue: asyncio.Queue = asyncio.Queue()
     outstanding = Counter(c.image.sha256 for c in missing)
     schemas: dict[tuple[int, int], dict] = {}
@@ -254,20 +317,23 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             items = [await queue.get()]
             while not queue.empty() and len(items) < cfg.batch_max:
                 items.append(queue.get_nowait())
-            records, failures, skipped = [], [], 0
+            records, failures, skipped, abandoned = [], [], 0, 0
             for it in items:
                 if it is None:
                     stop = True
                 elif it is _SKIPPED:
                     skipped += 1
+                elif it is _ABANDONED:
+                    abandoned += 1
                 elif isinstance(it, CallRecord):
                     records.append(it)
                 else:
                     failures.append(it)
-            store.record(records)
+            store.record(records, failures=[
+                {"call_key": call.key, "family": call.family.name, "image": call.image.label, "error": err,
+                 "attempts": attempts} for call, err, attempts in failures
+            ])
             for call, err, attempts in failures:
-                store.record_failure(call_key=call.key, family=call.family.name, image=call.image.label,
-                                     error=err, attempts=attempts)
                 if attempts and len(summary.failures) < 20:
                     summary.failures.append((call.key, err))
             failures = [f for f in failures if f[2]]  # attempts == 0: an unreadable image, counted apart
@@ -276,11 +342,13 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             summary.parse_failures += sum(r.parse_error is not None for r in records)
             summary.failed += len(failures)
             summary.skipped += skipped
+            summary.abandoned += abandoned
             summary.cost_usd += cost
-            if on_progress and (records or failures or skipped):
-                on_progress(len(records) + len(failures) + skipped, len(failures), cost)
+            if on_progress and (records or failures or skipped or abandoned):
+                on_progress(len(records) + len(failures) + skipped + abandoned, len(failures), cost)
 
     it = iter(missing)
+    stopped_reported: set[str] = set()
 
     async def worker() -> None:
         for call in it:
@@ -288,6 +356,11 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
             p = call.prompt
             if call.image.sha256 in bad:
                 queue.put_nowait(_SKIPPED)
+                _done_with(call)
+                continue
+            fam_health = health[call.family.name]
+            if fam_health.stopped:
+                queue.put_nowait(_ABANDONED)
                 _done_with(call)
                 continue
             if be.supports_json_schema and p.scale not in schemas:
@@ -298,7 +371,7 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
                 json_schema=schemas.get(p.scale) if be.supports_json_schema else None, timeout_s=cfg.timeout_s,
             )
             try:
-                reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng)
+                reply, err, attempts, latency, retries = await _call_with_retries(be, req, cfg, rng, fam_health)
             except ImageLoadError as exc:
                 queue.put_nowait(_SKIPPED)
                 if call.image.sha256 not in bad:
@@ -310,7 +383,14 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
                 _done_with(call)
                 continue
             summary.retries += retries
-            if reply is None:
+            if err is _ABANDONED:
+                if call.family.name not in stopped_reported:
+                    stopped_reported.add(call.family.name)
+                    summary.stopped_families.append((call.family.name, (
+                        f"stopped after {fam_health.streak} connection errors in a row with no reply "
+                        f"(last: {fam_health.last})")))
+                queue.put_nowait(_ABANDONED)
+            elif reply is None:
                 queue.put_nowait((call, err, attempts))
             else:
                 parsed = (parse_reply(reply.text, scale=p.scale) if reply.error is None
@@ -319,7 +399,7 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
                     key_json=call.key_json, family=call.family.name, backend=be.name, model_requested=be.model_id,
                     model_returned=reply.model, image=call.image.label, image_sha256=call.image.sha256,
                     prompt_kind=p.kind, dimension=p.dimension, template=p.template.ref,
-                    rubric_sha256=_rubric_of(call), temperature=panel.temperature, repetition=call.repetition,
+                    rubric_sha256=call.rubric_sha256, temperature=panel.temperature, repetition=call.repetition,
                     prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                     cost_usd=reply.cost_usd, latency_s=latency, attempts=attempts, raw_reply=reply.text,
                     score=None if parsed.error else parsed.score, reason=parsed.reason,
@@ -344,12 +424,6 @@ async def _execute(missing, backends, panel, store, cfg, summary, on_progress, o
     finally:
         queue.put_nowait(None)
         await wtask
-
-
-def _rubric_of(call: PlannedCall) -> str:
-    # The rubric hash is inside the key JSON; read it from there so the two agree.
-    i = call.key_json.index('"rubric_sha256":"') + len('"rubric_sha256":"')
-    return call.key_json[i:call.key_json.index('"', i)]
 
 
 def judge_images(images: Sequence[ImageRef], panel: Panel, store: CallStore, *,
@@ -379,16 +453,10 @@ def scores_table(plan: Sequence[PlannedCall], store: CallStore):
 
 
 def write_table(df, path: str | Path) -> None:
-    """Write the table as CSV or Parquet, chosen by the extension (atomically)."""
-    from ..io import atomic_path
-    from ..store.store import _write_parquet
+    """Write the table as CSV or Parquet, chosen by the extension (atomically).
 
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet"):
-        raise InvalidParameterError(f"output must end in .csv or .parquet, got {path.name!r}")
-    with atomic_path(path) as tmp:
-        if suffix == ".csv":
-            df.to_csv(tmp, index=False, na_rep="NaN")
-        else:
-            _write_parquet(df, tmp)
+    :func:`multicrop.io.tables.write_table`: an unparsed score is ``NaN`` in CSV.
+    """
+    from ..io.tables import write_table as _write
+
+    _write(df, path)

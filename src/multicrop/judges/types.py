@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
 import threading
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from PIL import Image
 
 from ..errors import ImageLoadError
 from ..io import load_image
+from ..store.keys import hash_stream, new_hasher, prefixed
 
 __all__ = ["ImageRef", "JudgeRequest", "JudgeReply"]
 
@@ -44,16 +44,15 @@ class ImageRef:
         self._source = source
         if isinstance(source, np.ndarray):
             arr = np.ascontiguousarray(source)
-            h = hashlib.sha256(repr((arr.shape, str(arr.dtype))).encode())
+            h = new_hasher()
+            h.update(repr((arr.shape, str(arr.dtype))).encode())
             h.update(arr.tobytes())
+            self.sha256 = prefixed(h)
             self.label = label or "<array>"
         else:
-            h = hashlib.sha256()
             with open(source, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
+                self.sha256 = hash_stream(fh)
             self.label = label or str(source)
-        self.sha256 = "sha256:" + h.hexdigest()
         self._arrays: dict[int, np.ndarray] = {}
         self._urls: dict[tuple[int, int], str] = {}
         self._lock = threading.Lock()

@@ -9,8 +9,9 @@ Built-in backends:
     Spectral residual saliency (Hou & Zhang, 2007): weight-free, a few numpy
     FFTs, an order of magnitude faster and much coarser.
 
-Faces found by YuNet (:mod:`multicrop.saliency.faces`) are optionally added
-on top, so that crops do not cut through a face.
+Faces found by YuNet (:mod:`multicrop.saliency.faces`) are added on top by
+:func:`multicrop.pipeline.analyse` (the one place the two are combined), so
+that crops do not cut through a face.
 """
 
 from __future__ import annotations
@@ -66,8 +67,7 @@ def list_backends() -> list[SaliencyBackend]:
     return [b for _, b in SALIENCY_BACKENDS.items()]
 
 
-def compute_saliency(image: np.ndarray, *, method: str = "u2netp", faces: bool = False,
-                     face_weight: float = 1.0) -> np.ndarray:
+def compute_saliency(image: np.ndarray, *, method: str = "u2netp") -> np.ndarray:
     """Saliency map of ``image``.
 
     Parameters
@@ -76,11 +76,6 @@ def compute_saliency(image: np.ndarray, *, method: str = "u2netp", faces: bool =
         RGB image.
     method : str
         Name of a registered backend (see ``multicrop saliency list``).
-    faces : bool
-        Add detected faces (YuNet) to the map, each as a filled box of value
-        ``face_weight`` relative to the map's maximum.
-    face_weight : float
-        Strength of face boxes.
 
     Returns
     -------
@@ -106,10 +101,6 @@ def compute_saliency(image: np.ndarray, *, method: str = "u2netp", faces: bool =
         raise InvalidParameterError(
             f"saliency backend {method!r} returned shape {sal.shape}, expected {image.shape[:2]}"
         )
-    if faces:
-        from .faces import add_faces, detect_faces
-
-        sal = add_faces(sal, detect_faces(image), weight=face_weight)
     return sal
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import MulticropError
 
-__all__ = ["u2netp_saliency", "model_path", "VERSION", "INPUT_SIZE"]
+__all__ = ["u2netp_saliency", "model_path", "thread_count", "VERSION", "INPUT_SIZE", "MAX_THREADS"]
 
 VERSION = "u2netp-1"
 INPUT_SIZE = 320
@@ -57,11 +57,29 @@ def _session(threads: int):
     return ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
-def _threads() -> int:
+#: Most intra-op threads one process gives onnxruntime by default (a 320x320
+#: U^2-Netp run gains little beyond this).
+MAX_THREADS = 4
+
+
+def thread_count(workers: int = 1) -> int:
+    """Threads one process uses for onnxruntime (and, in evaluation workers, OpenMP and libvips).
+
+    The one source of truth: ``MULTICROP_THREADS`` if set, else the CPUs
+    shared out among ``workers`` processes, at most :data:`MAX_THREADS`.
+
+    Examples
+    --------
+    >>> 1 <= thread_count() <= MAX_THREADS or "MULTICROP_THREADS" in os.environ
+    True
+    """
     env = os.environ.get("MULTICROP_THREADS")
     if env:
         return max(1, int(env))
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(MAX_THREADS, (os.cpu_count() or 1) // max(workers, 1)))
+
+
+_threads = thread_count  # benchmarks/bench_crop.py reads this name
 
 
 def u2netp_saliency(image: np.ndarray) -> np.ndarray:
@@ -85,7 +103,7 @@ def u2netp_saliency(image: np.ndarray) -> np.ndarray:
     x /= max(float(x.max()), 1e-6)
     x = (x - _MEAN) / _STD
     x = np.ascontiguousarray(x.transpose(2, 0, 1)[None])
-    sess = _session(_threads())
+    sess = _session(thread_count())
     out = sess.run(None, {sess.get_inputs()[0].name: x})[0][0, 0]
     lo, hi = float(out.min()), float(out.max())
     out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)

@@ -22,7 +22,6 @@ __all__ = [
     "correlation",
     "resample_counts",
     "resampled_ranks",
-    "weighted_pearson",
     "bootstrap_spearman",
     "bootstrap_kendall_tau_b",
     "bootstrap_metric",
@@ -195,21 +194,6 @@ def _rank_correlation(
     syy = ryy - nm2
     with np.errstate(invalid="ignore", divide="ignore"):
         return sxy / np.sqrt(sxx * syy)
-
-
-def weighted_pearson(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Row-wise Pearson correlation of ``a`` and ``b`` weighted by ``counts``.
-
-    All arguments have shape (B, n) (``a``/``b`` may also be (n,)); returns (B,).
-    """
-    w = counts.astype(float)
-    tot = w.sum(axis=1, keepdims=True)
-    da = a - (w * a).sum(axis=1, keepdims=True) / tot
-    db = b - (w * b).sum(axis=1, keepdims=True) / tot
-    num = (w * da * db).sum(axis=1)
-    den = np.sqrt((w * da * da).sum(axis=1) * (w * db * db).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return num / den
 
 
 def bootstrap_spearman(x, y, counts: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The SQLite checkpoint store of judge calls (like ``llm``'s logs.db).
 
 One row per completed call, keyed by a content hash of everything that
-determines the reply.  WAL mode; every write is one transaction, committed
+determines the reply.  WAL mode; every write is one transaction (a batch of
+completed calls together with the failures logged beside them), committed
 as soon as the calls complete, so a killed run loses only calls in flight.
 
 Examples
@@ -116,6 +117,7 @@ class CallRecord:
 
 _COLUMNS = tuple(f.name for f in fields(CallRecord))
 _INSERT = f"INSERT OR IGNORE INTO calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+_INSERT_FAILURE = "INSERT INTO failures (call_key, family, image, error, attempts, created_utc) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 @dataclass(frozen=True)
@@ -227,30 +229,44 @@ class CallStore:
         self.close()
 
     # Writes ----------------------------------------------------------------
-    def record(self, records: Sequence[CallRecord]) -> int:
-        """Insert completed calls in one transaction; returns how many were new."""
-        if not records:
+    def record(self, records: Sequence[CallRecord], *, failures: Sequence[dict[str, Any]] = ()) -> int:
+        """Insert completed calls and log failed ones, all in one transaction.
+
+        Parameters
+        ----------
+        records : sequence of CallRecord
+        failures : sequence of dict
+            Calls that failed after all retries (they stay missing), each with
+            the keyword arguments of :meth:`record_failure`.
+
+        Returns
+        -------
+        int
+            How many of ``records`` were new.
+        """
+        if not records and not failures:
             return 0
         rows = [tuple(None if (k == "score" and math.isnan(v)) else v
                       for k, v in zip(_COLUMNS, (getattr(r, c) for c in _COLUMNS))) for r in records]
-        before = self._db.total_changes
+        now = utc_now()
+        frows = [(f["call_key"], f["family"], f["image"], f["error"], f["attempts"], now) for f in failures]
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            before = self._db.total_changes
             self._db.executemany(_INSERT, rows)
+            n_new = self._db.total_changes - before
+            if frows:
+                self._db.executemany(_INSERT_FAILURE, frows)
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-        return self._db.total_changes - before
+        return n_new
 
     def record_failure(self, *, call_key: str, family: str, image: str, error: str, attempts: int) -> None:
-        """Log a call that failed after all retries (it stays missing)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        self._db.execute(
-            "INSERT INTO failures (call_key, family, image, error, attempts, created_utc) VALUES (?, ?, ?, ?, ?, ?)",
-            (call_key, family, image, error, attempts, utc_now()),
-        )
-        self._db.execute("COMMIT")
+        """Log one call that failed after all retries (it stays missing); its own transaction."""
+        self.record((), failures=[{"call_key": call_key, "family": family, "image": image, "error": error,
+                                   "attempts": attempts}])
 
     # Reads -----------------------------------------------------------------
     def completed_keys(self) -> set[str]:
@@ -315,6 +331,9 @@ class CallStore:
     def export(self, path: str | Path) -> int:
         """Write every record to ``path`` (.csv, .jsonl, .parquet); returns the count.
 
+        A score that did not parse is written as the judge table writes it:
+        ``NaN`` in CSV, NaN in Parquet; JSON has no NaN, so ``.jsonl`` has ``null``.
+
         Raises
         ------
         InvalidParameterError
@@ -324,23 +343,26 @@ class CallStore:
         suffix = path.suffix.lower()
         if suffix not in (".csv", ".jsonl", ".parquet"):
             raise InvalidParameterError(f"export path must end in .csv, .jsonl or .parquet, got {path.name!r}")
-        from ..io import atomic_path
+        from ..io.save import atomic_path
+        from ..io.tables import NA_REP, write_table
 
         records: Iterable[CallRecord] = self.iter_records()
         n = 0
-        with atomic_path(path) as tmp:
-            if suffix == ".parquet":
-                import pandas as pd
+        if suffix == ".parquet":
+            import pandas as pd
 
-                df = pd.DataFrame([r.to_dict() for r in records], columns=list(_COLUMNS))
-                n = len(df)
-                _write_parquet(df, tmp)
-            elif suffix == ".csv":
+            df = pd.DataFrame([r.to_dict() for r in records], columns=list(_COLUMNS))
+            write_table(df, path)
+            return len(df)
+        with atomic_path(path) as tmp:
+            if suffix == ".csv":
+                # Streamed (a store can hold 10^5-10^6 calls); NaN spelled as write_table spells it.
                 with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                    w = csv.writer(fh)
+                    w = csv.writer(fh, lineterminator="\n")
                     w.writerow(_COLUMNS)
                     for r in records:
-                        w.writerow(["" if (c == "score" and math.isnan(r.score)) else getattr(r, c) for c in _COLUMNS])
+                        w.writerow([NA_REP if (c == "score" and math.isnan(r.score)) else getattr(r, c)
+                                    for c in _COLUMNS])
                         n += 1
             else:
                 with open(tmp, "w", encoding="utf-8") as fh:
@@ -350,13 +372,3 @@ class CallStore:
                         fh.write(json.dumps(d, ensure_ascii=False) + "\n")
                         n += 1
         return n
-
-
-def _write_parquet(df, path) -> None:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise InvalidParameterError(
-            "writing .parquet needs pyarrow: pip install 'multicrop[parquet]' (or write .csv)"
-        ) from None
-    df.to_parquet(path, index=False)

@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...registry import Registry
-from .base import CallFailedError, JudgeBackend, TransientCallError, validate_options
+from .base import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError, validate_options
 from .measured import MeasuredBackend
 from .openai_compatible import OpenAICompatibleBackend
 
 __all__ = [
-    "JUDGE_BACKENDS", "JudgeBackend", "TransientCallError", "CallFailedError", "validate_options",
+    "JUDGE_BACKENDS", "JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "validate_options",
     "register_backend", "create_backend", "MeasuredBackend", "OpenAICompatibleBackend",
 ]
 

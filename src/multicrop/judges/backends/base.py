@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from ...errors import InvalidParameterError, JudgeError
 from ..types import JudgeReply, JudgeRequest
 
-__all__ = ["JudgeBackend", "TransientCallError", "CallFailedError", "validate_options"]
+__all__ = ["JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "validate_options"]
 
 
 class TransientCallError(JudgeError):
@@ -25,6 +25,12 @@ class TransientCallError(JudgeError):
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ConnectionCallError(TransientCallError):
+    """The service could not be reached (refused, DNS, reset): retried like any
+    transient failure, and counted by the runner, which stops a family after
+    ``RunConfig.max_connection_errors`` of them in a row with no success."""
 
 
 class CallFailedError(JudgeError):
@@ -81,7 +87,9 @@ class JudgeBackend(abc.ABC):
     version : str
         Part of every call key; bump when the backend's requests change.
     supports_json_schema, supports_images, needs_network, deterministic : bool
-        Capability flags; generic code reads these, never the name.
+        Capability flags.  The runner reads ``supports_json_schema`` (never
+        the name); the other three are documentation, shown by
+        ``multicrop judges list``, and change no behaviour.
     Options : type
         Dataclass of accepted options (unknown options fail).
     model_id : str
@@ -121,10 +129,6 @@ class JudgeBackend(abc.ABC):
         """The backend part of a call key: name, version, model and :meth:`key_options`."""
         return {"backend": cls.name, "backend_version": cls.version, "model": model_id,
                 "options": cls.key_options(options)}
-
-    def key_fields(self) -> dict[str, Any]:
-        """Options that change replies; they enter every call key."""
-        return self.key_options(self.options)
 
     def prepare(self, *, concurrency: int) -> None:
         """Called once before a run with the number of calls in flight (size pools to it)."""

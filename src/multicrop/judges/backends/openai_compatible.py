@@ -17,7 +17,7 @@ import time
 
 from ...errors import JudgeError, MissingCredentialsError
 from ..types import JudgeReply, JudgeRequest
-from .base import CallFailedError, JudgeBackend, TransientCallError
+from .base import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 
 __all__ = ["OpenAICompatibleBackend"]
 
@@ -190,7 +190,7 @@ class OpenAICompatibleBackend(JudgeBackend):
         except openai.APITimeoutError:
             raise TransientCallError(f"timed out after {request.timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
-            raise TransientCallError(f"connection error: {exc}") from None
+            raise ConnectionCallError(f"connection error: {exc}") from None
         except openai.AuthenticationError as exc:
             raise JudgeError(
                 f"{self.name} {self.model_id!r}: authentication failed (HTTP {exc.status_code}); "
