@@ -135,9 +135,9 @@ def threads_info() -> dict:
         info["opencv_threads"] = cv2.getNumThreads()
     except ImportError:  # pragma: no cover
         pass
-    from multicrop.saliency.u2netp import _threads
+    from multicrop.saliency.u2netp import thread_count
 
-    info["onnxruntime_intra_op_threads"] = _threads()
+    info["onnxruntime_intra_op_threads"] = thread_count()
     info["onnxruntime_inter_op_threads"] = 1
     for var in ("MULTICROP_THREADS", "OMP_NUM_THREADS", "VIPS_CONCURRENCY"):
         info[var] = os.environ.get(var)

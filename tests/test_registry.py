@@ -81,7 +81,7 @@ def test_entry_points_are_loaded_lazily(monkeypatch):
         calls.append(group)
         return [FakeEP()]
 
-    monkeypatch.setattr(mod, "entry_points", fake_entry_points)
+    monkeypatch.setattr(mod.importlib.metadata, "entry_points", fake_entry_points)
     reg = Registry("thing", entry_point_group="multicrop.things")
     reg.register("builtin", 1)
     assert calls == []
@@ -104,7 +104,7 @@ def test_entry_point_shadowing_a_builtin_is_an_error_naming_the_distribution(mon
         def load(self):  # pragma: no cover - must not be loaded
             raise AssertionError("a clashing entry point must not be loaded")
 
-    monkeypatch.setattr(mod, "entry_points", lambda group: [FakeEP()])
+    monkeypatch.setattr(mod.importlib.metadata, "entry_points", lambda group: [FakeEP()])
     reg = Registry("thing", entry_point_group="multicrop.things")
     reg.register("builtin", 1)
     for lookup in (lambda: reg.get("builtin"), reg.names):

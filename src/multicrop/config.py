@@ -22,13 +22,13 @@ multicrop.errors.InvalidParameterError: k must be an integer >= 1, got 0
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InvalidParameterError
 from .geometry import RATIO_PRESETS, Ratio, parse_ratios
+from .store.keys import canonical_json  # the one canonical JSON of the project
 
 __all__ = [
     "DEFAULT_K",
@@ -37,7 +37,6 @@ __all__ = [
     "CandidateConfig",
     "CompositionWeights",
     "CropConfig",
-    "canonical_json",
 ]
 
 #: k used when the user gives none (until an automatic choice of k exists).
@@ -45,17 +44,6 @@ DEFAULT_K = 2
 
 #: Selection strategies: per-partition best crop, or top-k over the whole image with NMS.
 STRATEGIES = ("partition", "topk")
-
-
-def canonical_json(obj: Any) -> str:
-    """Compact JSON with sorted keys: the same object always gives the same text.
-
-    Examples
-    --------
-    >>> canonical_json({"b": 1, "a": [1.5, "x"]})
-    '{"a":[1.5,"x"],"b":1}'
-    """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool = False) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator
-from importlib.metadata import entry_points
+import importlib.metadata
 from typing import Generic, TypeVar
 
 from .errors import RegistryError, UnknownNameError
@@ -81,7 +81,7 @@ class Registry(Generic[T]):
     def _load_entry_points(self) -> None:
         if self._entry_points_loaded:
             return
-        eps = list(entry_points(group=self.entry_point_group))
+        eps = list(importlib.metadata.entry_points(group=self.entry_point_group))
         clash = [ep for ep in eps if ep.name in self._items]
         if clash:
             # Duplicate names are an error, for plugins as for built-ins; raised on

@@ -12,7 +12,6 @@ import sys
 
 import typer
 
-from .. import __version__
 from ..errors import MulticropError
 
 app = typer.Typer(
@@ -40,7 +39,9 @@ _GROUPS = [
 
 def _version_callback(value: bool) -> None:
     if value:
-        typer.echo(f"multicrop {__version__}")
+        import multicrop
+
+        typer.echo(f"multicrop {multicrop.__version__}")
         raise typer.Exit()
 
 

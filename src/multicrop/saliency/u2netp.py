@@ -79,7 +79,6 @@ def thread_count(workers: int = 1) -> int:
     return max(1, min(MAX_THREADS, (os.cpu_count() or 1) // max(workers, 1)))
 
 
-_threads = thread_count  # benchmarks/bench_crop.py reads this name
 
 
 def u2netp_saliency(image: np.ndarray) -> np.ndarray:
