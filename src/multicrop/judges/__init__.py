@@ -14,6 +14,8 @@ prompt, rubric SHA-256 logged with every call).
 # Names are imported on first use (PEP 562) so that the dependency-free
 # :mod:`multicrop.judges.schema` can be imported by multicrop.fusion without
 # loading backends, the store or image decoding.
+import lazy_loader
+
 _EXPORTS = {
     "backends": ("JUDGE_BACKENDS", "JudgeBackend", "create_backend", "register_backend"),
     "panel": ("Family", "Panel", "default_panel", "load_panel", "parse_panel"),
@@ -23,21 +25,6 @@ _EXPORTS = {
     "runner": ("RunConfig", "RunSummary", "judge_images", "plan_calls", "run_panel", "scores_table", "write_table"),
     "types": ("ImageRef", "JudgeReply", "JudgeRequest"),
 }
-_WHERE = {name: mod for mod, names in _EXPORTS.items() for name in names}
-
-__all__ = [name for names in _EXPORTS.values() for name in names]
-
-
-def __getattr__(name: str):
-    mod = _WHERE.get(name)
-    if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{mod}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+# lazy_loader (Scientific Python SPEC 1, as scikit-image does): names are
+# imported from their submodule on first use.
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={m: list(n) for m, n in _EXPORTS.items()})
