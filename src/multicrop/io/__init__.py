@@ -6,7 +6,7 @@ remembers how to get the full-resolution pixels for the crops themselves.
 
 from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image, to_output_mode, to_rgb
 from .save import atomic_path, atomic_write_bytes, atomic_write_text, save_image
-from .tables import write_table  # noqa: F401  (public: multicrop.io.write_table)
+from .tables import write_table
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -19,4 +19,5 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "save_image",
+    "write_table",
 ]

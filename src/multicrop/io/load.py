@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageCms, ImageFile, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 
 from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
 
@@ -436,5 +436,3 @@ def _from_pil(im: Image.Image, path: Path | None, max_side: int, max_pixels: int
         _full=im,
     )
 
-
-ImageFile.LOAD_TRUNCATED_IMAGES = False

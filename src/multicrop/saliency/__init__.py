@@ -104,14 +104,6 @@ def compute_saliency(image: np.ndarray, *, method: str = "u2netp") -> np.ndarray
     return sal
 
 
-def _normalise(sal: np.ndarray) -> np.ndarray:
-    sal = sal.astype(np.float32, copy=False)
-    lo, hi = float(sal.min()), float(sal.max())
-    if hi - lo <= 1e-12:
-        return np.zeros_like(sal)
-    return (sal - lo) / (hi - lo)
-
-
 def _register_builtins() -> None:
     from . import spectral, u2netp
 
