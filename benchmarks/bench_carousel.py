@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from multicrop.datasets.synth import make_synth
-from multicrop.evaluation.carousel import evaluate_carousel
-from multicrop.evaluation.carousel_report import write_report
-from multicrop.evaluation.methods import METHODS
+from multicrop.evaluation.carousel.evaluate import evaluate_carousel
+from multicrop.evaluation.carousel.report import write_report
+from multicrop.evaluation.carousel.methods import METHODS
 
 DEFAULT_METHODS = ("partition", "topk", "smartcrop", "vips", "slices")
 

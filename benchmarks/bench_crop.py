@@ -40,7 +40,7 @@ def make_photo(mp: int, folder: Path) -> Path:
     """A 3-subject JPEG of about ``mp`` megapixels (cached in ``folder``)."""
     from PIL import Image
 
-    from multicrop.examples import example_image
+    from multicrop.datasets.examples import example_image
 
     path = folder / f"example_{mp}mp.jpg"
     if path.exists():
@@ -77,7 +77,7 @@ def child(method: str, path: Path, reps: int, out: Path) -> dict:
         import numpy as np
 
         from multicrop import CropConfig, crop_photo
-        from multicrop.outputs import write_outputs
+        from multicrop.crop.outputs import write_outputs
 
         cfg = CropConfig(k=3)
         warm = np.zeros((300, 900, 3), np.uint8)

@@ -37,7 +37,7 @@ from multicrop.judges.measures import measure
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, plan_calls
 from multicrop.judges.types import ImageRef, JudgeReply
-from multicrop.store import CallRecord, CallStore
+from multicrop.judges.store import CallRecord, CallStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests" / "judges" / "fake_openai_server.py"

@@ -27,7 +27,7 @@ def __getattr__(name: str):
         return _version()
     # The pipeline pulls in onnxruntime and OpenCV; import it only when used.
     if name in ("crop_photo", "CropConfig", "CropResult"):
-        from . import pipeline
+        from .crop import pipeline
 
         return getattr(pipeline, name)
     raise AttributeError(f"module 'multicrop' has no attribute {name!r}")

@@ -6,8 +6,8 @@ import pytest
 from PIL import Image
 
 from multicrop.cli.main import main
-from multicrop.config import CropConfig
-from multicrop.examples import example_image
+from multicrop.crop.config import CropConfig
+from multicrop.datasets.examples import example_image
 
 FAST = ["--saliency", "spectral", "--no-faces"]
 

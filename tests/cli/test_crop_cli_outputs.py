@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import multicrop.pipeline
+import multicrop.crop.pipeline
 from multicrop.cli.main import main
-from multicrop.examples import example_image
+from multicrop.datasets.examples import example_image
 
 FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
 
@@ -177,7 +177,7 @@ def no_analysis(monkeypatch):
         calls.append(a)
         raise AssertionError("a photo was analysed")
 
-    monkeypatch.setattr(multicrop.pipeline, "crop_photo", spy)
+    monkeypatch.setattr(multicrop.crop.pipeline, "crop_photo", spy)
     return calls
 
 
@@ -263,7 +263,7 @@ def test_truncated_jpeg_one_line_batch_continues_no_partial_files(tmp_path, phot
 
 def test_file_truncated_after_analysis_leaves_nothing(tmp_path, photo, capsys, monkeypatch):
     # The reduced decode succeeded, then the file went bad before the full-resolution decode.
-    import multicrop.pipeline as pipeline
+    import multicrop.crop.pipeline as pipeline
 
     path = tmp_path / "late.jpg"
     path.write_bytes(photo.read_bytes())

@@ -9,8 +9,8 @@ from scipy import stats
 
 from multicrop.cli.main import main
 from multicrop.datasets.ratings import ratings_from_frame
-from multicrop.evaluation.judges_report import probe_headroom
-from multicrop.stats.simulate import simulate_study
+from multicrop.evaluation.judges.report import probe_headroom
+from multicrop.datasets.simulate import simulate_study
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_missing_scores_file(files, tmp_path, capsys):
 
 
 def test_output_that_is_a_file_fails_before_any_work(files, tmp_path, capsys, monkeypatch):
-    import multicrop.evaluation.judges_report as jr
+    import multicrop.evaluation.judges.report as jr
 
     target = tmp_path / "report.txt"
     target.write_text("keep me")

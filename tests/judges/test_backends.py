@@ -17,7 +17,7 @@ from multicrop.judges.backends.openai_compatible import _retry_after
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, plan_calls, scores_table
 from multicrop.judges.types import ImageRef, JudgeRequest
-from multicrop.store import CallStore
+from multicrop.judges.store import CallStore
 
 _MINIMAL_OPTIONS = {"openai-compatible": {"api_key_env": ""}, "measured": {}}
 

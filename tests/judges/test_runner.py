@@ -10,7 +10,8 @@ from multicrop.judges.panel import Family, Panel, default_panel, load_panel, par
 from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table, write_table
 from multicrop.judges.rubric import load_rubric
 from multicrop.judges.types import ImageRef
-from multicrop.store import CallStore, canonical_json, hash_text
+from multicrop.hashing import canonical_json, hash_text
+from multicrop.judges.store import CallStore
 
 
 def _refs(n, seed=0):

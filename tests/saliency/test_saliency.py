@@ -5,7 +5,7 @@ import pytest
 from skimage import data
 
 from multicrop.errors import InvalidParameterError, UnknownNameError
-from multicrop.examples import EXAMPLE_SUBJECTS, example_image
+from multicrop.datasets.examples import EXAMPLE_SUBJECTS, example_image
 from multicrop.saliency import SALIENCY_BACKENDS, compute_saliency, list_backends
 from multicrop.saliency.faces import Face, add_faces, detect_faces
 
@@ -50,8 +50,8 @@ def test_faces_are_found_and_raise_saliency():
     assert 150 < b.center[0] < 300 and 50 < b.center[1] < 200  # her face
     s = add_faces(np.zeros(img.shape[:2], np.float32), faces)
     assert s[round(b.center[1]), round(b.center[0])] == 1.0 and s[-1, -1] == 0
-    from multicrop.config import CropConfig
-    from multicrop.pipeline import analyse
+    from multicrop.crop.config import CropConfig
+    from multicrop.crop.pipeline import analyse
 
     with_faces, boxes = analyse(img, CropConfig(saliency="spectral", faces=True))
     assert with_faces[round(b.center[1]), round(b.center[0])] == 1.0 and boxes == tuple(f.box for f in faces)
@@ -60,6 +60,6 @@ def test_faces_are_found_and_raise_saliency():
 
 
 def test_compute_saliency_has_no_face_option():
-    # faces are added in one place only (multicrop.pipeline.analyse)
+    # faces are added in one place only (multicrop.crop.pipeline.analyse)
     with pytest.raises(TypeError):
         compute_saliency(np.zeros((8, 8, 3), np.uint8), method="spectral", faces=True)

@@ -7,7 +7,7 @@ from scipy import stats
 
 from multicrop.errors import InvalidParameterError
 from multicrop.stats.ceiling import headroom, noise_ceiling, spearman_brown
-from multicrop.stats.simulate import planted_ceiling
+from multicrop.datasets.simulate import planted_ceiling
 
 
 def test_spearman_brown_by_hand():

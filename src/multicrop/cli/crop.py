@@ -55,10 +55,10 @@ def crop(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo."""
-    from ..config import CropConfig
+    from ..crop.config import CropConfig
     from ..geometry import parse_ratios
-    from ..outputs import format_suffix, unique_stems, write_outputs
-    from ..pipeline import crop_photo
+    from ..crop.outputs import format_suffix, unique_stems, write_outputs
+    from ..crop.pipeline import crop_photo
 
     if config_file is not None:
         try:
@@ -156,7 +156,7 @@ def example(
     height: int = typer.Option(1400, "--height", "-H", min=100, help="Height in pixels."),
 ) -> None:
     """Write a multi-subject example photo built from scikit-image's sample images."""
-    from ..examples import example_photo
+    from ..datasets.examples import example_photo
 
     typer.echo(str(example_photo(path, width=width, height=height)))
 

@@ -28,8 +28,8 @@ def carousel(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
-    from ..evaluation.carousel import evaluate_carousel
-    from ..evaluation.carousel_report import format_rows, write_report
+    from ..evaluation.carousel.evaluate import evaluate_carousel
+    from ..evaluation.carousel.report import format_rows, write_report
     from ..geometry import parse_ratios
 
     ratios = parse_ratios(ratio)

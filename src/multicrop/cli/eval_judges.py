@@ -1,5 +1,5 @@
 """``multicrop eval judges`` and ``multicrop eval probe``: thin over
-:mod:`multicrop.evaluation.judges_report`."""
+:mod:`multicrop.evaluation.judges.report`."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def judges(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..errors import InvalidParameterError
-    from ..evaluation.judges_report import (JudgesReportConfig, check_report_dir, evaluate_judges,
+    from ..evaluation.judges.report import (JudgesReportConfig, check_report_dir, evaluate_judges,
                                             summary_jsonable, write_judges_report)
 
     if (transfer_scores is None) != (transfer_ratings is None):
@@ -94,7 +94,7 @@ def probe(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Cheap holistic headroom probe: is a dimension-scored panel worth paying for?"""
-    from ..evaluation.judges_report import probe_headroom
+    from ..evaluation.judges.report import probe_headroom
 
     table, human = _load(scores, ratings, fmt)
     res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,

@@ -90,7 +90,7 @@ def judge_command(
     """Score images with a panel of judges, holistically and on the five rubric dimensions."""
     from ..judges.panel import default_panel, load_panel
     from ..judges.runner import RunConfig, judge_images, scores_table, write_table
-    from ..store import CallStore
+    from ..judges.store import CallStore
 
     if output is not None and output.suffix.lower() not in (".csv", ".parquet"):
         raise InvalidParameterError(f"--output must end in .csv or .parquet, got {output.name!r}")
@@ -197,7 +197,7 @@ def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON."
 def store_stats(db: Path = typer.Argument(..., help="Store file."),
                 as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Counts, spend and families of a store."""
-    from ..store import CallStore
+    from ..judges.store import CallStore
 
     with CallStore(db, readonly=True) as store:
         st = store.stats()
@@ -215,7 +215,7 @@ def store_stats(db: Path = typer.Argument(..., help="Store file."),
 def store_export(db: Path = typer.Argument(..., help="Store file."),
                  output: Path = typer.Option(..., "--output", "-o", help="Output .csv, .jsonl or .parquet.")) -> None:
     """Export every call record."""
-    from ..store import CallStore
+    from ..judges.store import CallStore
 
     with CallStore(db, readonly=True) as store:
         n = store.export(output)
@@ -225,7 +225,7 @@ def store_export(db: Path = typer.Argument(..., help="Store file."),
 def store_verify(db: Path = typer.Argument(..., help="Store file."),
                  as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Re-hash every record; exit 1 listing mismatches."""
-    from ..store import CallStore
+    from ..judges.store import CallStore
 
     with CallStore(db, readonly=True) as store:
         rep = store.verify()

@@ -1,7 +1,7 @@
 """Read the tidy judge table and build the feature blocks the combiners see.
 
 The judge table's schema (columns and values) is defined once, in
-:mod:`multicrop.judges.schema` (dependency-free); :data:`JUDGE_COLUMNS`,
+:mod:`multicrop.schema` (dependency-free); :data:`JUDGE_COLUMNS`,
 :data:`DIMENSIONS` and :data:`PROMPT_KINDS` here are the same objects.
 
 Blocks (Jadhav et al. 2026, §3.1): **H** — per family, the holistic mean over
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError, InvalidParameterError
-from ..judges.schema import CALL_KEY_COLUMNS, DIMENSION, DIMENSION_IDS, HOLISTIC, OVERALL, PROMPT_KINDS, TABLE_COLUMNS
+from ..schema import CALL_KEY_COLUMNS, DIMENSION, DIMENSION_IDS, HOLISTIC, OVERALL, PROMPT_KINDS, TABLE_COLUMNS
 
 __all__ = [
     "DIMENSIONS",
@@ -253,7 +253,7 @@ def build_features(table: JudgeTable, block: str, *, families=None) -> pd.DataFr
 
     Examples
     --------
-    >>> from multicrop.stats.simulate import simulate_study
+    >>> from multicrop.datasets.simulate import simulate_study
     >>> sim = simulate_study(10, n_families=2, rng=np.random.default_rng(0))
     >>> t = validate_judge_table(sim.judge_table)
     >>> [build_features(t, b).shape[1] for b in BLOCKS]

@@ -1,7 +1,7 @@
 """Aesthetic judges: the frozen rubric, versioned prompts, backends, panels, runner.
 
 Every image is scored holistically and on five rubric dimensions by each
-family of a panel; every call is recorded in :mod:`multicrop.store`, and a
+family of a panel; every call is recorded in :mod:`multicrop.judges.store`, and a
 rerun performs only the missing calls.  See ``docs/judges.md``.
 
 References
@@ -11,9 +11,8 @@ temperature 0.3, 3 repetitions per dimension prompt, 5 or 25 of the holistic
 prompt, rubric SHA-256 logged with every call).
 """
 
-# Names are imported on first use (PEP 562) so that the dependency-free
-# :mod:`multicrop.judges.schema` can be imported by multicrop.fusion without
-# loading backends, the store or image decoding.
+# Names are imported on first use (PEP 562): importing one submodule does
+# not load backends, the store or image decoding.
 import lazy_loader
 
 _EXPORTS = {
@@ -21,7 +20,6 @@ _EXPORTS = {
     "panel": ("Family", "Panel", "default_panel", "load_panel", "parse_panel"),
     "prompts": ("DIMENSION_TEMPLATE", "HOLISTIC_TEMPLATE", "build_prompt", "parse_reply"),
     "rubric": ("Rubric", "load_rubric"),
-    "schema": ("DIMENSION_IDS", "OVERALL", "TABLE_COLUMNS"),
     "runner": ("RunConfig", "RunSummary", "judge_images", "plan_calls", "run_panel", "scores_table", "write_table"),
     "types": ("ImageRef", "JudgeReply", "JudgeRequest"),
 }

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ..store import canonical_json
+from ..hashing import canonical_json
 from .backends import JUDGE_BACKENDS, JudgeBackend, create_backend, validate_options
 
 __all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "check_distinct_families",

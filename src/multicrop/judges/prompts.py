@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from .rubric import Rubric
-from .schema import DIMENSION, HOLISTIC, OVERALL
+from ..schema import DIMENSION, HOLISTIC, OVERALL
 
 __all__ = [
     "PromptTemplate", "Prompt", "ParsedReply", "HOLISTIC_TEMPLATE", "DIMENSION_TEMPLATE",

@@ -33,8 +33,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidParameterError, UnknownNameError
-from ..store.keys import hash_bytes
-from .schema import DIMENSION_IDS, OVERALL
+from ..hashing import hash_bytes
+from ..schema import DIMENSION_IDS, OVERALL
 
 __all__ = ["DIMENSION_IDS", "OVERALL", "Dimension", "Rubric", "load_rubric", "parse_rubric"]
 

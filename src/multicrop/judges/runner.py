@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ImageLoadError, InvalidParameterError
-from ..store import CallRecord, CallStore, canonical_json, hash_text
+from ..hashing import canonical_json, hash_text
+from .store import CallRecord, CallStore
 from .backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 from .panel import Family, Panel, check_distinct_families
 from .prompts import (DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, ParsedReply, Prompt, build_prompt, parse_reply,
                       reply_schema)
 from .rubric import Rubric, load_rubric
-from .schema import TABLE_COLUMNS
+from ..schema import TABLE_COLUMNS
 from .types import ImageRef, JudgeRequest
 
 __all__ = ["RunConfig", "PlannedCall", "RunSummary", "TABLE_COLUMNS", "plan_calls", "run_panel",

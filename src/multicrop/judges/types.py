@@ -13,7 +13,7 @@ from PIL import Image
 
 from ..errors import ImageLoadError
 from ..io import load_image
-from ..store.keys import hash_stream, new_hasher, prefixed
+from ..hashing import hash_stream, new_hasher, prefixed
 
 __all__ = ["ImageRef", "JudgeRequest", "JudgeReply"]
 

@@ -10,7 +10,7 @@ Built-in backends:
     FFTs, an order of magnitude faster and much coarser.
 
 Faces found by YuNet (:mod:`multicrop.saliency.faces`) are added on top by
-:func:`multicrop.pipeline.analyse` (the one place the two are combined), so
+:func:`multicrop.crop.pipeline.analyse` (the one place the two are combined), so
 that crops do not cut through a face.
 """
 

@@ -1,0 +1,373 @@
+"""All tuning of the crop pipeline in one frozen, typed place.
+
+:class:`CropConfig` holds what a user chooses (k, ratios, strategy, saliency
+method, ...) and nests three frozen dataclasses with every weight and
+threshold of partitioning, candidate generation and the composition scorer.
+Its canonical JSON (:meth:`CropConfig.to_dict`, sorted keys) is written into
+every output so that a result says how it was made.
+
+Examples
+--------
+>>> cfg = CropConfig(k=3, ratios="2:3,3:2")
+>>> cfg.k, [str(r) for r in cfg.ratios]
+(3, ['2:3', '3:2'])
+>>> CropConfig.from_dict(cfg.to_dict()) == cfg
+True
+>>> CropConfig(k=0)
+Traceback (most recent call last):
+...
+multicrop.errors.InvalidParameterError: k must be an integer >= 1, got 0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidParameterError
+from ..geometry import RATIO_PRESETS, Ratio, parse_ratios
+from ..hashing import canonical_json  # the one canonical JSON of the project
+
+__all__ = [
+    "DEFAULT_K",
+    "STRATEGIES",
+    "PartitionConfig",
+    "CandidateConfig",
+    "CompositionWeights",
+    "CropConfig",
+]
+
+#: k used when the user gives none (until an automatic choice of k exists).
+DEFAULT_K = 2
+
+#: Selection strategies: per-partition best crop, or top-k over the whole image with NMS.
+STRATEGIES = ("partition", "topk")
+
+
+def _check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool = False) -> None:
+    v = getattr(obj, name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise InvalidParameterError(f"{name} must be a number, got {v!r}")
+    if (v <= lo if lo_open else v < lo) or v > hi:
+        raise InvalidParameterError(
+            f"{name} must be in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}"
+        )
+
+
+@dataclass(frozen=True)
+class PartitionConfig:
+    """Multi-region saliency partitioning (Carousel §IV-A).
+
+    Attributes
+    ----------
+    threshold : float
+        First saliency share a box must reach, as a fraction of the remaining
+        saliency divided among the boxes still to find.
+    threshold_step : float
+        Amount the share is lowered each time no valid box reaches it.
+    min_threshold : float
+        Lowest share tried before the search gives up on that box.
+    max_box_area : float
+        A valid box covers at most this fraction of the image area divided by k.
+    work_side : int
+        Long side, in pixels, of the copy of the saliency map the search runs on.
+    min_region_aspect : float
+        A region whose short side over long side is below this is a failure
+        (1/3: narrower than 1:3).
+    bisect_tolerance : float
+        A cut that leaves more than this fraction of a salient box on its far
+        side "bisects" the box, which is a failure.
+    blob_level : float
+        Salient blobs are the connected components of the remaining saliency
+        at or above this fraction of its maximum.
+    absorb_share : float
+        A found box also claims (and zeroes) every blob of which it holds at
+        least this share of saliency, so one large subject is not split over
+        two boxes (1 turns this off: only the box is zeroed, as in the paper).
+    claim_margin : float
+        The pixels a box claims are grown by this fraction of the long side
+        before they are zeroed, so the soft edge of a subject does not draw a
+        later box (0: no growth).
+    subject_trim : float
+        Each salient box is shrunk to its subject: along each axis, the
+        smallest span holding all but this share of the box's saliency on
+        either side.  Cuts are placed and checked against the subjects.
+    cut_centre_weight : float
+        A cut goes on the least salient line between two subjects; this
+        weight (relative to the most salient line of that span) prefers the
+        middle of the span, so that ties and near-ties fall midway.
+    orientation_fallback : bool
+        When the cuts of the paper's orientation bisect a subject or leave a
+        too narrow region, try the other orientation (recorded in
+        ``Partition.fallback``); a failure is reported only if both fail.
+    """
+
+    threshold: float = 0.9
+    threshold_step: float = 0.1
+    min_threshold: float = 0.1
+    max_box_area: float = 1.0
+    work_side: int = 256
+    min_region_aspect: float = 1 / 3
+    bisect_tolerance: float = 0.15
+    blob_level: float = 0.3
+    absorb_share: float = 0.25
+    claim_margin: float = 0.015
+    subject_trim: float = 0.02
+    cut_centre_weight: float = 0.25
+    orientation_fallback: bool = True
+
+    def __post_init__(self) -> None:
+        _check_range(self, "threshold", 0, 1, lo_open=True)
+        _check_range(self, "threshold_step", 0, 1, lo_open=True)
+        _check_range(self, "min_threshold", 0, 1, lo_open=True)
+        _check_range(self, "max_box_area", 0, 1e9, lo_open=True)
+        _check_range(self, "min_region_aspect", 0, 1)
+        _check_range(self, "bisect_tolerance", 0, 0.5)
+        _check_range(self, "subject_trim", 0, 0.25)
+        _check_range(self, "blob_level", 0, 1, lo_open=True)
+        _check_range(self, "claim_margin", 0, 0.25)
+        _check_range(self, "absorb_share", 0, 1, lo_open=True)
+        _check_range(self, "cut_centre_weight", 0, 100)
+        if not isinstance(self.orientation_fallback, bool):
+            raise InvalidParameterError(
+                f"orientation_fallback must be true or false, got {self.orientation_fallback!r}"
+            )
+        if not isinstance(self.work_side, int) or self.work_side < 16:
+            raise InvalidParameterError(f"work_side must be an integer >= 16, got {self.work_side!r}")
+
+
+@dataclass(frozen=True)
+class CandidateConfig:
+    """Candidate crops: GAIC grid anchors and fixed-ratio sliding windows.
+
+    Attributes
+    ----------
+    bins : int
+        Grid bins per axis (GAIC: 12).
+    corner_bins : int
+        Top-left corners lie in the first, bottom-right corners in the last
+        ``corner_bins`` bins of each axis (GAIC: 4).
+    min_area : float
+        Smallest anchor area as a fraction of the region (GAIC: 0.5).
+    ratio_tolerance : float
+        An anchor is kept when its aspect is within this factor of the target
+        (then shrunk to the exact target ratio).
+    window_scales : tuple of float
+        Sizes of sliding windows relative to the largest box of the ratio that
+        fits the region (used when the grid yields no anchor, and for ``topk``).
+    window_stride : float
+        Stride of sliding windows as a fraction of the window size.
+    subject_fills : tuple of float
+        ``partition``: besides the region's anchors, crops framing the
+        region's subject are offered, sized so the subject spans each of these
+        fractions of the crop along its limiting side.
+    subject_shift : float
+        Those framing crops are also shifted by this fraction of the crop
+        along each axis (1/6 puts the subject's centre on a third line).
+        Default 0: with ``CompositionWeights.framed_thirds = 0`` (a subject
+        filling most of the frame is centred) nothing favours a shifted
+        framing, and shifted ones only let incidental terms (sharpness,
+        exposure) pull the subject off-centre.
+    """
+
+    bins: int = 12
+    corner_bins: int = 4
+    min_area: float = 0.5
+    ratio_tolerance: float = 1.25
+    window_scales: tuple[float, ...] = (1.0, 0.85, 0.7, 0.55)
+    window_stride: float = 0.125
+    subject_fills: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+    subject_shift: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.bins, int) or self.bins < 2:
+            raise InvalidParameterError(f"bins must be an integer >= 2, got {self.bins!r}")
+        if not isinstance(self.corner_bins, int) or not 1 <= self.corner_bins <= self.bins // 2:
+            raise InvalidParameterError(
+                f"corner_bins must be an integer in [1, bins/2], got {self.corner_bins!r}"
+            )
+        _check_range(self, "min_area", 0, 1)
+        _check_range(self, "ratio_tolerance", 1, 100)
+        _check_range(self, "window_stride", 0, 1, lo_open=True)
+        scales = tuple(float(s) for s in self.window_scales)
+        if not scales or any(not 0 < s <= 1 for s in scales):
+            raise InvalidParameterError(f"window_scales must be numbers in (0, 1], got {self.window_scales!r}")
+        object.__setattr__(self, "window_scales", scales)
+        fills = tuple(float(s) for s in self.subject_fills)
+        if any(not 0 < s <= 1 for s in fills):
+            raise InvalidParameterError(f"subject_fills must be numbers in (0, 1], got {self.subject_fills!r}")
+        object.__setattr__(self, "subject_fills", fills)
+        _check_range(self, "subject_shift", 0, 0.5)
+
+
+@dataclass(frozen=True)
+class CompositionWeights:
+    """Weights and thresholds of the embedded composition scorer.
+
+    The score is a weighted sum of parts, each in ``[0, 1]``; penalties carry
+    negative sign.  See :mod:`multicrop.crop.scoring.composition`.
+    """
+
+    saliency_kept: float = 1.0       # share of the region's saliency inside the crop
+    density: float = 0.35            # saliency per pixel relative to the region (tight framing)
+    border_cut: float = 1.0          # penalty: saliency on the crop's border band
+    border_band: float = 0.03        # border band width, fraction of the crop's short side
+    thirds: float = 0.25             # saliency centroid near a rule-of-thirds point
+    thirds_sigma: float = 0.17       # tolerance of the thirds term, fraction of the crop
+    face_cut: float = 2.0            # penalty: share of faces the crop border cuts
+    face_headroom: float = 0.3       # faces neither touching the top nor sunk low
+    min_headroom: float = 0.05       # headroom below this fraction of the height is cramped
+    sharpness: float = 0.1           # mean gradient in the crop relative to the image
+    exposure: float = 0.1            # mean luminance near mid-grey
+    framing: float = 0.5             # partition: subject spans about fill_target of the crop
+    fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
+    fill_sigma: float = 0.15         # tolerance of the framing term
+    foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
+    framed_density: float = 0.0      # density weight when a subject is framed (framing sets the tightness)
+    framed_thirds: float = 0.0       # thirds weight when a subject is framed (a large subject is centred)
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check_range(self, f.name, 0, 1e6)
+        _check_range(self, "border_band", 0, 0.5, lo_open=True)
+        _check_range(self, "thirds_sigma", 0, 10, lo_open=True)
+        _check_range(self, "fill_target", 0, 1, lo_open=True)
+        _check_range(self, "fill_sigma", 0, 10, lo_open=True)
+
+
+@dataclass(frozen=True)
+class CropConfig:
+    """Everything that decides which crops a photo gets.
+
+    Parameters
+    ----------
+    k : int
+        Number of crops per photo.
+    ratios : tuple of Ratio, or str
+        Allowed aspect ratios (``"2:3,3:2"`` or a preset name such as
+        ``"instagram"``); each crop may take any of them, the scorer chooses.
+    strategy : {"partition", "topk"}
+        ``partition``: best crop in each saliency partition (Carousel §IV-A).
+        ``topk``: score candidates over the whole image and keep the top k
+        with non-maximum suppression (the paper's VPN* protocol).
+    saliency : str
+        Registered saliency backend (``multicrop saliency list``).
+    faces : bool
+        Detect faces (YuNet) and raise their saliency so crops keep them whole.
+    analysis_max_side : int
+        Long side of the reduced copy analysed (crops are cut at full size).
+    scorer : str
+        Registered crop scorer.
+    nms_iou : float
+        ``topk``: largest IoU allowed between two selected crops.
+    distinct_iou : float
+        ``partition``: largest IoU allowed between the crops of two regions
+        (a region's crop may reach past it towards its subject).  Separate
+        from ``nms_iou`` because crops of distinct subjects may overlap
+        (91 of the 251 ground-truth pairs of Carousel do); chosen on
+        carousel-synth seed 1 (see docs/cropping.md).
+    min_crop_side : int
+        Smallest crop side in source pixels; photos that cannot hold k such
+        crops are refused.
+    max_pixels : int
+        Decompression-bomb limit in pixels.
+    quality : int
+        JPEG/WebP quality for sources whose own quality cannot be kept.
+    """
+
+    k: int = DEFAULT_K
+    ratios: tuple[Ratio, ...] = RATIO_PRESETS["carousel"]
+    strategy: str = "partition"
+    saliency: str = "u2netp"
+    faces: bool = True
+    analysis_max_side: int = 1024
+    scorer: str = "composition"
+    nms_iou: float = 0.3
+    distinct_iou: float = 0.5
+    min_crop_side: int = 64
+    max_pixels: int = 300_000_000
+    quality: int = 92
+    partition: PartitionConfig = field(default_factory=PartitionConfig)
+    candidates: CandidateConfig = field(default_factory=CandidateConfig)
+    weights: CompositionWeights = field(default_factory=CompositionWeights)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise InvalidParameterError(f"k must be an integer >= 1, got {self.k!r}")
+        object.__setattr__(self, "ratios", parse_ratios(self.ratios))
+        if self.strategy not in STRATEGIES:
+            raise InvalidParameterError(
+                f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}"
+            )
+        for name in ("analysis_max_side", "min_crop_side", "max_pixels", "quality"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InvalidParameterError(f"{name} must be a positive integer, got {v!r}")
+        if self.analysis_max_side < 64:
+            raise InvalidParameterError(f"analysis_max_side must be >= 64, got {self.analysis_max_side!r}")
+        if self.quality > 100:
+            raise InvalidParameterError(f"quality must be in [1, 100], got {self.quality!r}")
+        _check_range(self, "nms_iou", 0, 1)
+        _check_range(self, "distinct_iou", 0, 1)
+        for name, cls in (("partition", PartitionConfig), ("candidates", CandidateConfig),
+                          ("weights", CompositionWeights)):
+            v = getattr(self, name)
+            if isinstance(v, dict):
+                object.__setattr__(self, name, _sub_from_dict(cls, v, name))
+            elif not isinstance(v, cls):
+                raise InvalidParameterError(f"{name} must be a {cls.__name__}, got {type(v).__name__}")
+
+    def replace(self, **changes: Any) -> CropConfig:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (ratios as ``"W:H"`` strings)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name == "ratios":
+                v = [str(r) for r in v]
+            elif dataclasses.is_dataclass(v):
+                v = {k: list(x) if isinstance(x, tuple) else x for k, x in dataclasses.asdict(v).items()}
+            out[f.name] = v
+        return out
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys, compact)."""
+        return canonical_json(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CropConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error.
+
+        Raises
+        ------
+        InvalidParameterError
+            On unknown keys or bad values.
+        """
+        if not isinstance(data, dict):
+            raise InvalidParameterError(f"config must be a JSON object, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise InvalidParameterError(
+                f"unknown config keys {', '.join(unknown)}; allowed: {', '.join(sorted(names))}"
+            )
+        data = dict(data)
+        if "ratios" in data and isinstance(data["ratios"], list):
+            data["ratios"] = tuple(data["ratios"])
+        return cls(**data)
+
+
+def _sub_from_dict(cls: type, data: dict[str, Any], name: str) -> Any:
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise InvalidParameterError(
+            f"unknown keys in config.{name}: {', '.join(unknown)}; allowed: {', '.join(sorted(names))}"
+        )
+    data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return cls(**data)

@@ -1,0 +1,66 @@
+"""Writing crops, record and preview: full resolution, all or nothing."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from multicrop import CropConfig, crop_photo
+from multicrop.errors import InvalidParameterError
+from multicrop.datasets.examples import example_image
+from multicrop.crop.outputs import render_preview, write_outputs
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    path = tmp_path_factory.mktemp("src") / "ex.jpg"
+    Image.fromarray(example_image(width=1000, height=400)).save(path, quality=85)
+    return crop_photo(path, CropConfig(k=3, saliency="spectral", analysis_max_side=256))
+
+
+def test_crops_are_cut_at_full_resolution(tmp_path, result):
+    rec = write_outputs(result, tmp_path, widths=(120,))
+    full = np.asarray(result.image.open_full()).astype(int)
+    for i, c in enumerate(result.crops, start=1):
+        with Image.open(tmp_path / f"ex_{i}.jpg") as im:
+            assert im.size == (c.box.w, c.box.h) and im.format == "JPEG"
+            x, y = int(c.box.x), int(c.box.y)
+            ref = full[y:y + int(c.box.h), x:x + int(c.box.w)]
+            assert np.abs(np.asarray(im).astype(int) - ref).mean() < 6
+        with Image.open(tmp_path / f"ex_{i}_w120.jpg") as im:
+            assert im.width == 120
+    assert json.loads((tmp_path / "ex.json").read_text()) == json.loads(json.dumps(rec))
+    assert rec["crops"][0]["path"] == "ex_1.jpg" and rec["preview"] == "ex_preview.png"
+    with Image.open(tmp_path / "ex_preview.png") as im:
+        assert im.size == result.analysis_size
+
+
+def test_format_override(tmp_path, result):
+    write_outputs(result, tmp_path, fmt="png", preview=False, record=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ex_1.png", "ex_2.png", "ex_3.png"]
+    with pytest.raises(InvalidParameterError, match="format"):
+        write_outputs(result, tmp_path, fmt="gif")
+
+
+def test_failure_mid_write_leaves_no_file(tmp_path, result, monkeypatch):
+    import multicrop.crop.outputs as outputs
+
+    calls = []
+    real = outputs.save_image
+
+    def flaky(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError("disk full")
+        return real(*a, **k)
+
+    monkeypatch.setattr(outputs, "save_image", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        write_outputs(result, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_preview_draws_boxes(result):
+    im = np.asarray(render_preview(result, max_side=200))
+    assert max(im.shape[:2]) == 200 and im.shape[2] == 3

@@ -1,0 +1,161 @@
+"""The Carousel method registry: a contract every method meets, and each method's specifics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from multicrop.errors import InvalidParameterError, UnknownNameError
+from multicrop.evaluation.carousel.methods import (
+    METHODS,
+    CarouselMethod,
+    MethodResult,
+    MissingDependencyError,
+    _locate,
+    best_fit_ratio,
+    get_method,
+    slice_regions,
+)
+from multicrop.geometry import Box, Ratio
+
+
+@pytest.fixture(scope="module")
+def scene():
+    """Two coloured subjects on a noisy background, 360x240."""
+    rng = np.random.default_rng(0)
+    img = (rng.random((240, 360, 3)) * 40 + 70).astype(np.uint8)
+    img[70:190, 40:110] = (230, 60, 40)
+    img[60:180, 250:320] = (40, 200, 70)
+    return img
+
+
+def test_builtins_registered():
+    assert {"partition", "topk", "smartcrop", "vips", "slices"} <= set(METHODS.names())
+
+
+def test_unknown_method_suggests():
+    with pytest.raises(UnknownNameError, match="did you mean 'slices'"):
+        get_method("slice")
+
+
+@pytest.mark.parametrize("name", METHODS.names())
+def test_contract(name, scene):
+    method = get_method(name)
+    assert isinstance(method, CarouselMethod) and method.name == name and method.description
+    res = method.predict(scene, 2, "2:3,3:2")
+    assert isinstance(res, MethodResult)
+    assert 1 <= len(res.boxes) <= 2
+    assert res.failure is None or isinstance(res.failure, str)
+    assert res.seconds >= 0
+    for b in res.boxes:
+        assert b.x >= -1e-6 and b.y >= -1e-6 and b.x2 <= 360 + 1e-6 and b.y2 <= 240 + 1e-6
+        assert min(abs(b.aspect / r - 1) for r in (2 / 3, 3 / 2)) < 0.05
+    assert MethodResult.from_dict(res.to_dict()) == res
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS.names() if get_method(n).uses_partition])
+def test_partition_methods_find_both_subjects(name, scene):
+    res = get_method(name).predict(scene, 2, "2:3,3:2")
+    assert len(res.boxes) == 2
+    centres = sorted(b.center[0] for b in res.boxes)
+    assert centres[0] < 180 < centres[1]
+
+
+def test_predict_validates():
+    with pytest.raises(InvalidParameterError, match="k must be an integer >= 1"):
+        get_method("slices").predict(np.zeros((10, 10, 3), np.uint8), 0)
+    with pytest.raises(InvalidParameterError, match="ratio"):
+        get_method("slices").predict(np.zeros((10, 10, 3), np.uint8), 1, "wide")
+
+
+def test_slices_by_hand():
+    res = get_method("slices").predict(np.zeros((200, 600, 3), np.uint8), 2, "2:3,3:2")
+    assert res.boxes == (Box(0, 0, 300, 200), Box(300, 0, 300, 200))
+    res = get_method("slices").predict(np.zeros((600, 200, 3), np.uint8), 3, "2:3,3:2")
+    assert [b.corners() for b in res.boxes] == [
+        pytest.approx((0, 100 / 3, 200, 200 - 100 / 3)),
+        pytest.approx((0, 200 + 100 / 3, 200, 400 - 100 / 3)),
+        pytest.approx((0, 400 + 100 / 3, 200, 600 - 100 / 3)),
+    ]
+
+
+def test_slices_reads_a_path(tmp_path):
+    from PIL import Image
+
+    Image.new("RGB", (300, 100)).save(tmp_path / "a.jpg")
+    res = get_method("slices").predict(tmp_path / "a.jpg", 2, "3:2")
+    assert res.boxes == (Box(0, 0, 150, 100), Box(150, 0, 150, 100))
+
+
+def test_helpers():
+    assert best_fit_ratio(Box(0, 0, 100, 300), (Ratio(2, 3), Ratio(3, 2))) == Ratio(2, 3)
+    assert best_fit_ratio(Box(0, 0, 300, 100), (Ratio(2, 3), Ratio(3, 2))) == Ratio(3, 2)
+    assert slice_regions(100, 300, 3)[1] == Box(0, 100, 100, 100)
+    region = np.arange(10 * 12 * 3, dtype=np.uint8).reshape(10, 12, 3)
+    assert _locate(region, region[3:8, 2:9]) == (2, 3)
+
+
+def test_missing_dependency_is_a_clear_error():
+    class Needy(CarouselMethod):
+        name = "needy"
+        requires = ("no_such_module_for_multicrop",)
+        extra = "peers"
+
+    with pytest.raises(MissingDependencyError, match=r"pip install 'multicrop\[peers\]'"):
+        Needy().predict(np.zeros((10, 10, 3), np.uint8), 1)
+
+
+def test_third_party_method_plugs_in():
+    class Whole(CarouselMethod):
+        name = "test-whole"
+        description = "the whole image, k times"
+
+        def _predict(self, image, k, ratios):
+            h, w = image.shape[:2]
+            return [Box(0, 0, w, h)] * k, None
+
+    METHODS.register("test-whole", Whole())
+    try:
+        assert get_method("test-whole").predict(np.zeros((4, 6, 3), np.uint8), 2).boxes == (Box(0, 0, 6, 4),) * 2
+    finally:
+        METHODS.unregister("test-whole")
+
+
+def test_peers_run_on_the_partition_the_pipeline_uses(scene):
+    import multicrop
+    from multicrop.evaluation.carousel.methods import partition_regions
+
+    ratios = (Ratio(2, 3), Ratio(3, 2))
+    _, part = partition_regions(scene, 2, ratios)
+    result = multicrop.crop_photo(scene, multicrop.CropConfig(k=2, ratios=ratios))
+    assert part.regions == result.partition.regions
+    assert part.orientation == result.partition.orientation
+
+
+def test_peers_and_pipeline_share_one_saliency_function(scene, monkeypatch):
+    # Saliency with faces is computed in one place: multicrop.crop.pipeline.analyse.
+    import multicrop
+    import multicrop.crop.pipeline as pipeline
+    from multicrop.evaluation.carousel.methods import partition_regions
+
+    calls = []
+    real = pipeline.analyse
+    monkeypatch.setattr(pipeline, "analyse", lambda image, config: calls.append(config.faces) or real(image, config))
+    partition_regions(scene, 2, (Ratio(2, 3), Ratio(3, 2)))
+    multicrop.crop_photo(scene, multicrop.CropConfig(k=2, saliency="spectral"))
+    assert calls == [True, True]
+
+
+@pytest.mark.parametrize("name", ["partition", "topk", "smartcrop", "vips"])
+def test_pipeline_backed_versions_follow_the_pipeline(name, monkeypatch):
+    # A resumed report must not mix results of an older scorer or partitioner.
+    import multicrop.crop.pipeline as pipeline
+
+    method = get_method(name)
+    before = method.version
+    assert before == get_method(name).version  # stable between calls
+    monkeypatch.setattr(pipeline, "PARTITION_VERSION", "partition-test")
+    assert method.version != before
+    monkeypatch.undo()
+    assert method.version == before
+    assert get_method("slices").version == "1"  # does not depend on the pipeline
