@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, register_backend
+from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend
 from multicrop.judges.measures import measure
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, plan_calls
@@ -144,7 +144,7 @@ def bench_throughput(n_images: int, concurrency: int) -> dict:
         proc.wait()
 
     if "bench-null" not in JUDGE_BACKENDS:
-        register_backend(NullBackend)
+        JUDGE_BACKENDS.register(NullBackend)
     panel = Panel((Family("null", "bench-null", "null"),))
     imgs = _images(n_images * 4, seed=5)
     with tempfile.TemporaryDirectory() as d, CallStore(Path(d) / "r.sqlite") as store:

@@ -1,49 +1,89 @@
 """One registry mechanism for every pluggable kind.
 
-Saliency backends, crop scorers, evaluation methods and judge backends are all
-kept in :class:`Registry` instances.  Built-ins register themselves exactly the
-way a third-party package would.  Capabilities are attributes of the
-registered objects, never special cases on names in generic code.
+Every pluggable kind of multicrop (saliency methods, crop scorers, judge
+backends, combiners, Carousel methods, ratings formats) is a
+:class:`Registry` of **classes**.  Each registered class carries three class
+attributes, ``name``, ``version`` (part of every cache key and output that
+its results reach) and ``description``, plus whatever capability flags its
+kind defines.  Built-ins register exactly the way a plugin does, and a
+duplicate name is an error.
+
+Two functions reach every kind by its name:
+
+``available(kind)``
+    The registered names, sorted.
+``create(kind, name, **options)``
+    An instance: ``cls(**options)``.  An unknown name raises
+    :class:`~multicrop.errors.UnknownNameError` with "did you mean"
+    suggestions; unknown options fail in the class's constructor.
+
+Third-party packages add entries through Python entry points, for the three
+kinds where plugins are real: ``multicrop.saliency``, ``multicrop.scorers``
+and ``multicrop.judge_backends`` (each entry point loads a class).
 
 Examples
 --------
 >>> reg = Registry("colour")
->>> @reg.register("red")
-... def red():
-...     return (255, 0, 0)
->>> reg.get("red")()
-(255, 0, 0)
+>>> @reg.register
+... class Red:
+...     name, version, description = "red", "1", "pure red"
+...     def __init__(self, *, alpha=255):
+...         self.rgba = (255, 0, 0, alpha)
+>>> reg.create("red", alpha=128).rgba
+(255, 0, 0, 128)
 >>> reg.get("rde")
 Traceback (most recent call last):
 ...
 multicrop.errors.UnknownNameError: unknown colour 'rde'; did you mean 'red'? Available: red
+>>> available("ratings-format")
+['csv', 'eva', 'para']
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+import importlib
 import importlib.metadata
-from typing import Generic, TypeVar
+from collections.abc import Iterator
+from typing import Any, Generic, TypeVar
 
 from .errors import RegistryError, UnknownNameError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "available", "create", "get", "registry_of", "KINDS"]
 
-T = TypeVar("T")
+T = TypeVar("T", bound=type)
+
+#: The kinds, each with the ``module:attribute`` of its :class:`Registry`;
+#: importing that module registers the built-ins of the kind.
+KINDS: dict[str, str] = {
+    "saliency": "multicrop.saliency:SALIENCY",
+    "scorer": "multicrop.crop.scoring:SCORERS",
+    "judge-backend": "multicrop.judges.backends:JUDGE_BACKENDS",
+    "combiner": "multicrop.fusion.combiners:COMBINERS",
+    "carousel-method": "multicrop.evaluation.carousel.methods:METHODS",
+    "ratings-format": "multicrop.datasets.ratings:RATINGS_FORMATS",
+}
+
+#: Class attributes every registered class must carry.
+REQUIRED_ATTRIBUTES = ("name", "version", "description")
 
 
 class Registry(Generic[T]):
-    """A named collection of pluggable objects.
+    """A named collection of pluggable classes of one kind.
 
     Parameters
     ----------
     kind : str
-        Human name of what is registered ("saliency backend", ...), used in
-        error messages.
+        Name of the kind (``"saliency"``, ``"judge-backend"``, ...), as in
+        :data:`KINDS` and in error messages.
     entry_point_group : str, optional
-        Group name of Python entry points through which third-party packages
-        add entries (loaded lazily on first lookup).
+        Group of Python entry points through which third-party packages add
+        classes (loaded on first lookup).
+
+    Raises
+    ------
+    RegistryError
+        If another registry already has this ``kind``.
     """
 
     def __init__(self, kind: str, *, entry_point_group: str | None = None) -> None:
@@ -52,29 +92,30 @@ class Registry(Generic[T]):
         self._items: dict[str, T] = {}
         self._entry_points_loaded = entry_point_group is None
 
-    def register(self, name: str, obj: T | None = None) -> Callable[[T], T] | T:
-        """Register ``obj`` under ``name``; usable as a decorator.
+    def register(self, cls: T) -> T:
+        """Register ``cls`` under ``cls.name``; usable as a class decorator.
 
         Raises
         ------
         RegistryError
-            If ``name`` is already registered or is not a non-empty string.
+            If ``cls`` is not a class, lacks ``name``/``version``/``description``,
+            or its name is taken.
         """
+        if not isinstance(cls, type):
+            raise RegistryError(f"{self.kind}: only classes are registered, got {cls!r}")
+        missing = [a for a in REQUIRED_ATTRIBUTES if not hasattr(cls, a)]
+        if missing:
+            raise RegistryError(f"{self.kind} class {cls.__name__} lacks {', '.join(missing)}")
+        name = cls.name
         if not isinstance(name, str) or not name:
             raise RegistryError(f"{self.kind} name must be a non-empty string, got {name!r}")
-
-        def add(item: T) -> T:
-            if name in self._items:
-                raise RegistryError(f"{self.kind} {name!r} is already registered")
-            self._items[name] = item
-            return item
-
-        if obj is not None:
-            return add(obj)
-        return add
+        if name in self._items:
+            raise RegistryError(f"{self.kind} {name!r} is already registered")
+        self._items[name] = cls
+        return cls
 
     def unregister(self, name: str) -> None:
-        """Remove ``name`` (mainly for tests and plugins)."""
+        """Remove ``name`` (for tests and plugins)."""
         self.get(name)
         del self._items[name]
 
@@ -96,10 +137,16 @@ class Registry(Generic[T]):
             )
         self._entry_points_loaded = True
         for ep in eps:
-            self.register(ep.name, ep.load())
+            cls = ep.load()
+            if getattr(cls, "name", None) != ep.name:
+                raise RegistryError(
+                    f"{self.kind} entry point {ep.name!r} ({ep.value}) loads a class named "
+                    f"{getattr(cls, 'name', None)!r}; the two names must agree"
+                )
+            self.register(cls)
 
     def get(self, name: str) -> T:
-        """Return the object registered as ``name``.
+        """The class registered as ``name``.
 
         Raises
         ------
@@ -115,8 +162,12 @@ class Registry(Generic[T]):
         close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.5)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
         raise UnknownNameError(
-            f"unknown {self.kind} {name!r}{hint} Available: {', '.join(names) or '(none)'}"
+            f"unknown {self.kind.replace('-', ' ')} {name!r}{hint} Available: {', '.join(names) or '(none)'}"
         )
+
+    def create(self, name: str, /, **options: Any) -> Any:
+        """An instance of the class registered as ``name``: ``cls(**options)``."""
+        return self.get(name)(**options)
 
     def names(self) -> list[str]:
         """Sorted registered names."""
@@ -124,7 +175,7 @@ class Registry(Generic[T]):
         return sorted(self._items)
 
     def items(self) -> list[tuple[str, T]]:
-        """Sorted ``(name, object)`` pairs."""
+        """Sorted ``(name, class)`` pairs."""
         return [(n, self._items[n]) for n in self.names()]
 
     def __contains__(self, name: object) -> bool:
@@ -136,3 +187,35 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self.names())
+
+
+def registry_of(kind: str) -> Registry:
+    """The registry of ``kind`` (:data:`KINDS`), importing its module on first use.
+
+    Raises
+    ------
+    UnknownNameError
+        If no such kind exists.
+    """
+    try:
+        module, attribute = KINDS[kind].split(":")
+    except (KeyError, TypeError):
+        close = difflib.get_close_matches(str(kind), list(KINDS), n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "."
+        raise UnknownNameError(f"unknown kind {kind!r}{hint} Available: {', '.join(sorted(KINDS))}") from None
+    return getattr(importlib.import_module(module), attribute)
+
+
+def available(kind: str) -> list[str]:
+    """Sorted names registered for ``kind``."""
+    return registry_of(kind).names()
+
+
+def get(kind: str, name: str) -> type:
+    """The class registered as ``name`` for ``kind``."""
+    return registry_of(kind).get(name)
+
+
+def create(kind: str, name: str, /, **options: Any) -> Any:
+    """An instance of ``name`` of ``kind``, built with ``options``."""
+    return registry_of(kind).create(name, **options)

@@ -131,7 +131,7 @@ def test_very_wide_photo_uses_sliding_windows():
 def _with_saliency(monkeypatch, sal):
     import multicrop.crop.pipeline as pipeline
 
-    monkeypatch.setattr(pipeline, "compute_saliency", lambda image, method: sal)
+    monkeypatch.setattr(pipeline, "compute_saliency", lambda image, method, threads=None: sal)
 
 
 def _scene(shape, rects):

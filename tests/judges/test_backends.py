@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from multicrop.errors import InvalidParameterError, JudgeError, MissingCredentialsError, RegistryError
-from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend, create_backend, register_backend
+from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend
 from multicrop.judges.backends.openai_compatible import _retry_after
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, plan_calls, scores_table
@@ -30,33 +30,33 @@ def test_backend_contract(name):
         assert isinstance(getattr(cls, flag), bool)
     assert isinstance(cls.version, str) and cls.version
     assert dataclasses.is_dataclass(cls.Options)
-    be = create_backend(name, "some-model", _MINIMAL_OPTIONS[name])
+    be = JUDGE_BACKENDS.create(name, model="some-model", **_MINIMAL_OPTIONS[name])
     assert be.model_id == "some-model"
     assert isinstance(be.key_options(be.options), dict)
     with pytest.raises(InvalidParameterError, match="unknown option.*'colour'.*allowed"):
-        create_backend(name, "m", {**_MINIMAL_OPTIONS[name], "colour": 1})
+        JUDGE_BACKENDS.create(name, model="m", **{**_MINIMAL_OPTIONS[name], "colour": 1})
     with pytest.raises(InvalidParameterError, match="model must be a non-empty string"):
-        create_backend(name, "", _MINIMAL_OPTIONS[name])
+        JUDGE_BACKENDS.create(name, model="", **_MINIMAL_OPTIONS[name])
 
 
 def test_wrong_option_types_and_values_fail():
     with pytest.raises(InvalidParameterError, match="'max_side' must be int, got '512'"):
-        create_backend("openai-compatible", "m", {"api_key_env": "", "max_side": "512"})
+        JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", max_side="512")
     with pytest.raises(InvalidParameterError, match="structured_output"):
-        create_backend("openai-compatible", "m", {"api_key_env": "", "structured_output": "xml"})
-    be = create_backend("openai-compatible", "m", {"api_key_env": "", "price_input_per_mtok": 1})
+        JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", structured_output="xml")
+    be = JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", price_input_per_mtok=1)
     assert be.options.price_input_per_mtok == 1.0
 
 
 def test_duplicate_backend_registration_is_an_error():
     with pytest.raises(RegistryError, match="already registered"):
-        register_backend(JUDGE_BACKENDS.get("measured"))
+        JUDGE_BACKENDS.register(JUDGE_BACKENDS.get("measured"))
 
 
 def test_missing_key_says_how_to_fix_it(monkeypatch):
     monkeypatch.delenv("MULTICROP_TEST_NO_SUCH_KEY", raising=False)
     with pytest.raises(MissingCredentialsError, match=r"export MULTICROP_TEST_NO_SUCH_KEY=.*api_key_env"):
-        create_backend("openai-compatible", "gpt-x", {"api_key_env": "MULTICROP_TEST_NO_SUCH_KEY"})
+        JUDGE_BACKENDS.create("openai-compatible", model="gpt-x", api_key_env="MULTICROP_TEST_NO_SUCH_KEY")
 
 
 def _panel(server, *models, reps=(1, 1), **opts):
@@ -74,9 +74,7 @@ _FAST = RunConfig(concurrency=8, timeout_s=2.0, max_retries=2, backoff_base_s=0.
 
 
 def test_execute_sends_image_prompt_schema_and_parses_usage(fake_server):
-    be = create_backend("openai-compatible", "ok", {"base_url": fake_server.base_url, "api_key_env": "",
-                                                    "max_side": 64, "price_input_per_mtok": 2.0,
-                                                    "price_output_per_mtok": 10.0})
+    be = JUDGE_BACKENDS.create("openai-compatible", model="ok", base_url=fake_server.base_url, api_key_env="", max_side=64, price_input_per_mtok=2.0, price_output_per_mtok=10.0)
     img = _refs(1)[0]
     req = JudgeRequest(prompt="rate it as a whole", prompt_kind="holistic", dimension="overall", scale=(1, 10),
                        image=img, temperature=0.3, repetition=0, json_schema={"type": "object"})
@@ -211,7 +209,7 @@ def test_endpoint_enters_the_call_key_but_not_the_family_name():
     local = keys("local", "http://localhost:8000/v1")
     assert keys("renamed", "http://localhost:8000/v1/") == local  # rename + trailing slash: same calls
     assert not set(keys("local", "https://openrouter.ai/api/v1")) & set(local)
-    be = create_backend("openai-compatible", "m", {"api_key_env": "", "base_url": "http://h:1/v1/"})
+    be = JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", base_url="http://h:1/v1/")
     assert be.key_options(be.options)["base_url"] == "http://h:1/v1" and be.version == "2"
 
 
@@ -219,7 +217,7 @@ def test_options_that_change_replies_change_keys_and_others_do_not(monkeypatch):
     monkeypatch.setenv("OTHER_KEY", "sk-other")
 
     def key_fields(**opts):
-        be = create_backend("openai-compatible", "m", {"api_key_env": "", **opts})
+        be = JUDGE_BACKENDS.create("openai-compatible", model="m", **{"api_key_env": "", **opts})
         return be.key_options(be.options)
 
     base = key_fields()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from skimage import data
 
-from multicrop.judges.backends import create_backend
+from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.measures import holistic_score, measure, rubric_scores
 from multicrop.judges.types import ImageRef, JudgeRequest
 
@@ -49,7 +49,7 @@ def test_a_clipped_noisy_image_measures_as_such(photo):
 
 
 def test_backend_answers_json_on_the_requested_scale_deterministically(photo):
-    be = create_backend("measured", "measured-v1", {"max_side": 256})
+    be = JUDGE_BACKENDS.create("measured", model="measured-v1", max_side=256)
     img = ImageRef(photo, label="astro")
 
     def req(dim, scale):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from multicrop.errors import InvalidParameterError, UnknownNameError
-from multicrop.judges.backends import create_backend
+from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.panel import default_panel
 from multicrop.judges.rubric import DIMENSION_IDS, load_rubric, parse_rubric
 from multicrop.judges.runner import plan_calls
@@ -48,7 +48,7 @@ def test_changing_the_rubric_changes_hash_and_every_call_key(tmp_path):
     assert r1.sha256 != r0.sha256
     img = ImageRef(np.zeros((8, 8, 3), np.uint8))
     panel = default_panel()
-    backends = {"measured": create_backend("measured", "measured-v1")}
+    backends = {"measured": JUDGE_BACKENDS.create("measured", model="measured-v1")}
     k0 = {c.key for c in plan_calls([img], panel, backends, r0)}
     k1 = {c.key for c in plan_calls([img], panel, backends, r1)}
     assert len(k0) == len(k1) == 5 + 5 * 3

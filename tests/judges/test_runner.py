@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from multicrop.errors import InvalidParameterError
-from multicrop.judges.backends import create_backend
+from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.panel import Family, Panel, default_panel, load_panel, parse_panel
 from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table, write_table
 from multicrop.judges.rubric import load_rubric
@@ -173,7 +173,7 @@ def test_run_config_validation():
         RunConfig(concurrency=0)
     with pytest.raises(InvalidParameterError, match="max_retries"):
         RunConfig(max_retries=-1)
-    assert create_backend("measured", "measured-v1").deterministic
+    assert JUDGE_BACKENDS.create("measured", model="measured-v1").deterministic
 
 
 def test_identical_images_are_paid_for_once_and_both_listed(tmp_path):

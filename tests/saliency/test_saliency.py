@@ -6,14 +6,15 @@ from skimage import data
 
 from multicrop.errors import InvalidParameterError, UnknownNameError
 from multicrop.datasets.examples import EXAMPLE_SUBJECTS, example_image
-from multicrop.saliency import SALIENCY_BACKENDS, compute_saliency, list_backends
+from multicrop.saliency import SALIENCY, SaliencyMethod, compute_saliency
 from multicrop.saliency.faces import Face, add_faces, detect_faces
 
 
-@pytest.mark.parametrize("name", SALIENCY_BACKENDS.names())
+@pytest.mark.parametrize("name", SALIENCY.names())
 def test_every_backend_follows_the_contract(name):
-    backend = SALIENCY_BACKENDS.get(name)
-    assert backend.name == name and backend.version and isinstance(backend.needs_weights, bool)
+    backend = SALIENCY.get(name)
+    assert issubclass(backend, SaliencyMethod)
+    assert backend.name == name and backend.version and backend.description and isinstance(backend.needs_weights, bool)
     img = np.zeros((90, 130, 3), np.uint8)
     img[30:60, 50:80] = 255
     s = compute_saliency(img, method=name)
@@ -23,7 +24,7 @@ def test_every_backend_follows_the_contract(name):
 
 
 def test_list_and_unknown_backend():
-    assert [b.name for b in list_backends()] == SALIENCY_BACKENDS.names()
+    assert [b.name for _, b in SALIENCY.items()] == SALIENCY.names() == ["spectral", "u2netp"]
     with pytest.raises(UnknownNameError, match="did you mean 'u2netp'"):
         compute_saliency(np.zeros((8, 8, 3), np.uint8), method="u2net")
     with pytest.raises(InvalidParameterError, match="RGB"):

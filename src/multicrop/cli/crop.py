@@ -78,9 +78,9 @@ def crop(
             changes[name] = value
     cfg = base.replace(**changes) if changes else base
     if saliency is not None:
-        from ..saliency import SALIENCY_BACKENDS
+        from ..saliency import SALIENCY
 
-        SALIENCY_BACKENDS.get(saliency)  # fail once, before the batch, on a bad name
+        SALIENCY.get(saliency)  # fail once, before the batch, on a bad name
     if fmt is not None:
         try:
             format_suffix(fmt)
@@ -136,12 +136,12 @@ def crop(
 
 @saliency_app.command("list")
 def saliency_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the registered saliency backends."""
-    from ..saliency import list_backends
+    """List the registered saliency methods."""
+    from ..saliency import SALIENCY
 
     rows = [
         {"name": b.name, "version": b.version, "needs_weights": b.needs_weights, "description": b.description}
-        for b in list_backends()
+        for _, b in SALIENCY.items()
     ]
     if as_json:
         typer.echo(json.dumps(rows, sort_keys=True))

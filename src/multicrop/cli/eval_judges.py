@@ -15,8 +15,8 @@ def _load(scores: Path, ratings: Path, fmt: str):
     from ..datasets.ratings import RATINGS_FORMATS
     from ..fusion.features import read_judge_table
 
-    loader = RATINGS_FORMATS.get(fmt)  # fail on a bad --format before reading anything
-    return read_judge_table(scores), loader(ratings)
+    reader = RATINGS_FORMATS.create(fmt)  # fail on a bad --format before reading anything
+    return read_judge_table(scores), reader.load(ratings)
 
 
 def judges(

@@ -30,7 +30,7 @@ from ..errors import ImageTooSmallError
 from ..geometry import Box
 from ..io import LoadedImage, load_image
 from .partition import PARTITION_VERSION, Partition, partition_saliency
-from ..saliency import SALIENCY_BACKENDS, compute_saliency
+from ..saliency import SALIENCY, compute_saliency
 from .scoring import ScoredCrop, ScoringContext, get_scorer
 from .select import SELECT_VERSION, select_distinct, select_topk, to_source
 
@@ -128,12 +128,12 @@ def _versions(config: CropConfig, scorer) -> dict[str, str]:
         "scorer": f"{scorer.name}/{scorer.version}",
         "partition": PARTITION_VERSION,
         "select": SELECT_VERSION,
-        "saliency": f"{config.saliency}/{SALIENCY_BACKENDS.get(config.saliency).version}",
+        "saliency": f"{config.saliency}/{SALIENCY.get(config.saliency).version}",
         "faces": "yunet" if config.faces else "off",
     }
 
 
-def analyse(image: np.ndarray, config: CropConfig) -> tuple[np.ndarray, tuple[Box, ...]]:
+def analyse(image: np.ndarray, config: CropConfig, *, threads: int | None = None) -> tuple[np.ndarray, tuple[Box, ...]]:
     """Saliency of ``image`` as the pipeline sees it, and the faces found in it.
 
     The one place saliency and faces are combined: :func:`crop_photo` and the
@@ -146,6 +146,9 @@ def analyse(image: np.ndarray, config: CropConfig) -> tuple[np.ndarray, tuple[Bo
     config : CropConfig
         ``saliency`` names the backend; with ``faces`` the faces found by
         YuNet are raised to full saliency so crops keep them whole.
+    threads : int, optional
+        Threads for the saliency model (default: this process's share of the
+        CPUs); never changes the result.
 
     Returns
     -------
@@ -160,7 +163,7 @@ def analyse(image: np.ndarray, config: CropConfig) -> tuple[np.ndarray, tuple[Bo
     >>> sal.shape, faces
     ((64, 96), ())
     """
-    sal = compute_saliency(image, method=config.saliency)
+    sal = compute_saliency(image, method=config.saliency, threads=threads)
     if not config.faces:
         return sal, ()
     from ..saliency.faces import add_faces, detect_faces
@@ -184,6 +187,8 @@ def _check_fits(name: str, size: tuple[int, int], config: CropConfig) -> None:
 def crop_photo(
     source: str | os.PathLike | np.ndarray | LoadedImage,
     config: CropConfig | None = None,
+    *,
+    threads: int | None = None,
 ) -> CropResult:
     """Find ``config.k`` distinct crops of a photo.
 
@@ -193,6 +198,9 @@ def crop_photo(
         The photo.
     config : CropConfig, optional
         Defaults to ``CropConfig()``.
+    threads : int, optional
+        Threads for the saliency model (default: this process's share of the
+        CPUs); never changes the result.
 
     Returns
     -------
@@ -223,7 +231,7 @@ def crop_photo(
 
     image = loaded.analysis
     h, w = image.shape[:2]
-    sal, faces = analyse(image, cfg)
+    sal, faces = analyse(image, cfg, threads=threads)
     t2 = time.perf_counter()
     timings["saliency"] = t2 - t1
 

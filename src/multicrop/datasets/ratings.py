@@ -422,13 +422,48 @@ def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings
     )
 
 
-#: ratings loaders by ``--format`` name
-RATINGS_FORMATS: Registry = Registry("ratings format", entry_point_group="multicrop.ratings_formats")
-RATINGS_FORMATS.register("eva", load_eva)
-RATINGS_FORMATS.register("para", load_para)
-RATINGS_FORMATS.register("csv", load_ratings_csv)
+class RatingsFormat:
+    """Base of registered ratings formats: ``load(path) -> Ratings``."""
+
+    name: str
+    version = "1"
+    description: str
+
+    def load(self, path) -> Ratings:
+        raise NotImplementedError
+
+
+#: Registered ratings formats, by ``--format`` name.
+RATINGS_FORMATS: Registry[type[RatingsFormat]] = Registry("ratings-format")
+
+
+@RATINGS_FORMATS.register
+class EvaFormat(RatingsFormat):
+    name = "eva"
+    description = "EVA votes_filtered.csv ('='-delimited; overall 0-10, attributes 1-4)"
+
+    def load(self, path) -> Ratings:
+        return load_eva(path)
+
+
+@RATINGS_FORMATS.register
+class ParaFormat(RatingsFormat):
+    name = "para"
+    description = "PARA-Images.csv (per rater, 1-5) or PARA-GiaaTrain/Test.csv (per-image means), or their directory"
+
+    def load(self, path) -> Ratings:
+        return load_para(path)
+
+
+@RATINGS_FORMATS.register
+class CsvFormat(RatingsFormat):
+    name = "csv"
+    description = "long CSV: image, rater, score and any attribute columns"
+
+    def load(self, path) -> Ratings:
+        return load_ratings_csv(path)
 
 
 def load_ratings(path, format: str) -> Ratings:  # noqa: A002 - mirrors the CLI option
-    """Load ratings with the loader registered under ``format``."""
-    return RATINGS_FORMATS.get(format)(path)
+    """Load ratings with the format registered under ``format``."""
+    return RATINGS_FORMATS.create(format).load(path)

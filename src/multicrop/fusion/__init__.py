@@ -7,7 +7,7 @@ feature blocks does not import scikit-learn; only the combiners do.
 import lazy_loader
 
 _EXPORTS = {
-    "combiners": ("COMBINERS", "GradientBoostingCombiner", "RidgeCombiner", "make_combiner", "out_of_fold_predict"),
+    "combiners": ("COMBINERS", "GradientBoostingCombiner", "RidgeCombiner", "out_of_fold_predict"),
     "features": ("BLOCKS", "DIMENSIONS", "JudgeTable", "build_features", "calls_per_image", "dimension_block",
                  "holistic_block", "panel_mean", "read_judge_table", "split_holistic_block", "validate_judge_table"),
 }

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..errors import InvalidParameterError
 from ..registry import Registry
 
-__all__ = ["GradientBoostingCombiner", "RidgeCombiner", "COMBINERS", "make_combiner", "out_of_fold_predict"]
+__all__ = ["GradientBoostingCombiner", "RidgeCombiner", "COMBINERS", "out_of_fold_predict"]
 
 
 class GradientBoostingCombiner(RegressorMixin, BaseEstimator):
@@ -43,6 +43,10 @@ class GradientBoostingCombiner(RegressorMixin, BaseEstimator):
     >>> GradientBoostingCombiner().fit(X, y).predict(X[:2]).shape
     (2,)
     """
+
+    name = "gb"
+    version = "1"
+    description = "gradient-boosted trees (100 trees, depth 3, learning rate 0.1; never tuned)"
 
     def __init__(self, n_estimators=100, max_depth=3, learning_rate=0.1, random_state=0):
         self.n_estimators = n_estimators
@@ -82,6 +86,10 @@ class RidgeCombiner(RegressorMixin, BaseEstimator):
         Coefficients on the standardised features.
     """
 
+    name = "ridge"
+    version = "1"
+    description = "standardised features, then ridge regression (alpha 1)"
+
     def __init__(self, alpha=1.0, random_state=0):
         self.alpha = alpha
         self.random_state = random_state
@@ -100,21 +108,10 @@ class RidgeCombiner(RegressorMixin, BaseEstimator):
         return self.model_.predict(X)
 
 
-#: registry of combiner factories: ``COMBINERS.get("gb")(random_state=0)``
-COMBINERS: Registry = Registry("combiner", entry_point_group="multicrop.combiners")
-COMBINERS.register("gb", GradientBoostingCombiner)
-COMBINERS.register("ridge", RidgeCombiner)
-
-
-def make_combiner(name: str, *, random_state: int = 0) -> BaseEstimator:
-    """A fresh combiner from the registry.
-
-    Examples
-    --------
-    >>> make_combiner("gb").get_params()["max_depth"]
-    3
-    """
-    return COMBINERS.get(name)(random_state=random_state)
+#: Registered combiner classes: ``COMBINERS.create("gb", random_state=0)``.
+COMBINERS: Registry = Registry("combiner")
+COMBINERS.register(GradientBoostingCombiner)
+COMBINERS.register(RidgeCombiner)
 
 
 def out_of_fold_predict(
@@ -144,7 +141,7 @@ def out_of_fold_predict(
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3)); y = X @ [1.0, 0.5, 0.0]
-    >>> p = out_of_fold_predict(make_combiner("ridge"), X, y, seed=1)
+    >>> p = out_of_fold_predict(COMBINERS.create("ridge"), X, y, seed=1)
     >>> p.shape, bool(np.corrcoef(p, y)[0, 1] > 0.9)
     ((60,), True)
     """

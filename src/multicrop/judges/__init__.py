@@ -16,7 +16,7 @@ prompt, rubric SHA-256 logged with every call).
 import lazy_loader
 
 _EXPORTS = {
-    "backends": ("JUDGE_BACKENDS", "JudgeBackend", "create_backend", "register_backend"),
+    "backends": ("JUDGE_BACKENDS", "JudgeBackend"),
     "panel": ("Family", "Panel", "default_panel", "load_panel", "parse_panel"),
     "prompts": ("DIMENSION_TEMPLATE", "HOLISTIC_TEMPLATE", "build_prompt", "parse_reply"),
     "rubric": ("Rubric", "load_rubric"),

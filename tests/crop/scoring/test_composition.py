@@ -20,9 +20,9 @@ def context(faces=()):
 @pytest.mark.parametrize("name", SCORERS.names())
 def test_every_scorer_follows_the_contract(name):
     cls = SCORERS.get(name)
-    scorer = cls.from_config(CropConfig(scorer=name))
+    scorer = SCORERS.create(name, weights=CropConfig(scorer=name).weights)
     assert isinstance(scorer, Scorer)
-    assert scorer.name == name and isinstance(scorer.version, str) and scorer.version
+    assert scorer.name == name and isinstance(scorer.version, str) and scorer.version and scorer.description
     boxes = [Box(40, 20, 60, 60), Box(0, 0, 30, 30)]
     out = scorer.score(context(), boxes, ratio=Ratio(1, 1))
     assert [c.box for c in out] == boxes
@@ -65,7 +65,7 @@ def test_cutting_a_face_is_penalised_and_headroom_checked():
 def test_weights_change_the_score():
     boxes = [Box(50, 20, 50, 60)]
     base = CompositionScorer().score(context(), boxes, ratio=Ratio(5, 6))[0]
-    zero = CompositionScorer(CompositionWeights(saliency_kept=0)).score(context(), boxes, ratio=Ratio(5, 6))[0]
+    zero = CompositionScorer(weights=CompositionWeights(saliency_kept=0)).score(context(), boxes, ratio=Ratio(5, 6))[0]
     assert base.score - zero.score == pytest.approx(1.0, abs=1e-5)
 
 

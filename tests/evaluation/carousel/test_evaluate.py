@@ -76,7 +76,7 @@ def test_library_error_in_a_method_is_an_error_row(small_synth, tmp_path):
         def _predict(self, image, k, ratios):
             raise ImageTooSmallError(f"{image}: too small for k={k}")
 
-    METHODS.register("test-refuses", Refuses())
+    METHODS.register(Refuses)
     try:
         ev = evaluate_carousel(small_synth, "test-refuses", out_dir=tmp_path, limit=2)
     finally:
@@ -116,7 +116,7 @@ def test_plugged_in_method_needs_no_command_change(small_synth, tmp_path):
             d = json.loads(Path(image).with_suffix(".json").read_text())
             return [Box.from_corners(*p[0], *p[1]) for p in (s["points"] for s in d["shapes"])], None
 
-    METHODS.register("test-oracle", Oracle())
+    METHODS.register(Oracle)
     try:
         ev = evaluate_carousel(small_synth, "test-oracle", out_dir=tmp_path)
     finally:

@@ -13,7 +13,6 @@ from multicrop.evaluation.carousel.methods import (
     MissingDependencyError,
     _locate,
     best_fit_ratio,
-    get_method,
     slice_regions,
 )
 from multicrop.geometry import Box, Ratio
@@ -35,12 +34,12 @@ def test_builtins_registered():
 
 def test_unknown_method_suggests():
     with pytest.raises(UnknownNameError, match="did you mean 'slices'"):
-        get_method("slice")
+        METHODS.create("slice")
 
 
 @pytest.mark.parametrize("name", METHODS.names())
 def test_contract(name, scene):
-    method = get_method(name)
+    method = METHODS.create(name)
     assert isinstance(method, CarouselMethod) and method.name == name and method.description
     res = method.predict(scene, 2, "2:3,3:2")
     assert isinstance(res, MethodResult)
@@ -53,9 +52,9 @@ def test_contract(name, scene):
     assert MethodResult.from_dict(res.to_dict()) == res
 
 
-@pytest.mark.parametrize("name", [n for n in METHODS.names() if get_method(n).uses_partition])
+@pytest.mark.parametrize("name", [n for n in METHODS.names() if METHODS.create(n).uses_partition])
 def test_partition_methods_find_both_subjects(name, scene):
-    res = get_method(name).predict(scene, 2, "2:3,3:2")
+    res = METHODS.create(name).predict(scene, 2, "2:3,3:2")
     assert len(res.boxes) == 2
     centres = sorted(b.center[0] for b in res.boxes)
     assert centres[0] < 180 < centres[1]
@@ -63,15 +62,15 @@ def test_partition_methods_find_both_subjects(name, scene):
 
 def test_predict_validates():
     with pytest.raises(InvalidParameterError, match="k must be an integer >= 1"):
-        get_method("slices").predict(np.zeros((10, 10, 3), np.uint8), 0)
+        METHODS.create("slices").predict(np.zeros((10, 10, 3), np.uint8), 0)
     with pytest.raises(InvalidParameterError, match="ratio"):
-        get_method("slices").predict(np.zeros((10, 10, 3), np.uint8), 1, "wide")
+        METHODS.create("slices").predict(np.zeros((10, 10, 3), np.uint8), 1, "wide")
 
 
 def test_slices_by_hand():
-    res = get_method("slices").predict(np.zeros((200, 600, 3), np.uint8), 2, "2:3,3:2")
+    res = METHODS.create("slices").predict(np.zeros((200, 600, 3), np.uint8), 2, "2:3,3:2")
     assert res.boxes == (Box(0, 0, 300, 200), Box(300, 0, 300, 200))
-    res = get_method("slices").predict(np.zeros((600, 200, 3), np.uint8), 3, "2:3,3:2")
+    res = METHODS.create("slices").predict(np.zeros((600, 200, 3), np.uint8), 3, "2:3,3:2")
     assert [b.corners() for b in res.boxes] == [
         pytest.approx((0, 100 / 3, 200, 200 - 100 / 3)),
         pytest.approx((0, 200 + 100 / 3, 200, 400 - 100 / 3)),
@@ -83,7 +82,7 @@ def test_slices_reads_a_path(tmp_path):
     from PIL import Image
 
     Image.new("RGB", (300, 100)).save(tmp_path / "a.jpg")
-    res = get_method("slices").predict(tmp_path / "a.jpg", 2, "3:2")
+    res = METHODS.create("slices").predict(tmp_path / "a.jpg", 2, "3:2")
     assert res.boxes == (Box(0, 0, 150, 100), Box(150, 0, 150, 100))
 
 
@@ -114,9 +113,9 @@ def test_third_party_method_plugs_in():
             h, w = image.shape[:2]
             return [Box(0, 0, w, h)] * k, None
 
-    METHODS.register("test-whole", Whole())
+    METHODS.register(Whole)
     try:
-        assert get_method("test-whole").predict(np.zeros((4, 6, 3), np.uint8), 2).boxes == (Box(0, 0, 6, 4),) * 2
+        assert METHODS.create("test-whole").predict(np.zeros((4, 6, 3), np.uint8), 2).boxes == (Box(0, 0, 6, 4),) * 2
     finally:
         METHODS.unregister("test-whole")
 
@@ -140,7 +139,7 @@ def test_peers_and_pipeline_share_one_saliency_function(scene, monkeypatch):
 
     calls = []
     real = pipeline.analyse
-    monkeypatch.setattr(pipeline, "analyse", lambda image, config: calls.append(config.faces) or real(image, config))
+    monkeypatch.setattr(pipeline, "analyse", lambda image, config, **kw: calls.append(config.faces) or real(image, config, **kw))
     partition_regions(scene, 2, (Ratio(2, 3), Ratio(3, 2)))
     multicrop.crop_photo(scene, multicrop.CropConfig(k=2, saliency="spectral"))
     assert calls == [True, True]
@@ -151,11 +150,11 @@ def test_pipeline_backed_versions_follow_the_pipeline(name, monkeypatch):
     # A resumed report must not mix results of an older scorer or partitioner.
     import multicrop.crop.pipeline as pipeline
 
-    method = get_method(name)
+    method = METHODS.create(name)
     before = method.version
-    assert before == get_method(name).version  # stable between calls
+    assert before == METHODS.create(name).version  # stable between calls
     monkeypatch.setattr(pipeline, "PARTITION_VERSION", "partition-test")
     assert method.version != before
     monkeypatch.undo()
     assert method.version == before
-    assert get_method("slices").version == "1"  # does not depend on the pipeline
+    assert METHODS.create("slices").version == "1"  # does not depend on the pipeline

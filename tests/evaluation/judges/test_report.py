@@ -27,7 +27,7 @@ from multicrop.evaluation.judges.report import (
     probe_verdict,
     write_judges_report,
 )
-from multicrop.fusion.combiners import make_combiner, out_of_fold_predict
+from multicrop.fusion.combiners import COMBINERS, out_of_fold_predict
 from multicrop.fusion.features import build_features, validate_judge_table
 from multicrop.datasets.simulate import simulate_study
 
@@ -59,7 +59,7 @@ def test_arm_statistics_equal_scipy(report):
 def test_fused_arm_is_sklearn_out_of_fold(study, report):
     t = validate_judge_table(study.judge_table)
     X = build_features(t, "H+P").loc[report.predictions.index]
-    ref = out_of_fold_predict(make_combiner("gb", random_state=0), X.to_numpy(), report.predictions["human"].to_numpy(),
+    ref = out_of_fold_predict(COMBINERS.create("gb", random_state=0), X.to_numpy(), report.predictions["human"].to_numpy(),
                               n_folds=5, seed=0)
     np.testing.assert_array_equal(report.predictions["H+P_gb"].to_numpy(), ref)
     # human column is the per-image rater mean

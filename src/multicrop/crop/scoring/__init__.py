@@ -1,39 +1,33 @@
-"""Crop scorers: a registry of objects that rate candidate crops.
+"""Crop scorers: a registry of classes that rate candidate crops.
 
-A scorer is any object with a ``name``, a ``version`` (part of every output;
-bump it when scores change), capability flags, a ``from_config(config)``
-class method and ``score(context, boxes, *, ratio, region) -> list[ScoredCrop]``.
-The built-in ``composition`` scorer is registered exactly the way a judge
-(a later module) or a third-party checkpoint would be, through :data:`SCORERS`
-or the ``multicrop.scorers`` entry-point group.
+A scorer is a class with ``name``, ``version`` (part of every output; bump it
+when scores change), ``description``, capability flags, a constructor taking
+keyword options (``weights`` for the built-in one) and
+``score(context, boxes, *, ratio, region=None, subject=None) -> list[ScoredCrop]``
+(see :class:`Scorer`).  The built-in ``composition`` scorer registers exactly
+the way a third-party scorer does, through :data:`SCORERS` or the
+``multicrop.scorers`` entry-point group.
 """
 
 from __future__ import annotations
 
 from ...registry import Registry
 from .base import ScoredCrop, Scorer, ScoringContext
+from .composition import CompositionScorer
 
-__all__ = ["SCORERS", "ScoredCrop", "Scorer", "ScoringContext", "get_scorer"]
+__all__ = ["SCORERS", "ScoredCrop", "Scorer", "ScoringContext", "CompositionScorer", "get_scorer"]
 
 #: Registered scorer classes, by name.
 SCORERS: Registry[type] = Registry("scorer", entry_point_group="multicrop.scorers")
+SCORERS.register(CompositionScorer)
 
 
 def get_scorer(config) -> Scorer:
-    """Instantiate the scorer ``config.scorer`` with the weights in ``config``.
+    """The scorer ``config.scorer``, built with the weights in ``config``.
 
     Raises
     ------
     UnknownNameError
         If no scorer has that name (the message suggests close ones).
     """
-    return SCORERS.get(config.scorer).from_config(config)
-
-
-def _register_builtins() -> None:
-    from .composition import CompositionScorer
-
-    SCORERS.register(CompositionScorer.name, CompositionScorer)
-
-
-_register_builtins()
+    return SCORERS.create(config.scorer, weights=config.weights)

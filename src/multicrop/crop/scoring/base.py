@@ -136,13 +136,16 @@ class ScoringContext:
 
 @runtime_checkable
 class Scorer(Protocol):
-    """What the pipeline needs from a scorer."""
+    """What the pipeline needs from a scorer.
+
+    ``region`` is the partition region the crop is for (default: the whole
+    image); ``subject`` the salient box inside it that the crop should frame
+    (None when there is none, e.g. for ``topk``).
+    """
 
     name: str
     version: str
-
-    @classmethod
-    def from_config(cls, config: Any) -> Scorer: ...
+    description: str
 
     def score(self, context: ScoringContext, boxes: list[Box], *, ratio: Ratio,
-              region: Box | None = None) -> list[ScoredCrop]: ...
+              region: Box | None = None, subject: Box | None = None) -> list[ScoredCrop]: ...

@@ -61,16 +61,13 @@ class CompositionScorer:
 
     name = "composition"
     version = "composition-2"
+    description = "Weighted composition heuristics: saliency kept, framing, thirds, border and face cuts"
     needs_image = True       # capability flags
     needs_saliency = True
     uses_subject = True      # score() accepts the region's subject box
 
-    def __init__(self, weights: CompositionWeights | None = None) -> None:
+    def __init__(self, *, weights: CompositionWeights | None = None) -> None:
         self.weights = weights or CompositionWeights()
-
-    @classmethod
-    def from_config(cls, config) -> CompositionScorer:
-        return cls(config.weights)
 
     def score(self, context: ScoringContext, boxes: list[Box], *, ratio: Ratio | None = None,
               region: Box | None = None, subject: Box | None = None) -> list[ScoredCrop]:

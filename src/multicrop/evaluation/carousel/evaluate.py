@@ -41,7 +41,7 @@ from ...datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, Caro
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Box, Ratio
 from ...metrics.kiou import KIOU_THRESHOLDS, image_kiou
-from .methods import MethodResult, get_method
+from .methods import METHODS, MethodResult
 
 __all__ = [
     "RESULTS_FILE",
@@ -287,7 +287,7 @@ def _init_worker(threads: int) -> None:
 
 def _predict_one(method_name: str, image_path: str, k: int, ratios: str) -> dict[str, Any]:
     """Worker entry point: returns a :class:`MethodResult` dict or an error."""
-    method = get_method(method_name)
+    method = METHODS.create(method_name)
     try:
         return {"result": method.predict(image_path, k, ratios).to_dict()}
     except MulticropError as exc:
@@ -386,7 +386,7 @@ def evaluate_carousel(
     MissingDependencyError
         The method needs a package that is not installed.
     """
-    m = get_method(method)
+    m = METHODS.create(method)
     m.check_available()
     if subset not in SUBSETS:
         raise InvalidParameterError(f"subset must be one of {', '.join(SUBSETS)}; got {subset!r}")

@@ -28,9 +28,9 @@ try every allowed ratio and keep the first partition without a failure,
 preferring the one whose salient boxes are tightest.  ``partition`` and
 ``topk`` let the pipeline's scorer choose.
 
-A third-party method registers a :class:`CarouselMethod` subclass instance in
-:data:`METHODS` (or through the ``multicrop.carousel_methods`` entry-point
-group); ``multicrop eval carousel --method NAME`` then runs it unchanged.
+A new method is a :class:`CarouselMethod` subclass registered in
+:data:`METHODS` (``METHODS.register(MyMethod)``); ``evaluate_carousel`` and
+``multicrop eval carousel --method NAME`` then run it unchanged.
 
 References
 ----------
@@ -58,9 +58,6 @@ __all__ = [
     "CarouselMethod",
     "MissingDependencyError",
     "METHODS",
-    "register_method",
-    "get_method",
-    "list_methods",
     "best_fit_ratio",
     "slice_regions",
 ]
@@ -174,25 +171,8 @@ class CarouselMethod:
         }
 
 
-METHODS: Registry[CarouselMethod] = Registry(
-    "carousel method", entry_point_group="multicrop.carousel_methods"
-)
-
-
-def register_method(method: CarouselMethod) -> CarouselMethod:
-    """Add ``method`` to :data:`METHODS` under ``method.name``."""
-    METHODS.register(method.name, method)
-    return method
-
-
-def get_method(name: str) -> CarouselMethod:
-    """The registered method ``name`` (suggests close names when unknown)."""
-    return METHODS.get(name)
-
-
-def list_methods() -> list[CarouselMethod]:
-    """All registered methods, sorted by name."""
-    return [m for _, m in METHODS.items()]
+#: Registered method classes: ``METHODS.create("partition")``.
+METHODS: Registry[type[CarouselMethod]] = Registry("carousel-method")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -407,6 +387,6 @@ def _locate(region: np.ndarray, crop: np.ndarray) -> tuple[int, int]:
     raise MulticropError("libvips returned a crop that is not part of the region")  # pragma: no cover
 
 
-for _m in (SlicesMethod(), PartitionMethod(), TopKMethod(), SmartcropMethod(), VipsMethod()):
-    register_method(_m)
-del _m
+for _cls in (SlicesMethod, PartitionMethod, TopKMethod, SmartcropMethod, VipsMethod):
+    METHODS.register(_cls)
+del _cls

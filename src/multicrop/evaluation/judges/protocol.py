@@ -228,9 +228,9 @@ def _unparsed_families(table: JudgeTable) -> dict[str, int]:
 
 
 def _oof(block: pd.DataFrame, y: np.ndarray, comb: str, cfg: JudgesReportConfig, seed: int) -> np.ndarray:
-    from ...fusion.combiners import make_combiner, out_of_fold_predict
+    from ...fusion.combiners import COMBINERS, out_of_fold_predict
 
-    return out_of_fold_predict(make_combiner(comb, random_state=cfg.seed), block.to_numpy(), y,
+    return out_of_fold_predict(COMBINERS.create(comb, random_state=cfg.seed), block.to_numpy(), y,
                                n_folds=cfg.n_folds, seed=seed)
 
 
@@ -446,7 +446,7 @@ def _robustness(blocks, y, images, preds, best, cfg, transfer, families, say) ->
 
 
 def _transfer(blocks, y, images, cfg, transfer, families) -> tuple[list[dict], dict]:
-    from ...fusion.combiners import make_combiner
+    from ...fusion.combiners import COMBINERS
 
     t_table, t_ratings = transfer
     if isinstance(t_table, pd.DataFrame):
@@ -482,7 +482,7 @@ def _transfer(blocks, y, images, cfg, transfer, families) -> tuple[list[dict], d
             raise DatasetError(f"transfer judge table lacks the {b} feature columns "
                                f"{', '.join(map(str, absent[:5]))}{more} that the combiner was fitted on")
         for c in cfg.combiners:
-            model = make_combiner(c, random_state=cfg.seed).fit(blocks[b].to_numpy(), y)
+            model = COMBINERS.create(c, random_state=cfg.seed).fit(blocks[b].to_numpy(), y)
             pred = model.predict(t_blocks[b][list(blocks[b].columns)].to_numpy())
             bt = bootstrap_metric(t_y, np.vstack([pred, members[t_best]]), counts)
             r = delta_result(correlation(pred, t_y) - correlation(members[t_best], t_y), bt[:, 0] - bt[:, 1],

@@ -78,7 +78,8 @@ def validate_options(options_cls: type, options: Mapping[str, Any] | None, *, ow
 class JudgeBackend(abc.ABC):
     """A family of aesthetic judges reachable one way (an API, an embedded model).
 
-    Subclasses set the class attributes and implement :meth:`execute`.
+    Subclasses set the class attributes and implement :meth:`execute`; they
+    are built as ``JUDGE_BACKENDS.create(name, model=..., **options)``.
 
     Attributes
     ----------
@@ -108,10 +109,10 @@ class JudgeBackend(abc.ABC):
     class Options:
         pass
 
-    def __init__(self, model_id: str, options: Mapping[str, Any] | None = None) -> None:
-        if not isinstance(model_id, str) or not model_id:
-            raise InvalidParameterError(f"{self.name}: model must be a non-empty string, got {model_id!r}")
-        self.model_id = model_id
+    def __init__(self, *, model: str, **options: Any) -> None:
+        if not isinstance(model, str) or not model:
+            raise InvalidParameterError(f"{self.name}: model must be a non-empty string, got {model!r}")
+        self.model_id = model
         self.options = validate_options(self.Options, options, owner=f"backend {self.name!r}")
 
     @classmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from typing import Any
 from collections import OrderedDict
 
 from .. import measures
@@ -46,8 +47,8 @@ class MeasuredBackend(JudgeBackend):
             if self.max_side < 32:
                 raise ValueError(f"option 'max_side' must be >= 32, got {self.max_side}")
 
-    def __init__(self, model_id: str = "measured-v1", options=None) -> None:
-        super().__init__(model_id, options)
+    def __init__(self, *, model: str = "measured-v1", **options: Any) -> None:
+        super().__init__(model=model, **options)
         self._cache: OrderedDict[str, asyncio.Future] = OrderedDict()
 
     @classmethod

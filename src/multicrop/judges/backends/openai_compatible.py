@@ -14,6 +14,7 @@ import email.utils
 import json
 import os
 import time
+from typing import Any
 
 from ...errors import JudgeError, MissingCredentialsError
 from ..types import JudgeReply, JudgeRequest
@@ -110,13 +111,13 @@ class OpenAICompatibleBackend(JudgeBackend):
             if not 1 <= self.jpeg_quality <= 100:
                 raise ValueError(f"option 'jpeg_quality' must be in 1..100, got {self.jpeg_quality}")
 
-    def __init__(self, model_id: str, options=None) -> None:
-        super().__init__(model_id, options)
+    def __init__(self, *, model: str, **options: Any) -> None:
+        super().__init__(model=model, **options)
         env = self.options.api_key_env
         if env:
             if not os.environ.get(env):
                 raise MissingCredentialsError(
-                    f"backend {self.name!r} model {model_id!r} needs an API key: set the environment variable "
+                    f"backend {self.name!r} model {model!r} needs an API key: set the environment variable "
                     f"{env} (export {env}=...), or set api_key_env in the panel to the variable that holds it "
                     f'(api_key_env = "" for local servers without keys)'
                 )
