@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InvalidParameterError
+from .serialize import TEXT_TYPES, Serializable
 
 __all__ = [
     "Box",
@@ -29,7 +30,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class Box:
+class Box(Serializable):
     """An axis-aligned box ``(x, y, w, h)``.
 
     Examples
@@ -122,12 +123,6 @@ class Box:
         x1, y1 = round(self.x), round(self.y)
         return Box(x1, y1, round(self.x2) - x1, round(self.y2) - y1)
 
-    def to_dict(self) -> dict[str, float]:
-        return {"x": self.x, "y": self.y, "w": self.w, "h": self.h}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Box:
-        return cls(d["x"], d["y"], d["w"], d["h"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +157,6 @@ class Ratio:
 
         return f"{fmt(self.width)}:{fmt(self.height)}"
 
-    def to_dict(self) -> str:
-        return str(self)
 
 
 #: Named ratio sets accepted by ``--preset`` (platform display ratios).
@@ -208,6 +201,10 @@ def parse_ratio(text: str | Ratio) -> Ratio:
     if w <= 0 or h <= 0:
         raise InvalidParameterError(f"ratio parts must be positive, got {text!r}")
     return Ratio(w, h)
+
+
+#: A Ratio is written as its text form, ``"2:3"``.
+TEXT_TYPES[Ratio] = parse_ratio
 
 
 def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
