@@ -1,4 +1,4 @@
-"""Fixtures shared by the whole suite: the ``shared/`` folder beside the checkout."""
+"""Fixtures shared by the whole suite; nothing outside the repository is read."""
 
 from __future__ import annotations
 
@@ -6,24 +6,17 @@ from pathlib import Path
 
 import pytest
 
-_SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared").resolve()
-
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """``../shared`` relative to the repository root (CI has it there too)."""
-    if not _SHARED.is_dir():
-        pytest.fail(f"shared/ folder not found at {_SHARED}; it must sit beside the checkout")
-    return _SHARED
+def carousel_labels(tmp_path_factory) -> Path:
+    """The real Carousel label files (170 items, no images), as the dataset has them.
 
+    Written from the copy shipped inside multicrop
+    (:mod:`multicrop.datasets.carousel_labels`), byte for byte the real files.
+    """
+    from multicrop.datasets.carousel_labels import write_labelme
 
-@pytest.fixture(scope="session")
-def carousel_labels(shared_dir: Path) -> Path:
-    """The real Carousel label files (``shared/data/carousel``), without images."""
-    path = shared_dir / "data" / "carousel"
-    if not (path / "dataset").is_dir():
-        pytest.fail(f"Carousel labels not found at {path}")
-    return path
+    return write_labelme(tmp_path_factory.mktemp("carousel") / "labels")
 
 
 #: Label files used by the small synthetic Carousel copies in tests: a plain

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 
 import numpy as np
 import pytest
 
 from multicrop.datasets.carousel import load_carousel
-from multicrop.datasets.synth import SUBJECTS, make_synth, render_scene, subject_cutout
+from multicrop.datasets.synth import SUBJECTS, SynthSummary, make_synth, render_scene, subject_cutout
 from multicrop.errors import InvalidParameterError
 from multicrop.geometry import Box
 
@@ -57,6 +59,22 @@ def test_deterministic_for_a_seed(tmp_path, carousel_labels, small_synth):
     # Same seed, same name -> same image, whichever other names are rendered.
     small = _digest(small_synth)
     assert small["Hockey_players.jpg"] == da["Hockey_players.jpg"]
+
+
+def test_the_shipped_labels_are_the_default_source(tmp_path, carousel_labels):
+    shipped = make_synth(None, tmp_path / "shipped", seed=0, max_side=96, names=NAMES)
+    real = make_synth(carousel_labels, tmp_path / "real", seed=0, max_side=96, names=NAMES)
+    assert shipped.to_dict() | {"out_dir": ""} == real.to_dict() | {"out_dir": ""}
+    assert _digest(tmp_path / "shipped") == _digest(tmp_path / "real")
+    with pytest.raises(InvalidParameterError, match="names not in the shipped Carousel labels: nope"):
+        make_synth(None, tmp_path / "x", names=["nope"])
+
+
+def test_summary_is_the_synth_info_file(small_synth):
+    info = json.loads((small_synth / "synth_info.json").read_text())
+    assert info == {"out_dir": str(small_synth), "n_images": 4, "n_boxes": 9, "n_hard_failures": 2,
+                    "seed": 0, "max_side": 160, "version": "carousel-synth-1"}
+    assert list(info) == [f.name for f in dataclasses.fields(SynthSummary)]
 
 
 def test_subjects_are_cut_out():

@@ -9,13 +9,13 @@ import typer
 
 __all__ = ["register", "synth"]
 
-_DEFAULT_LABELS = Path("../shared/data/carousel")
-
 
 def synth(
     out_dir: Path = typer.Option(..., "--out", "-o", help="Directory to write (Carousel layout)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Random seed; the same seed gives the same files."),
-    labels: Path = typer.Option(_DEFAULT_LABELS, "--labels", "-l", help="Real Carousel label files."),
+    labels: Path | None = typer.Option(
+        None, "--labels", "-l",
+        help="A directory of real Carousel label files (default: the Carousel labels shipped with multicrop)."),
     max_side: int = typer.Option(1600, "--max-side", min=64, help="Long side of the rendered images."),
     limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="Only the first N label files."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -26,12 +26,14 @@ def synth(
     from rich.progress import Progress
 
     from ..datasets.carousel import load_carousel
+    from ..datasets.carousel_labels import label_names
     from ..datasets.synth import make_synth
 
     names = None
     total = None
     if limit is not None:
-        names = [i.name for i in load_carousel(labels, require_images=False).items[:limit]]
+        names = list(label_names() if labels is None
+                     else (i.name for i in load_carousel(labels, require_images=False).items))[:limit]
         total = len(names)
     with Progress(console=Console(stderr=True), disable=not progress) as bar:
         task = bar.add_task("rendering", total=total)

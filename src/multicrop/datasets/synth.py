@@ -1,6 +1,8 @@
 """carousel-synth: scenes rendered on the real Carousel label geometry.
 
-The Carousel photos (1.4 GB) are not available offline, but their labels are.
+The Carousel photos (1.4 GB) are not available offline, but their labels are
+(shipped inside multicrop: :mod:`multicrop.datasets.carousel_labels`, the
+default source; a directory of real label files works too).
 For each real label file this module renders an image of the same aspect
 (long side at most ``max_side``) whose salient subjects sit where the human
 crops are, and writes it in the Carousel layout with the real boxes (scaled)
@@ -23,13 +25,17 @@ inputs (computed once per process).
 
 References
 ----------
-.. [1] Carousel, sections III and IV-C; ``../shared/papers/000_ab3aac417f9da011.txt``.
+.. [1] R. Loya, A. Hamara, B. Estell, B. Kilpatrick and A. C. Freeman, "Carousel:
+   A High-Resolution Dataset for Multi-Target Automatic Image Cropping",
+   sections III and IV-C; https://github.com/RafeLoya/carousel.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import tempfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,7 +45,9 @@ import numpy as np
 
 from ..errors import DatasetError, InvalidParameterError
 from ..io import atomic_path, atomic_write_text
+from ..serialize import Serializable
 from .carousel import load_carousel
+from .carousel_labels import write_labelme
 
 __all__ = ["SYNTH_VERSION", "PHOTO_LOADERS", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "subject_cutout"]
 
@@ -86,8 +94,8 @@ BACKGROUNDS: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class SynthSummary:
-    """What :func:`make_synth` wrote."""
+class SynthSummary(Serializable):
+    """What :func:`make_synth` wrote (``to_dict()`` is the content of ``synth_info.json``)."""
 
     out_dir: Path
     n_images: int
@@ -95,17 +103,7 @@ class SynthSummary:
     n_hard_failures: int
     seed: int
     max_side: int
-
-    def to_dict(self) -> dict:
-        return {
-            "out_dir": str(self.out_dir),
-            "n_images": self.n_images,
-            "n_boxes": self.n_boxes,
-            "n_hard_failures": self.n_hard_failures,
-            "seed": self.seed,
-            "max_side": self.max_side,
-            "version": SYNTH_VERSION,
-        }
+    version: str = SYNTH_VERSION
 
 
 def _photo(name: str) -> np.ndarray:
@@ -227,7 +225,7 @@ def render_scene(
 
 
 def make_synth(
-    labels_dir: str | Path,
+    labels_dir: str | Path | None,
     out_dir: str | Path,
     *,
     seed: int = 0,
@@ -240,9 +238,10 @@ def make_synth(
 
     Parameters
     ----------
-    labels_dir : path
-        A Carousel directory (``dataset/*.json``, ``hard_failures.txt``);
-        images are not needed.
+    labels_dir : path or None
+        A Carousel directory (``dataset/*.json``, ``hard_failures.txt``;
+        images are not needed), or None for the label geometry shipped with
+        multicrop (the real files, :mod:`multicrop.datasets.carousel_labels`).
     out_dir : path
         Where to write ``dataset/<name>.jpg|.json|_metadata.json`` and
         ``hard_failures.txt``.
@@ -264,29 +263,40 @@ def make_synth(
     DatasetError
         ``labels_dir`` is not a Carousel directory.
     """
-    from PIL import Image
-
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
     if isinstance(max_side, bool) or not isinstance(max_side, int) or max_side < 64:
         raise InvalidParameterError(f"max_side must be an integer >= 64, got {max_side!r}")
     if not 1 <= quality <= 100:
         raise InvalidParameterError(f"quality must be in [1, 100], got {quality!r}")
+    with contextlib.ExitStack() as stack:
+        where = str(labels_dir)
+        if labels_dir is None:  # the shipped geometry, written out as the real files
+            labels_dir = write_labelme(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "carousel")
+            where = "the shipped Carousel labels"
+        return _write_synth(Path(labels_dir), Path(out_dir), where=where, seed=seed, max_side=max_side,
+                            names=names, quality=quality, progress=progress)
+
+
+def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side: int,
+                 names: Sequence[str] | None, quality: int,
+                 progress: Callable[[str], None] | None) -> SynthSummary:
+    from PIL import Image
+
     src = load_carousel(labels_dir, require_images=False)
     items = src.items
     if names is not None:
         known = {i.name for i in items}
         missing = [n for n in names if n not in known]
         if missing:
-            raise InvalidParameterError(f"names not in {labels_dir}: {', '.join(missing)}")
+            raise InvalidParameterError(f"names not in {where}: {', '.join(missing)}")
         wanted = set(names)
         items = tuple(i for i in items if i.name in wanted)
-    out = Path(out_dir)
     ddir = out / "dataset"
     ddir.mkdir(parents=True, exist_ok=True)
     n_boxes = 0
     for item in items:
-        raw = json.loads((Path(labels_dir) / "dataset" / f"{item.name}.json").read_text(encoding="utf-8"))
+        raw = json.loads((labels_dir / "dataset" / f"{item.name}.json").read_text(encoding="utf-8"))
         f = min(1.0, max_side / max(item.width, item.height))
         w, h = max(int(round(item.width * f)), 1), max(int(round(item.height * f)), 1)
         sx, sy = w / item.width, h / item.height
