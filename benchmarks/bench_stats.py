@@ -72,7 +72,8 @@ def bench_bootstrap(n: int, n_resamples: int, naive_resamples: int, repeats: int
 
 def bench_report(n: int, n_jobs: int) -> dict:
     from multicrop.datasets.ratings import ratings_from_frame
-    from multicrop.evaluation.judges.report import JudgesReportConfig, evaluate_judges, write_judges_report
+    from multicrop.evaluation.judges.config import JudgesReportConfig
+    from multicrop.evaluation.judges.report import evaluate_judges, write_judges_report
     from multicrop.datasets.simulate import simulate_study
 
     sim = simulate_study(n, n_families=5, n_holistic=5, n_dimension=3, rng=np.random.default_rng(0))

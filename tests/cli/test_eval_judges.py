@@ -9,7 +9,7 @@ from scipy import stats
 
 from multicrop.cli.main import main
 from multicrop.datasets.ratings import ratings_from_frame
-from multicrop.evaluation.judges.report import probe_headroom
+from multicrop.evaluation.judges.probe import probe_headroom
 from multicrop.datasets.simulate import simulate_study
 
 
@@ -156,3 +156,28 @@ def test_probe_reports_repetitions_actually_used(files, capsys):
     rc = main(["eval", "probe", "-s", str(files / "judges.csv"), "-r", str(files / "ratings.csv"), "-n", "99",
                "-B", "200", "--splits", "5"])
     assert rc == 0 and f"only {n} of 99 holistic repetitions available" in capsys.readouterr().out
+
+
+def test_option_defaults_are_the_config_defaults():
+    """One home for every default: the CLI reads them from JudgesReportConfig and ProbeConfig."""
+    import dataclasses
+    import inspect
+
+    from multicrop.cli.eval_judges import judges, probe
+    from multicrop.evaluation.judges.config import JudgesReportConfig, ProbeConfig
+
+    def defaults(command):
+        return {name: p.default.default for name, p in inspect.signature(command).parameters.items()}
+
+    report = {f.name: f.default for f in dataclasses.fields(JudgesReportConfig)}
+    got = defaults(judges)
+    assert {"seed": got["seed"], "n_resamples": got["resamples"], "n_folds": got["folds"],
+            "n_partitions": got["partitions"], "n_splits": got["splits"], "confidence": got["confidence"],
+            "combiners": tuple(got["combiner"]), "n_jobs": got["jobs"], "image_key": got["image_key"]} == {
+        k: report[k] for k in ("seed", "n_resamples", "n_folds", "n_partitions", "n_splits", "confidence",
+                               "combiners", "n_jobs", "image_key")}
+    assert (got["resamples"], got["combiner"]) == (10_000, ["gb", "ridge"])
+    got = defaults(probe)
+    assert (got["repetitions"], got["seed"], got["resamples"], got["splits"], got["confidence"], got["image_key"]) == (
+        ProbeConfig.repetitions, ProbeConfig.seed, ProbeConfig.n_resamples, ProbeConfig.n_splits,
+        ProbeConfig.confidence, ProbeConfig.image_key)

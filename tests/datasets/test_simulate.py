@@ -5,7 +5,8 @@ import pytest
 from scipy import stats
 
 from multicrop.datasets.ratings import ratings_from_frame
-from multicrop.evaluation.judges.report import JudgesReportConfig, evaluate_judges
+from multicrop.evaluation.judges.config import JudgesReportConfig
+from multicrop.evaluation.judges.report import evaluate_judges
 from multicrop.stats.bootstrap import percentile_ci
 from multicrop.stats.correlation import bootstrap_metric, resample_counts
 from multicrop.datasets.simulate import gaussian_spearman, simulate_judge_pairs, simulate_study

@@ -28,6 +28,16 @@ def _table():
     return pd.DataFrame(rows, columns=["image", "family", "prompt_kind", "dimension", "repetition", "score"])
 
 
+def test_a_table_without_dimension_rows_gives_an_empty_p_block():
+    """Holistic-only panels are valid input: P has no columns (it used to raise a pandas TypeError)."""
+    frame = _table()
+    t = validate_judge_table(frame[frame.prompt_kind == "holistic"])
+    assert build_features(t, "P").shape[1] == 0
+    hp = build_features(t, "H+P")
+    assert list(hp.columns) == ["H:m1", "H:m2"]
+    assert hp.loc["a", "H:m1"] == pytest.approx(3.0)
+
+
 def test_blocks_by_hand():
     t = validate_judge_table(_table())
     H = build_features(t, "H")

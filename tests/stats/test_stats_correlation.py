@@ -18,6 +18,7 @@ from multicrop.stats.correlation import (
     bootstrap_spearman,
     kendall_tau_b,
     resample_counts,
+    resampled_rank_correlation,
     resampled_ranks,
     spearman,
 )
@@ -78,6 +79,19 @@ def test_resampled_ranks_equal_rankdata():
         idx = _expand(counts[b])
         ref = stats.rankdata(x[idx])  # average ranks of the expanded resample
         np.testing.assert_allclose(ranks[b][idx], ref, rtol=0, atol=1e-12)
+
+
+def test_resampled_rank_correlation_equals_scipy_spearman_on_expanded_resamples():
+    rng = np.random.default_rng(6)
+    x, y = np.round(rng.normal(size=(2, 50)), 1)
+    counts = resample_counts(50, 5, rng)
+    rx, ry, w = resampled_ranks(x, counts), resampled_ranks(y, counts), counts.astype(np.float64)
+    got = resampled_rank_correlation(rx, ry, w)
+    ref = [stats.spearmanr(x[_expand(c)], y[_expand(c)]).statistic for c in counts]
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+    pre = resampled_rank_correlation(rx, ry, w, ryy=np.einsum("bi,bi,bi->b", w, ry, ry),
+                                     rxx=np.einsum("bi,bi,bi->b", w, rx, rx))
+    np.testing.assert_array_equal(pre, got)
 
 
 def test_bootstrap_metric_columns_match_single_calls():

@@ -1,4 +1,4 @@
-"""Benjamini–Hochberg against statsmodels and against hand arithmetic."""
+"""Benjamini–Hochberg against statsmodels (outside reference) and against hand arithmetic."""
 
 import numpy as np
 import pytest
@@ -21,6 +21,7 @@ def test_bh_by_hand():
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
 def test_bh_equals_statsmodels_fdr_bh(p):
+    """Reference: statsmodels ``multipletests(p, method="fdr_bh")`` (an independent implementation)."""
     np.testing.assert_allclose(bh_adjust(p), multipletests(p, method="fdr_bh")[1], atol=1e-12)
 
 
@@ -31,5 +32,11 @@ def test_nan_is_kept_out_of_the_family():
 
 
 def test_out_of_range_raises():
-    with pytest.raises(InvalidParameterError, match=r"\[0, 1\]"):
+    with pytest.raises(InvalidParameterError, match=r"\[0, 1\], got \[1.5\]"):
         bh_adjust([0.5, 1.5])
+
+
+def test_all_nan_and_not_1d():
+    assert np.isnan(bh_adjust([np.nan, np.nan])).all()
+    with pytest.raises(InvalidParameterError, match="1-D"):
+        bh_adjust([[0.1, 0.2]])

@@ -78,3 +78,19 @@ def test_partial_with_independent_covariate_is_close_to_plain_correlation():
 def test_bad_method():
     with pytest.raises(InvalidParameterError, match="method"):
         partial_correlation([1.0, 2, 3, 4], [1.0, 2, 3, 4], [1.0, 2, 3, 5], method="kendall")
+
+
+def test_a_shared_cache_does_not_change_the_result():
+    """MTMM cells share one cache over one set of resamples; every cell must equal its uncached value."""
+    rng = np.random.default_rng(4)
+    ov, hol = rng.normal(size=(2, 80))
+    counts = resample_counts(80, 300, np.random.default_rng(5))
+    cache: dict = {}
+    for k in range(4):  # the attribute changes every other cell: cache entries are reused and evicted
+        at = rng.normal(size=80) if k % 2 == 0 else at
+        dim = at + rng.normal(size=80)
+        shared = bootstrap_partial_difference(dim, hol, at, ov, counts, cache=cache)
+        alone = bootstrap_partial_difference(dim, hol, at, ov, counts)
+        assert (shared.estimate, shared.ci_low, shared.ci_high, shared.p) == (
+            alone.estimate, alone.ci_low, alone.ci_high, alone.p)
+    assert set(cache) == {"w", "b", "attribute", "overall"}

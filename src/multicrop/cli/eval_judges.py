@@ -1,5 +1,9 @@
 """``multicrop eval judges`` and ``multicrop eval probe``: thin over
-:mod:`multicrop.evaluation.judges.report`."""
+:mod:`multicrop.evaluation.judges.report` and :mod:`multicrop.evaluation.judges.probe`.
+
+Option defaults are read from :class:`~multicrop.evaluation.judges.config.JudgesReportConfig`
+and :class:`~multicrop.evaluation.judges.config.ProbeConfig`, their one home.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,9 @@ import json
 from pathlib import Path
 
 import typer
+
+from ..evaluation.judges.config import JudgesReportConfig as ReportConfig
+from ..evaluation.judges.config import ProbeConfig
 
 __all__ = ["register"]
 
@@ -26,16 +33,19 @@ def judges(
     fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
     output: Path = typer.Option(..., "--output", "-o", help="Report directory (created if missing; an existing "
                                 "report's files are replaced)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of folds, rater splits and resamples."),
-    resamples: int = typer.Option(10_000, "--resamples", "-B", help="Paired bootstrap resamples."),
-    folds: int = typer.Option(5, "--folds", help="Out-of-fold folds."),
-    partitions: int = typer.Option(20, "--partitions", help="Fold partitions for the robustness check."),
-    splits: int = typer.Option(200, "--splits", help="Rater split-halves for the noise ceiling."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Level of the percentile intervals."),
-    combiner: list[str] = typer.Option(["gb", "ridge"], "--combiner", "-c", help="Combiner(s) to run."),
+    seed: int = typer.Option(ReportConfig.seed, "--seed", help="Seed of folds, rater splits and resamples."),
+    resamples: int = typer.Option(ReportConfig.n_resamples, "--resamples", "-B", help="Paired bootstrap resamples."),
+    folds: int = typer.Option(ReportConfig.n_folds, "--folds", help="Out-of-fold folds."),
+    partitions: int = typer.Option(ReportConfig.n_partitions, "--partitions",
+                                   help="Fold partitions for the robustness check."),
+    splits: int = typer.Option(ReportConfig.n_splits, "--splits", help="Rater split-halves for the noise ceiling."),
+    confidence: float = typer.Option(ReportConfig.confidence, "--confidence",
+                                     help="Level of the percentile intervals."),
+    combiner: list[str] = typer.Option(list(ReportConfig.combiners), "--combiner", "-c", help="Combiner(s) to run."),
     family: list[str] = typer.Option([], "--family", help="Restrict to these families (repeatable)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes for robustness refits."),
-    image_key: str = typer.Option("auto", "--image-key", help="Match images: auto, exact, name or stem."),
+    jobs: int = typer.Option(ReportConfig.n_jobs, "--jobs", "-j", help="Worker processes for robustness refits."),
+    image_key: str = typer.Option(ReportConfig.image_key, "--image-key",
+                                  help="Match images: auto, exact, name or stem."),
     transfer_scores: Path = typer.Option(None, "--transfer-scores", help="Judge table of a second dataset."),
     transfer_ratings: Path = typer.Option(None, "--transfer-ratings", help="Ratings of the second dataset."),
     transfer_format: str = typer.Option("csv", "--transfer-format", help="Format of --transfer-ratings."),
@@ -46,12 +56,12 @@ def judges(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..errors import InvalidParameterError
-    from ..evaluation.judges.report import (JudgesReportConfig, check_report_dir, evaluate_judges,
-                                            summary_jsonable, write_judges_report)
+    from ..evaluation.judges.report import check_report_dir, evaluate_judges, write_judges_report
+    from ..evaluation.judges.result import summary_jsonable
 
     if (transfer_scores is None) != (transfer_ratings is None):
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
-    cfg = JudgesReportConfig(
+    cfg = ReportConfig(
         seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
         confidence=confidence,
         combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
@@ -85,22 +95,27 @@ def probe(
     scores: Path = typer.Option(..., "--scores", "-s", help="Judge table with holistic rows."),
     ratings: Path = typer.Option(..., "--ratings", "-r", help="Human ratings with per-rater rows."),
     fmt: str = typer.Option("csv", "--format", "-f", help="Ratings format: eva, para or csv."),
-    repetitions: int = typer.Option(5, "--repetitions", "-n", help="Holistic repetitions per family."),
-    image_key: str = typer.Option("auto", "--image-key", help="Match images: auto, exact, name or stem."),
-    seed: int = typer.Option(0, "--seed", help="Seed of rater splits and resamples."),
-    resamples: int = typer.Option(10_000, "--resamples", "-B", help="Bootstrap resamples for the CI."),
-    splits: int = typer.Option(200, "--splits", help="Rater split-halves for the noise ceiling."),
-    confidence: float = typer.Option(0.95, "--confidence", help="Level of the CI of the best rho."),
+    repetitions: int = typer.Option(ProbeConfig.repetitions, "--repetitions", "-n",
+                                    help="Holistic repetitions per family."),
+    image_key: str = typer.Option(ProbeConfig.image_key, "--image-key",
+                                  help="Match images: auto, exact, name or stem."),
+    seed: int = typer.Option(ProbeConfig.seed, "--seed", help="Seed of rater splits and resamples."),
+    resamples: int = typer.Option(ProbeConfig.n_resamples, "--resamples", "-B",
+                                  help="Bootstrap resamples for the CI."),
+    splits: int = typer.Option(ProbeConfig.n_splits, "--splits", help="Rater split-halves for the noise ceiling."),
+    confidence: float = typer.Option(ProbeConfig.confidence, "--confidence",
+                                     help="Level of the CI of the best rho."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Cheap holistic headroom probe: is a dimension-scored panel worth paying for?"""
-    from ..evaluation.judges.report import probe_headroom
+    from ..evaluation.judges.probe import probe_headroom
+    from ..evaluation.judges.result import json_data
 
     table, human = _load(scores, ratings, fmt)
     res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,
                          n_splits=splits, confidence=confidence, image_key=image_key)
     if as_json:
-        typer.echo(json.dumps(res.to_dict(), sort_keys=True))
+        typer.echo(json.dumps(json_data(res), sort_keys=True))
         return
     for fam, rho in res.members.items():
         short = res.short_families.get(fam)

@@ -61,6 +61,7 @@ import pandas as pd
 
 from ..errors import DatasetError, InvalidParameterError
 from ..registry import Registry
+from ..serialize import Serializable
 
 __all__ = [
     "ATTRIBUTES",
@@ -105,14 +106,17 @@ def _norm(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class SkippedRow:
-    """A row that was not used: its 1-based line in the file and why."""
+class SkippedRow(Serializable):
+    """A row that was not used: its 1-based line in the file and why.
+
+    Examples
+    --------
+    >>> SkippedRow(4, "score is NaN").to_dict()
+    {'line': 4, 'reason': 'score is NaN'}
+    """
 
     line: int
     reason: str
-
-    def to_dict(self) -> dict:
-        return {"line": self.line, "reason": self.reason}
 
 
 @dataclass(frozen=True)

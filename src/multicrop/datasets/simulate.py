@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameterError
-from ..fusion.features import DIMENSIONS
+from ..schema import DIMENSION_IDS as DIMENSIONS
+from .ratings import DIMENSION_ATTRIBUTES
 
 __all__ = [
     "DIMENSIONS",
@@ -26,8 +27,9 @@ __all__ = [
     "simulate_judge_pairs",
 ]
 
-#: human attribute simulated for the first three rubric dimensions
-MATCHED_ATTRIBUTES = {"technical_quality": "quality", "composition": "composition", "colour_and_tone": "colour"}
+#: human attribute simulated for the first three rubric dimensions: the ones
+#: the protocol matches them with (:data:`multicrop.datasets.ratings.DIMENSION_ATTRIBUTES`)
+MATCHED_ATTRIBUTES = DIMENSION_ATTRIBUTES
 
 
 def gaussian_spearman(r):

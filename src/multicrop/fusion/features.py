@@ -202,14 +202,16 @@ def holistic_block(table: JudgeTable, *, families=None) -> pd.DataFrame:
 def dimension_block(table: JudgeTable, *, families=None) -> pd.DataFrame:
     """Block P: per family and dimension, the mean score over repetitions.
 
-    Returns a frame indexed by image with columns ``P:<family>:<dimension>``.
+    Returns a frame indexed by image with columns ``P:<family>:<dimension>``
+    (no columns when the table has no dimension rows).
     """
     fams = _families(table, families)
     d = table.data
     d = d[(d["prompt_kind"] == DIMENSION) & d["family"].isin(fams)]
     out = d.pivot_table(index="image", columns=["family", "dimension"], values="score", aggfunc="mean")
     cols = [(f, dim) for f in fams for dim in DIMENSIONS if (f, dim) in out.columns]
-    out = out.reindex(columns=pd.MultiIndex.from_tuples(cols))
+    # no dimension rows (of these families): an empty block, not an error
+    out = out.reindex(columns=pd.MultiIndex.from_tuples(cols)) if cols else out.iloc[:, :0]
     out.columns = [f"P:{f}:{dim}" for f, dim in cols]
     return out.sort_index()
 

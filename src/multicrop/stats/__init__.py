@@ -13,6 +13,8 @@ from .correlation import (
     correlation,
     kendall_tau_b,
     resample_counts,
+    resampled_rank_correlation,
+    resampled_ranks,
     spearman,
 )
 from .multiple import bh_adjust
@@ -39,6 +41,8 @@ __all__ = [
     "partial_correlation",
     "percentile_ci",
     "resample_counts",
+    "resampled_rank_correlation",
+    "resampled_ranks",
     "spearman",
     "spearman_brown",
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "correlation",
     "resample_counts",
     "resampled_ranks",
+    "resampled_rank_correlation",
     "bootstrap_spearman",
     "bootstrap_kendall_tau_b",
     "bootstrap_metric",
@@ -174,15 +175,31 @@ def resampled_ranks(x, counts: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _rank_correlation(
-    rx: np.ndarray, ry: np.ndarray, w: np.ndarray, ryy: np.ndarray | None = None, rxx: np.ndarray | None = None
+def resampled_rank_correlation(
+    rx: np.ndarray, ry: np.ndarray, weights: np.ndarray, *, ryy: np.ndarray | None = None,
+    rxx: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Weighted Pearson correlation of resampled ranks.
+    """Spearman's rho in every resample, from resampled ranks: their weighted Pearson correlation.
 
     Ranks of a resample of size N always have mean (N + 1) / 2, so only the
-    raw second moments are needed (``ryy``/``rxx``: precomputed
-    ``sum(w * r * r)`` per resample).
+    raw second moments are needed.
+
+    Parameters
+    ----------
+    rx, ry : ndarray, shape (B, n)
+        Resampled ranks (:func:`resampled_ranks`) of the two variables.
+    weights : ndarray, shape (B, n)
+        The resample counts as floats.
+    ryy, rxx : ndarray, shape (B,), optional
+        Precomputed ``sum(weights * r * r)`` per resample of ``ry`` / ``rx``
+        (a caller correlating one variable with many passes it once).
+
+    Returns
+    -------
+    ndarray, shape (B,)
+        NaN where a resample leaves a variable constant.
     """
+    w = weights
     tot = w.sum(axis=1)
     nm2 = tot * ((tot + 1.0) / 2.0) ** 2
     sxy = np.einsum("bi,bi,bi->b", w, rx, ry) - nm2
@@ -208,7 +225,8 @@ def bootstrap_spearman(x, y, counts: np.ndarray) -> np.ndarray:
     >>> bool(np.isclose(bootstrap_spearman(x, y, c)[0], spearman(x[idx], y[idx])))
     True
     """
-    return _rank_correlation(resampled_ranks(x, counts), resampled_ranks(y, counts), counts.astype(np.float64))
+    return resampled_rank_correlation(resampled_ranks(x, counts), resampled_ranks(y, counts),
+                                      counts.astype(np.float64))
 
 
 def _sign_matrix(x: np.ndarray) -> np.ndarray:
@@ -275,7 +293,7 @@ def bootstrap_metric(human, predictions, counts: np.ndarray, *, metric: str = "s
         rh = resampled_ranks(human, counts)
         rhh = np.einsum("bi,bi,bi->b", w, rh, rh)
         for m, p in enumerate(preds):
-            out[:, m] = _rank_correlation(resampled_ranks(p, counts), rh, w, rhh)
+            out[:, m] = resampled_rank_correlation(resampled_ranks(p, counts), rh, w, ryy=rhh)
     elif metric == "kendall":
         for m, p in enumerate(preds):
             out[:, m] = bootstrap_kendall_tau_b(p, human, counts)

@@ -8,7 +8,7 @@ from scipy.stats import rankdata
 
 from ..errors import InvalidParameterError
 from .bootstrap import delta_result
-from .correlation import _rank_correlation, resample_counts, resampled_ranks  # noqa: F401 (doctest)
+from .correlation import resample_counts, resampled_rank_correlation, resampled_ranks  # noqa: F401 (doctest)
 from .results import StatResult
 
 __all__ = ["partial_correlation", "partial_from_correlations", "bootstrap_partial_difference"]
@@ -82,7 +82,7 @@ def partial_correlation(x, y, covar, *, method: str = "spearman") -> StatResult:
 
 
 def bootstrap_partial_difference(
-    a, b, attribute, overall, counts: np.ndarray, *, confidence: float = 0.95, _cache: dict | None = None
+    a, b, attribute, overall, counts: np.ndarray, *, confidence: float = 0.95, cache: dict | None = None
 ) -> StatResult:
     """Paired bootstrap of ``pcorr(a, attr | overall) - pcorr(b, attr | overall)``.
 
@@ -97,6 +97,11 @@ def bootstrap_partial_difference(
     counts : ndarray, shape (B, n)
         Resample counts (:func:`~multicrop.stats.correlation.resample_counts`).
     confidence : float
+    cache : dict, optional
+        An empty dict to share across calls that use the same ``counts``:
+        the resampled ranks of ``b``, ``attribute`` and ``overall`` (the last
+        few values of each) are kept in it and reused, which makes a loop over
+        MTMM cells several times faster.  Results do not depend on it.
 
     Returns
     -------
@@ -122,7 +127,7 @@ def bootstrap_partial_difference(
     """
     a, b, attr, ov = (np.asarray(v, dtype=float) for v in (a, b, attribute, overall))
     obs = partial_correlation(a, attr, ov).estimate - partial_correlation(b, attr, ov).estimate
-    cache = {} if _cache is None else _cache
+    cache = {} if cache is None else cache
     w = cache.setdefault("w", counts.astype(np.float64))
 
     def ranks(v, role):
@@ -140,7 +145,8 @@ def bootstrap_partial_difference(
     ra = resampled_ranks(a, counts)
     (rb, bb), (rt, tt), (ro, oo) = ranks(b, "b"), ranks(attr, "attribute"), ranks(ov, "overall")
     aa = np.einsum("bi,bi,bi->b", w, ra, ra)
-    r_to = _rank_correlation(rt, ro, w, oo, tt)
-    pa = partial_from_correlations(_rank_correlation(ra, rt, w, tt, aa), _rank_correlation(ra, ro, w, oo, aa), r_to)
-    pb = partial_from_correlations(_rank_correlation(rb, rt, w, tt, bb), _rank_correlation(rb, ro, w, oo, bb), r_to)
+    rho = resampled_rank_correlation
+    r_to = rho(rt, ro, w, ryy=oo, rxx=tt)
+    pa = partial_from_correlations(rho(ra, rt, w, ryy=tt, rxx=aa), rho(ra, ro, w, ryy=oo, rxx=aa), r_to)
+    pb = partial_from_correlations(rho(rb, rt, w, ryy=tt, rxx=bb), rho(rb, ro, w, ryy=oo, rxx=bb), r_to)
     return delta_result(obs, pa - pb, confidence=confidence, alternative="two-sided")

@@ -1,22 +1,22 @@
-"""Small frozen result types returned by :mod:`multicrop.stats`."""
+"""Small frozen result types returned by :mod:`multicrop.stats`.
+
+Both serialise through :class:`multicrop.serialize.Serializable`: ``to_dict()``
+writes NaN (no interval, no p-value) as ``None`` and ``from_dict()`` reads it
+back as NaN.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+
+from ..serialize import Serializable
 
 __all__ = ["StatResult", "NoiseCeiling"]
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 @dataclass(frozen=True)
-class StatResult:
+class StatResult(Serializable):
     """A point estimate with a confidence interval and a p-value.
 
     Parameters
@@ -32,8 +32,10 @@ class StatResult:
 
     Examples
     --------
-    >>> StatResult(0.5, 0.4, 0.6, 0.01).to_dict()["estimate"]
-    0.5
+    >>> StatResult(0.5, 0.4, 0.6).to_dict()
+    {'estimate': 0.5, 'ci_low': 0.4, 'ci_high': 0.6, 'p': None, 'n_resamples': 0}
+    >>> StatResult.from_dict({'estimate': 0.5, 'p': None}).p
+    nan
     """
 
     estimate: float
@@ -42,22 +44,9 @@ class StatResult:
     p: float = math.nan
     n_resamples: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict; non-finite floats become ``None`` (valid JSON)."""
-        return {k: _clean(v) for k, v in asdict(self).items()}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> StatResult:
-        """Inverse of :meth:`to_dict`."""
-        kw = {f.name: data[f.name] for f in fields(cls) if f.name in data}
-        for key in ("estimate", "ci_low", "ci_high", "p"):
-            if key in kw and kw[key] is None:
-                kw[key] = math.nan
-        return cls(**kw)
-
 
 @dataclass(frozen=True)
-class NoiseCeiling:
+class NoiseCeiling(Serializable):
     """Split-half noise ceiling of a human mean score.
 
     Attributes
@@ -84,7 +73,3 @@ class NoiseCeiling:
     n_splits: int
     n_images: int
     mean_raters: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict; non-finite floats become ``None``."""
-        return {k: _clean(v) for k, v in asdict(self).items()}

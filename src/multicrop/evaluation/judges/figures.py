@@ -6,13 +6,11 @@ import html
 import io
 import json
 import math
-from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .report import JudgesReport
+from .result import JudgesReport
 
 __all__ = ["forest_png", "accuracy_vs_calls_png", "render_html"]
 

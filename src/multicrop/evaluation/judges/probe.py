@@ -17,21 +17,17 @@ from ...datasets.ratings import Ratings
 from ...errors import DatasetError, InvalidParameterError
 from ...fusion.features import JudgeTable, validate_judge_table
 from ...schema import HOLISTIC
+from ...serialize import Serializable
 from ...stats.bootstrap import percentile_ci
 from ...stats.ceiling import headroom, noise_ceiling
 from ...stats.correlation import bootstrap_metric, correlation, resample_counts
 from ...stats.results import NoiseCeiling, StatResult
-from .protocol import _STREAM_CEIL, _STREAM_PROBE, _finite_or_low, _rng, match_images
+from .align import MIN_IMAGES, match_images
+from .config import PROBE_HIGH, PROBE_LOW, ProbeConfig
+from .metrics import finite_or_low
+from .streams import CEILING, PROBE, stream_rng
 
-__all__ = ["PROBE_LOW", "PROBE_HIGH", "ProbeResult", "probe_headroom", "probe_verdict"]
-
-
-#: headroom of the best probe model on the paper's two datasets (Jadhav et
-#: al. 2026, §5.5: "the best probe model captured 62.0% of EVA's noise
-#: ceiling versus 84.6% on PARA"); §7: "the boundary between 62% and 85%
-#: headroom is unknown"
-PROBE_LOW = 0.620
-PROBE_HIGH = 0.846
+__all__ = ["PROBE_LOW", "PROBE_HIGH", "ProbeConfig", "ProbeResult", "probe_headroom", "probe_verdict"]
 
 
 def probe_verdict(headroom: float, *, low: float = PROBE_LOW, high: float = PROBE_HIGH) -> tuple[str, str]:
@@ -60,7 +56,7 @@ def probe_verdict(headroom: float, *, low: float = PROBE_LOW, high: float = PROB
 
 
 @dataclass(frozen=True)
-class ProbeResult:
+class ProbeResult(Serializable):
     """Outcome of the holistic headroom probe.
 
     Attributes
@@ -85,7 +81,7 @@ class ProbeResult:
         ``repetitions`` where the judge table has fewer).
     """
 
-    members: dict
+    members: dict[str, float]
     best: str
     best_rho: StatResult
     ceiling: NoiseCeiling
@@ -93,31 +89,56 @@ class ProbeResult:
     verdict: str
     advice: str
     repetitions: int
-    repetitions_used: dict = field(default_factory=dict)
+    repetitions_used: dict[str, int] = field(default_factory=dict)
 
     @property
     def short_families(self) -> dict:
         """Families with fewer holistic repetitions than asked -> how many were used."""
         return {f: n for f, n in self.repetitions_used.items() if n < self.repetitions}
 
-    def to_dict(self) -> dict:
-        return {"members": self.members, "best": self.best, "best_rho": self.best_rho.to_dict(),
-                "ceiling": self.ceiling.to_dict(), "headroom": self.headroom, "verdict": self.verdict,
-                "advice": self.advice, "repetitions": self.repetitions, "repetitions_used": self.repetitions_used}
+
+def _holistic_means(table: JudgeTable, repetitions: int) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Per image and family, the mean of the first ``repetitions`` holistic verdicts; and how many each family had."""
+    d = table.data[table.data["prompt_kind"] == HOLISTIC]
+    keep = []
+    used: dict[str, int] = {}
+    for fam, sub in d.groupby("family", sort=True):
+        reps = np.sort(sub["repetition"].unique())[: int(repetitions)]
+        used[str(fam)] = int(reps.size)
+        keep.append(sub[sub["repetition"].isin(reps)])
+    if not keep:
+        raise DatasetError("judge table has no holistic rows to probe")
+    return pd.concat(keep).pivot_table(index="image", columns="family", values="score", aggfunc="mean"), used
+
+
+def _probe_ceiling(ratings: Ratings, images: pd.Index, *, n_splits: int, seed: int) -> NoiseCeiling:
+    """The noise ceiling on ``images``; an error when it is missing or not positive."""
+    rr = ratings.raters[ratings.raters["image"].isin(images)]
+    try:
+        ceil = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float), n_splits=n_splits,
+                             rng=stream_rng(seed, CEILING))
+    except InvalidParameterError as exc:
+        raise DatasetError(f"{ratings.source}: no noise ceiling: {exc}") from exc
+    if not (math.isfinite(ceil.ceiling) and ceil.ceiling > 0):
+        raise DatasetError(
+            f"{ratings.source}: the noise ceiling is {ceil.ceiling:.3f} (raters' split halves do not agree: "
+            f"split-half rho {ceil.split_half:.3f}), so headroom is undefined and the probe cannot advise"
+        )
+    return ceil
 
 
 def probe_headroom(
     table: JudgeTable | pd.DataFrame,
     ratings: Ratings,
     *,
-    repetitions: int = 5,
-    low: float = PROBE_LOW,
-    high: float = PROBE_HIGH,
-    seed: int = 0,
-    n_splits: int = 200,
-    n_resamples: int = 10_000,
-    confidence: float = 0.95,
-    image_key: str = "auto",
+    repetitions: int = ProbeConfig.repetitions,
+    low: float = ProbeConfig.low,
+    high: float = ProbeConfig.high,
+    seed: int = ProbeConfig.seed,
+    n_splits: int = ProbeConfig.n_splits,
+    n_resamples: int = ProbeConfig.n_resamples,
+    confidence: float = ProbeConfig.confidence,
+    image_key: str = ProbeConfig.image_key,
 ) -> ProbeResult:
     """The cheap holistic probe: how much of the noise ceiling is already reached?
 
@@ -126,10 +147,15 @@ def probe_headroom(
     ceiling.  Large headroom (best judge far below the ceiling, as on EVA,
     62.0 %) is where dimension-scored fusion paid; small headroom (PARA,
     84.6 %) is where the best single model was as good.  Between the two the
-    boundary is unknown.
+    boundary is unknown.  Options and their defaults are
+    :class:`~multicrop.evaluation.judges.config.ProbeConfig`'s.
 
     Parameters
     ----------
+    table : JudgeTable or DataFrame
+        Judge scores; only holistic rows are used.
+    ratings : Ratings
+        Human ratings with per-rater rows.
     repetitions : int
         Holistic repetitions used per family (the paper's probe uses 5); a
         family with fewer uses all it has, recorded in
@@ -139,14 +165,24 @@ def probe_headroom(
         ``"single"``; otherwise ``"uncertain"`` (:func:`probe_verdict`).
         Defaults are the paper's two datasets, EVA 0.620 and PARA 0.846, so
         both fall inside their own band.
+    seed : int
+        Seed of rater splits and resamples.
     n_splits : int
         Random rater split-halves behind the noise ceiling.
     n_resamples, confidence : int, float
         Bootstrap resamples and level of the percentile CI of the best rho
         (resamples where rho is undefined are left out).
+    image_key : {"auto", "exact", "name", "stem"}
+        How judge-table images meet rating image ids.
+
+    Returns
+    -------
+    ProbeResult
 
     Raises
     ------
+    InvalidParameterError
+        An option out of range.
     DatasetError
         No per-rater ratings, fewer than 10 usable images, or a noise
         ceiling that is not positive (raters' split halves do not agree, so
@@ -167,51 +203,29 @@ def probe_headroom(
     """
     if isinstance(table, pd.DataFrame):
         table = validate_judge_table(table)
-    if int(repetitions) < 1:
-        raise InvalidParameterError(f"repetitions must be >= 1, got {repetitions!r}")
-    if not 0 < confidence < 1:
-        raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence!r}")
-    if not 0 < low <= high < 1:
-        raise InvalidParameterError(f"need 0 < low <= high < 1, got low={low!r}, high={high!r}")
+    cfg = ProbeConfig(repetitions=repetitions, low=low, high=high, seed=seed, n_splits=n_splits,
+                      n_resamples=n_resamples, confidence=confidence, image_key=image_key)
     if ratings.raters is None:
         raise DatasetError(f"{ratings.source} has no per-rater ratings; the probe needs them for the ceiling")
-    table, ratings, _ = match_images(table, ratings, image_key)
-    d = table.data[table.data["prompt_kind"] == HOLISTIC]
-    keep = []
-    used: dict[str, int] = {}
-    for fam, sub in d.groupby("family", sort=True):
-        reps = np.sort(sub["repetition"].unique())[: int(repetitions)]
-        used[str(fam)] = int(reps.size)
-        keep.append(sub[sub["repetition"].isin(reps)])
-    if not keep:
-        raise DatasetError("judge table has no holistic rows to probe")
-    probe = pd.concat(keep).pivot_table(index="image", columns="family", values="score", aggfunc="mean")
+    table, ratings, _ = match_images(table, ratings, cfg.image_key)
+    probe, used = _holistic_means(table, cfg.repetitions)
     human = ratings.means["score"].dropna()
     images = human.index.intersection(probe.dropna().index).sort_values()
-    if len(images) < 10:
-        raise DatasetError(f"only {len(images)} images have both ratings and holistic scores; need at least 10")
+    if len(images) < MIN_IMAGES:
+        raise DatasetError(
+            f"only {len(images)} images have both ratings and holistic scores; need at least {MIN_IMAGES}")
     y = human.loc[images].to_numpy(dtype=float)
     rhos = {f: correlation(probe.loc[images, f].to_numpy(), y) for f in probe.columns}
-    best = max(rhos, key=lambda f: _finite_or_low(rhos[f]))
+    best = max(rhos, key=lambda f: finite_or_low(rhos[f]))
     if not math.isfinite(rhos[best]):
         raise DatasetError("every judge gives a constant holistic score; rank correlations are undefined")
-    counts = resample_counts(len(y), n_resamples, _rng(seed, _STREAM_PROBE))
+    counts = resample_counts(len(y), cfg.n_resamples, stream_rng(cfg.seed, PROBE))
     bt = bootstrap_metric(y, probe.loc[images, best].to_numpy()[None, :], counts)[:, 0]
-    lo, hi = percentile_ci(bt, confidence=confidence)  # NaN resamples (constant scores) left out
-    rr = ratings.raters[ratings.raters["image"].isin(images)]
-    try:
-        ceil = noise_ceiling(rr["image"].to_numpy(), rr["score"].to_numpy(dtype=float), n_splits=n_splits,
-                             rng=_rng(seed, _STREAM_CEIL))
-    except InvalidParameterError as exc:
-        raise DatasetError(f"{ratings.source}: no noise ceiling: {exc}") from exc
-    if not (math.isfinite(ceil.ceiling) and ceil.ceiling > 0):
-        raise DatasetError(
-            f"{ratings.source}: the noise ceiling is {ceil.ceiling:.3f} (raters' split halves do not agree: "
-            f"split-half rho {ceil.split_half:.3f}), so headroom is undefined and the probe cannot advise"
-        )
+    lo, hi = percentile_ci(bt, confidence=cfg.confidence)  # NaN resamples (constant scores) left out
+    ceil = _probe_ceiling(ratings, images, n_splits=cfg.n_splits, seed=cfg.seed)
     head = headroom(rhos[best], ceil.ceiling)
-    verdict, advice = probe_verdict(head, low=low, high=high)
+    verdict, advice = probe_verdict(head, low=cfg.low, high=cfg.high)
     return ProbeResult({k: float(v) for k, v in sorted(rhos.items())}, str(best),
-                       StatResult(float(rhos[best]), float(lo), float(hi), math.nan, n_resamples),
-                       ceil, float(head), verdict, advice, int(repetitions),
+                       StatResult(float(rhos[best]), float(lo), float(hi), math.nan, cfg.n_resamples),
+                       ceil, float(head), verdict, advice, int(cfg.repetitions),
                        {f: used[f] for f in sorted(rhos)})

@@ -1,224 +1,88 @@
 """The judge-panel protocol: is a panel of VLM judges worth its cost?
 
 :func:`evaluate_judges` runs the protocol of Jadhav, Beriwala & Kim (2026)
-on a judge table and human ratings and returns a :class:`JudgesReport`;
+on a judge table and human ratings and returns a
+:class:`~multicrop.evaluation.judges.result.JudgesReport`;
 :func:`write_judges_report` writes its tables, figures and an HTML page.
-:func:`probe_headroom` is the cheap holistic probe (§5.5, §7).
 
-Arms
-----
-``member:<family>``  one family's holistic mean (a single judge)
-``panel_mean``       unweighted mean of z-scored holistic verdicts
-``<block>_<comb>``   out-of-fold combiner (``gb``, ``ridge``) on block
-                     ``H``, ``P``, ``H+P`` or ``Hsplit`` (feature-count control)
-
-Layout
-------
-This module holds the settings (:class:`JudgesReportConfig`), the result
-(:class:`JudgesReport`), the orchestration and the writer; the steps live in
-:mod:`multicrop.evaluation.judges.protocol` (alignment, arms, comparisons,
-MTMM, robustness, transfer), the probe in
-:mod:`multicrop.evaluation.judges.probe` and the figures and HTML in
-:mod:`multicrop.evaluation.judges.figures`.  Every public name of those
-modules is importable from here.
+The steps, in the order they run, each in its module: alignment
+(:mod:`~multicrop.evaluation.judges.align`), the arms and their shared
+resamples (:mod:`~multicrop.evaluation.judges.arms`), paired comparisons
+(:mod:`~multicrop.evaluation.judges.compare`), the noise ceiling
+(:mod:`~multicrop.evaluation.judges.ceiling`), the MTMM check
+(:mod:`~multicrop.evaluation.judges.mtmm`), robustness
+(:mod:`~multicrop.evaluation.judges.robustness`) and label transfer
+(:mod:`~multicrop.evaluation.judges.transfer`).  This module only calls them
+in order, assembles the summary and writes the files.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ...datasets.ratings import Ratings
-from ...errors import InvalidParameterError, MulticropError
+from ...errors import MulticropError
 from ...fusion.features import JudgeTable, validate_judge_table
 from ...io import atomic_write_bytes
 from ...io.tables import write_table
+from ...serialize import to_data
 from ...stats.ceiling import headroom
 from ...stats.results import NoiseCeiling
-from ...hashing import canonical_json
-from .probe import PROBE_HIGH, PROBE_LOW, ProbeResult, probe_headroom, probe_verdict
-from .protocol import (
-    IMAGE_KEYS,
-    _align,
-    _arms_table,
-    _best_member,
-    _bootstrap_arms,
-    _calls,
-    _ceiling,
-    _comparisons,
-    _fit_arms,
-    _mtmm,
-    _robustness,
-    _unparsed_families,
-    match_images,
-    precision_at_top,
-)
+from .align import AlignedData, align, calls_per_arm, match_images, unparsed_families
+from .arms import Arm, ArmScores, Progress, arms_table, best_member, bootstrap_arms, fit_arms
+from .ceiling import human_ceiling
+from .compare import compare_arms, compare_members
+from .config import JudgesReportConfig
+from .mtmm import mtmm
+from .result import JudgesReport, summary_jsonable
+from .robustness import fold_partitions, precision_checks, robustness_table
+from .transfer import TransferInfo, label_transfer
 
-__all__ = [
-    "JudgesReportConfig",
-    "JudgesReport",
-    "ProbeResult",
-    "evaluate_judges",
-    "write_judges_report",
-    "probe_headroom",
-    "probe_verdict",
-    "precision_at_top",
-    "PROBE_LOW",
-    "PROBE_HIGH",
-    "match_images",
-    "IMAGE_KEYS",
-    "check_report_dir",
-    "summary_jsonable",
-]
-
-Progress = Callable[[str, float], None]
-
-#: config fields that do not change any result and so stay out of the canonical config
-_NOT_CANONICAL = frozenset({"n_jobs"})
-
-
-@dataclass(frozen=True)
-class JudgesReportConfig:
-    """Every setting of the judge protocol, in one place.
-
-    Defaults are the paper's: 10,000 paired resamples, 95 % percentile
-    intervals, 5 folds, 20 fold partitions for robustness, top 10 %.
-
-    Parameters
-    ----------
-    seed : int
-        Seed of folds, rater splits and bootstrap resamples.
-    n_resamples : int
-        Paired bootstrap resamples over images.
-    n_folds : int
-        Folds of the out-of-fold combiner predictions.
-    n_partitions : int
-        Different fold partitions for the robustness check.
-    n_splits : int
-        Random rater split-halves behind the noise ceiling.
-    confidence : float
-        Level of the percentile intervals.
-    top_fraction : float
-        Fraction of images in the precision-at-top shortlist.
-    combiners : tuple of str
-        Registered combiner names to run on every block.
-    robustness_arms : tuple of str, optional
-        Arms re-run over ``n_partitions`` fold partitions; default (None):
-        ``H+P`` with the first of ``combiners`` (``("H+P_gb",)`` by default).
-    families : tuple of str or None
-        Families to use (default: all in the judge table).
-    image_key : {"auto", "exact", "name", "stem"}
-        How judge-table images (often paths) meet rating image ids: as given,
-        by file name, or by file name without extension; ``auto`` takes the
-        one matching most images (the choice is recorded in the summary).
-    n_jobs : int
-        Worker processes for the robustness refits.  Results do not depend
-        on it, so it is left out of :meth:`to_dict` / :meth:`to_json` (the
-        canonical config written into every report).
-
-    Examples
-    --------
-    >>> JudgesReportConfig(n_resamples=100).to_dict()["n_resamples"]
-    100
-    """
-
-    seed: int = 0
-    n_resamples: int = 10_000
-    n_folds: int = 5
-    n_partitions: int = 20
-    n_splits: int = 200
-    confidence: float = 0.95
-    top_fraction: float = 0.10
-    combiners: tuple[str, ...] = ("gb", "ridge")
-    robustness_arms: tuple[str, ...] | None = None
-    families: tuple[str, ...] | None = None
-    image_key: str = "auto"
-    n_jobs: int = 1
-
-    def __post_init__(self) -> None:
-        checks = [
-            ("n_resamples", self.n_resamples, self.n_resamples >= 100, ">= 100"),
-            ("n_folds", self.n_folds, self.n_folds >= 2, ">= 2"),
-            ("n_partitions", self.n_partitions, self.n_partitions >= 0, ">= 0"),
-            ("n_splits", self.n_splits, self.n_splits >= 1, ">= 1"),
-            ("confidence", self.confidence, 0 < self.confidence < 1, "in (0, 1)"),
-            ("top_fraction", self.top_fraction, 0 < self.top_fraction <= 0.5, "in (0, 0.5]"),
-            ("n_jobs", self.n_jobs, self.n_jobs >= 1, ">= 1"),
-        ]
-        for name, value, ok, allowed in checks:
-            if not ok:
-                raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
-        from ...fusion.combiners import COMBINERS  # scikit-learn: imported only where combiners are used
-
-        for c in self.combiners:
-            COMBINERS.get(c)
-        if self.image_key not in IMAGE_KEYS:
-            raise InvalidParameterError(f"image_key must be one of {IMAGE_KEYS}, got {self.image_key!r}")
-        if not self.combiners:
-            raise InvalidParameterError("combiners must name at least one combiner, got ()")
-        if self.robustness_arms is None:
-            object.__setattr__(self, "robustness_arms", (f"H+P_{self.combiners[0]}",))
-
-    def to_dict(self) -> dict:
-        """Plain dict of the settings that shape results (tuples become lists; no ``n_jobs``)."""
-        d = asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items() if k not in _NOT_CANONICAL}
-
-    def to_json(self) -> str:
-        """Canonical JSON (:func:`multicrop.hashing.canonical_json`)."""
-        return canonical_json(self.to_dict())
-
-
-@dataclass(frozen=True)
-class JudgesReport:
-    """Everything the protocol computed; tables are pandas frames.
-
-    Attributes
-    ----------
-    arms : DataFrame
-        One row per arm: ``arm, kind, n_features, calls_per_image, rho, tau_b,
-        precision_top``.
-    comparisons : DataFrame
-        ``arm, comparator, metric, delta, ci_low, ci_high, p, p_max, p_bh``;
-        ``p_max`` is against the best member re-selected in every resample;
-        ``p_bh`` is Benjamini–Hochberg across the rows of one metric.
-    members : DataFrame
-        Each single judge against the panel mean with max-T adjusted p-values.
-    mtmm_matrix : DataFrame
-        Spearman partial correlation (human overall partialled out) of every
-        prompt of every family with every human attribute.
-    mtmm : DataFrame
-        Matched cells: dimension prompt vs holistic prompt, with bootstrap
-        CI of the difference, two-sided bootstrap p and BH-adjusted p.
-    robustness : DataFrame
-        Margin over the best member across fold partitions, label transfer.
-    ceiling : NoiseCeiling or None
-    summary : dict
-    predictions : DataFrame
-        Human mean (``human``) and every arm's (out-of-fold) prediction, by image.
-    """
-
-    arms: pd.DataFrame
-    comparisons: pd.DataFrame
-    members: pd.DataFrame
-    mtmm_matrix: pd.DataFrame
-    mtmm: pd.DataFrame
-    robustness: pd.DataFrame
-    ceiling: NoiseCeiling | None
-    summary: dict
-    config: JudgesReportConfig = field(default_factory=JudgesReportConfig)
-    skipped_ratings: pd.DataFrame = field(default_factory=pd.DataFrame)
-    predictions: pd.DataFrame = field(default_factory=pd.DataFrame)
+__all__ = ["evaluate_judges", "write_judges_report", "check_report_dir"]
 
 
 # ---------------------------------------------------------------- orchestration
+
+
+def _robustness(arms: tuple[Arm, ...], data: AlignedData, *, best: str, families: list[str],
+                config: JudgesReportConfig, transfer: tuple[JudgeTable, Ratings] | None,
+                progress: Progress) -> tuple[pd.DataFrame, TransferInfo | None, dict[str, str]]:
+    """The robustness table (fold partitions, precision at the top, label transfer), the transfer
+    counts and notes on what was dropped or skipped."""
+    notes: dict[str, str] = {}
+    checks = fold_partitions(arms, data, best=best, config=config, progress=progress)
+    checks += precision_checks(arms, data.y, top_fraction=config.top_fraction)
+    info = None
+    if transfer is not None:
+        t_checks, info = label_transfer(data, transfer, families=families, config=config)
+        checks += t_checks
+        if info.n_transfer_overlap:
+            notes["transfer"] = (f"{info.n_transfer_overlap} images of the transfer set are also in this set and "
+                                 "were dropped from it (they would be predicted in sample)")
+    absent = [a for a in config.robustness_arms if a not in {arm.name for arm in arms}]
+    if absent and config.n_partitions:
+        notes["robustness"] = f"robustness arms {absent} are not among the arms run; skipped"
+    return robustness_table(checks), info, notes
+
+
+def _summary(table: JudgeTable, ratings: Ratings, data: AlignedData, scores: ArmScores, *, best: str,
+             families: list[str], key_mode: str, ceiling: NoiseCeiling | None, unparsed: dict[str, int],
+             notes: dict[str, str], config: JudgesReportConfig, transfer: TransferInfo | None) -> dict:
+    best_rho = scores.rho(best)
+    return {
+        "n_images": data.n_images, "n_rated": data.n_rated, "n_scored": data.n_scored,
+        "n_ratings_skipped": len(ratings.skipped), "n_judge_rows_dropped": table.n_dropped,
+        "families": families, "image_key": key_mode, "best_single": best, "best_single_rho": best_rho,
+        "ceiling": ceiling.to_dict() if ceiling else None,
+        "headroom": headroom(best_rho, ceiling.ceiling) if ceiling and ceiling.ceiling > 0 else None,
+        "unparsed_families": unparsed,
+        "notes": notes, "config": config.to_dict(),
+        **({"transfer": to_data(transfer)} if transfer is not None else {}),
+    }
 
 
 def evaluate_judges(
@@ -248,12 +112,19 @@ def evaluate_judges(
     -------
     JudgesReport
 
+    Raises
+    ------
+    DatasetError
+        Too few images with both ratings and judge scores, no holistic rows,
+        only constant judges, or a transfer set that does not fit.
+
     References
     ----------
     Jadhav, Beriwala & Kim (2026), §3–§5 and Appendices D, F, G.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from multicrop.datasets.simulate import simulate_study
     >>> from multicrop.datasets.ratings import ratings_from_frame
     >>> sim = simulate_study(120, n_families=2, rng=np.random.default_rng(0))
@@ -268,60 +139,47 @@ def evaluate_judges(
         table = validate_judge_table(table)
     say = progress or (lambda step, frac: None)
     families = list(cfg.families) if cfg.families else table.families
+
     say("aligning judge scores and ratings", 0.0)
     table, ratings, key_mode = match_images(table, ratings, cfg.image_key)
-    blocks, human_s, info = _align(table, ratings, families)
-    images = human_s.index
-    y = human_s.to_numpy(dtype=float)
-    unparsed = _unparsed_families(table) if not cfg.families else {}
+    data = align(table, ratings, families=families)
+    notes = dict(data.notes)
+    unparsed = unparsed_families(table) if not cfg.families else {}
     if unparsed:
-        info["notes"]["unparsed_families"] = (
+        notes["unparsed_families"] = (
             "families dropped because none of their replies parsed (their calls still count in calls per "
             "image): " + ", ".join(f"{f} ({n} calls)" for f, n in unparsed.items()))
-    calls = _calls(table, families, list(unparsed))
+    calls = calls_per_arm(table, families=families, paid=list(unparsed))
 
-    # --- arms, and their comparisons on shared paired resamples
-    preds, kinds, nfeat = _fit_arms(blocks, y, families, cfg, say)
-    names = list(preds)
-    obs, boot = _bootstrap_arms(preds, y, cfg, say)
-    best = _best_member(obs, names, kinds)
-    arms = _arms_table(preds, kinds, nfeat, calls, obs, y, cfg)
-    comparisons, members_df = _comparisons(obs, boot, names, kinds, best, cfg)
+    arms = fit_arms(data, families=families, config=cfg, progress=say)
+    scores = bootstrap_arms(arms, data.y, seed=cfg.seed, n_resamples=cfg.n_resamples, progress=say)
+    best = best_member(arms, scores)
+    arm_table = arms_table(arms, scores, calls=calls, y=data.y, top_fraction=cfg.top_fraction)
+    comparisons = compare_arms(arms, scores, best=best, confidence=cfg.confidence)
+    members = compare_members(arms, scores, best=best, confidence=cfg.confidence)
 
-    # --- noise ceiling
     say("noise ceiling", 0.6)
-    ceiling = _ceiling(ratings, images, cfg, info["notes"])
+    ceiling, ceiling_note = human_ceiling(ratings, data.images, n_splits=cfg.n_splits, seed=cfg.seed)
+    if ceiling_note:
+        notes["ceiling"] = ceiling_note
     if ratings.notes:
-        info["notes"]["ratings"] = "; ".join(ratings.notes)
+        notes["ratings"] = "; ".join(ratings.notes)
 
-    # --- MTMM
     say("multitrait-multimethod matrix", 0.65)
-    mtmm_matrix, mtmm = _mtmm(blocks, ratings, images, families, cfg)
+    mt = mtmm(data, ratings, families=families, seed=cfg.seed, n_resamples=cfg.n_resamples,
+              confidence=cfg.confidence)
 
-    # --- robustness
     say("robustness over fold partitions", 0.75)
-    robustness, t_info = _robustness(blocks, y, images, preds, best, cfg, transfer, families, say)
-    if t_info.get("n_transfer_overlap"):
-        info["notes"]["transfer"] = (f"{t_info['n_transfer_overlap']} images of the transfer set are also in this "
-                                     "set and were dropped from it (they would be predicted in sample)")
-    absent = [a for a in cfg.robustness_arms if a not in preds]
-    if absent and cfg.n_partitions:
-        info["notes"]["robustness"] = f"robustness arms {absent} are not among the arms run; skipped"
+    robustness, t_info, r_notes = _robustness(arms, data, best=best, families=families, config=cfg,
+                                              transfer=transfer, progress=say)
+    notes.update(r_notes)
 
-    best_rho = float(obs["spearman"][names.index(best)])
-    summary = {
-        "n_images": info["n_images"], "n_rated": info["n_rated"], "n_scored": info["n_scored"],
-        "n_ratings_skipped": len(ratings.skipped), "n_judge_rows_dropped": table.n_dropped,
-        "families": families, "image_key": key_mode, "best_single": best, "best_single_rho": best_rho,
-        "ceiling": ceiling.to_dict() if ceiling else None,
-        "headroom": headroom(best_rho, ceiling.ceiling) if ceiling and ceiling.ceiling > 0 else None,
-        "unparsed_families": unparsed,
-        "notes": info["notes"], "config": cfg.to_dict(),
-        **({"transfer": t_info} if t_info else {}),
-    }
+    summary = _summary(table, ratings, data, scores, best=best, families=families, key_mode=key_mode,
+                       ceiling=ceiling, unparsed=unparsed, notes=notes, config=cfg, transfer=t_info)
     say("done", 1.0)
-    predictions = pd.DataFrame({"human": y, **preds}, index=pd.Index(images, name="image"))
-    return JudgesReport(arms, comparisons, members_df, mtmm_matrix, mtmm, robustness, ceiling, summary,
+    predictions = pd.DataFrame({"human": data.y, **{a.name: a.prediction for a in arms}},
+                               index=pd.Index(data.images, name="image"))
+    return JudgesReport(arm_table, comparisons, members, mt.matrix, mt.cells, robustness, ceiling, summary,
                         cfg, ratings.skipped_frame(), predictions)
 
 
@@ -352,11 +210,6 @@ def check_report_dir(out_dir) -> Path:
     return out
 
 
-def summary_jsonable(report: JudgesReport) -> dict:
-    """The report's summary as plain JSON values (non-finite numbers become null)."""
-    return _jsonable(report.summary)
-
-
 #: report tables, written as CSV with :func:`multicrop.io.tables.write_table` (a missing value is ``NaN``)
 _TABLES = ("arms", "comparisons", "members", "mtmm_matrix", "mtmm", "robustness", "skipped_ratings", "predictions")
 
@@ -380,7 +233,7 @@ def write_judges_report(report: JudgesReport, out_dir) -> list[Path]:
     MulticropError
         ``out_dir`` is a file or a file cannot be written.
     """
-    from .figures import accuracy_vs_calls_png, forest_png, render_html
+    from .figures import accuracy_vs_calls_png, forest_png, render_html  # matplotlib only when writing
 
     out = check_report_dir(out_dir)
     try:
@@ -405,16 +258,3 @@ def write_judges_report(report: JudgesReport, out_dir) -> list[Path]:
     except OSError as exc:
         raise MulticropError(f"cannot write the report to {str(out)!r}: {exc.strerror or exc}") from None
     return written
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        return v if math.isfinite(v) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
