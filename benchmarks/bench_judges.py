@@ -1,6 +1,6 @@
 """Speed of the judge runner, the checkpoint store and the measured judge.
 
-Run: ``.venv/bin/python benchmarks/bench_judges.py [--quick]``
+Run: ``.venv/bin/python benchmarks/bench_judges.py [--quick] [--only resume]``
 
 1. Recorded calls/s against a loopback OpenAI-compatible server (separate
    process, answering at once), concurrency 64, fresh store; beside it, in
@@ -232,14 +232,20 @@ def bench_measured(n: int = 20) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
+    ap.add_argument("--only", choices=("measured", "throughput", "resume"), action="append",
+                    help="run only this part (repeatable); default: all three")
     args = ap.parse_args()
+    parts = set(args.only or ("measured", "throughput", "resume"))
     import openai
 
     out = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "openai": openai.__version__,
            "loadavg_1m_start": os.getloadavg()[0]}
-    out["measured"] = bench_measured()
-    out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
-    out["resume"] = bench_resume(30_000 if args.quick else 300_000)
+    if "measured" in parts:
+        out["measured"] = bench_measured()
+    if "throughput" in parts:
+        out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
+    if "resume" in parts:
+        out["resume"] = bench_resume(30_000 if args.quick else 300_000)
     out["loadavg_1m_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=2))
 

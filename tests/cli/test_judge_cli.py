@@ -171,3 +171,16 @@ def test_csv_inputs_are_deduplicated_by_file_and_label_clashes_are_errors(tmp_pa
     info = json.loads(out)
     assert code == 0, err
     assert info["images"] == 1 and info["planned"] == 20
+
+
+def test_judge_option_defaults_are_run_configs():
+    import inspect
+
+    from multicrop.cli.judge import judge_command
+    from multicrop.judges.config import RunConfig
+
+    params = inspect.signature(judge_command).parameters
+    defaults = RunConfig()
+    assert params["concurrency"].default.default == defaults.concurrency == 16
+    assert params["timeout"].default.default == defaults.timeout_s == 60.0
+    assert params["retries"].default.default == defaults.max_retries == 5

@@ -13,7 +13,7 @@ import pytest
 
 from multicrop.errors import InvalidParameterError, JudgeError, MissingCredentialsError, RegistryError
 from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend
-from multicrop.judges.backends.openai_compatible import _retry_after
+from multicrop.judges.backends.openai_compatible import retry_after_s
 from multicrop.judges.panel import Family, Panel
 from multicrop.judges.runner import RunConfig, judge_images, plan_calls, scores_table
 from multicrop.judges.types import ImageRef, JudgeRequest
@@ -140,11 +140,11 @@ def test_retry_after_is_honoured(fake_server, tmp_path):
 
 
 def test_retry_after_header_forms():
-    assert _retry_after({"retry-after": "3"}) == 3.0
-    assert _retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after_s({"retry-after": "3"}) == 3.0
+    assert retry_after_s({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 < _retry_after({"retry-after": future}) <= 31
-    assert _retry_after({"retry-after": "soon"}) is None and _retry_after({}) is None
+    assert 25 < retry_after_s({"retry-after": future}) <= 31
+    assert retry_after_s({"retry-after": "soon"}) is None and retry_after_s({}) is None
 
 
 def test_authentication_failure_stops_the_run_and_keeps_completed_calls(fake_server, tmp_path):

@@ -64,3 +64,12 @@ def test_changing_the_rubric_changes_hash_and_every_call_key(tmp_path):
 def test_malformed_rubrics_are_refused(mutation, match):
     with pytest.raises(InvalidParameterError, match=match):
         parse_rubric(mutation(_packaged_bytes()))
+
+
+def test_rubric_round_trips_through_its_dict():
+    from multicrop.judges.rubric import Rubric
+
+    r = load_rubric()
+    data = r.to_dict()
+    assert data["dimensions"][1]["id"] == "composition" and isinstance(data["dimensions"][1]["tiers"], list)
+    assert Rubric.from_dict(data) == r

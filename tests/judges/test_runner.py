@@ -7,7 +7,8 @@ import pytest
 from multicrop.errors import InvalidParameterError
 from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.panel import Family, Panel, default_panel, load_panel, parse_panel
-from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table, write_table
+from multicrop.io.tables import write_table
+from multicrop.judges.runner import TABLE_COLUMNS, RunConfig, judge_images, plan_calls, scores_table
 from multicrop.judges.rubric import load_rubric
 from multicrop.judges.types import ImageRef
 from multicrop.hashing import canonical_json, hash_text
@@ -242,3 +243,14 @@ def test_a_price_for_a_model_no_family_uses_is_an_error():
         parse_panel(doc)
     doc["prices"].pop("gpt-40")
     assert parse_panel(doc).families[0].options["price_input_per_mtok"] == 2.5
+
+
+def test_panel_round_trips_through_its_dict_and_parse_panel():
+    from importlib import resources
+    import tomllib
+
+    panel = parse_panel(tomllib.loads(resources.files("multicrop").joinpath("data/panel.example.toml").read_text()))
+    data = panel.to_dict()
+    assert data["families"][0] == {"name": "measured", "backend": "measured", "model": "measured-v1", "options": {}}
+    assert list(data) == ["families", "temperature", "holistic_repetitions", "dimension_repetitions"]
+    assert Panel.from_dict(data) == panel and parse_panel(data) == panel

@@ -1,18 +1,20 @@
 """The ``multicrop`` command: assembles the command groups.
 
-Each group lives in its own module and exposes a ``register(app)`` function
-(or a Typer ``app``); this file only wires them together and turns library
-errors into one clear line and a non-zero exit.
+Each group lives in its own module and exposes ``register(app)``, which adds
+its commands to the Typer app it is given; this file only wires them
+together and turns library errors into one clear line and a non-zero exit.
+The group modules import the library inside their commands, so
+``multicrop --help`` loads no image, model or judge code.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import typer
 
 from ..errors import MulticropError
+from . import bench, crop, eval_carousel, eval_judges, judge
 
 app = typer.Typer(
     name="multicrop",
@@ -26,14 +28,13 @@ bench_app = typer.Typer(help="Build benchmark datasets.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
 
-# (module, attach) pairs: each module's register() adds its commands to the
-# given Typer app.  A module that is not written yet is simply absent.
+# (module, app it attaches to), in the order the commands are listed.
 _GROUPS = [
-    ("crop", app),            # multicrop crop, multicrop saliency ...
-    ("judge", app),           # multicrop judge, multicrop judges ..., multicrop store ...
-    ("eval_carousel", eval_app),
-    ("bench", bench_app),
-    ("eval_judges", eval_app),
+    (crop, app),            # multicrop crop, multicrop saliency ...
+    (judge, app),           # multicrop judge, multicrop judges ..., multicrop store ...
+    (eval_carousel, eval_app),
+    (bench, bench_app),
+    (eval_judges, eval_app),
 ]
 
 
@@ -54,14 +55,8 @@ def _root(
     """multicrop command line."""
 
 
-for _name, _target in _GROUPS:
-    try:
-        _mod = importlib.import_module(f"{__package__}.{_name}")
-    except ModuleNotFoundError as exc:  # the group's module does not exist
-        if exc.name != f"{__package__}.{_name}":
-            raise
-        continue
-    _mod.register(_target)
+for _module, _target in _GROUPS:
+    _module.register(_target)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,6 @@ temperature 0.3, 3 repetitions per dimension prompt, 5 or 25 of the holistic
 prompt, rubric SHA-256 logged with every call).
 """
 
-# Names are imported on first use (PEP 562): importing one submodule does
-# not load backends, the store or image decoding.
 import lazy_loader
 
 _EXPORTS = {
@@ -20,9 +18,11 @@ _EXPORTS = {
     "panel": ("Family", "Panel", "default_panel", "load_panel", "parse_panel"),
     "prompts": ("DIMENSION_TEMPLATE", "HOLISTIC_TEMPLATE", "build_prompt", "parse_reply"),
     "rubric": ("Rubric", "load_rubric"),
-    "runner": ("RunConfig", "RunSummary", "judge_images", "plan_calls", "run_panel", "scores_table", "write_table"),
+    "config": ("RunConfig",),
+    "runner": ("RunSummary", "judge_images", "plan_calls", "run_panel", "scores_table"),
     "types": ("ImageRef", "JudgeReply", "JudgeRequest"),
 }
-# lazy_loader (Scientific Python SPEC 1, as scikit-image does): names are
-# imported from their submodule on first use.
+# Names are imported from their submodule on first use (lazy_loader, Scientific
+# Python SPEC 1): importing one submodule does not load backends, the store or
+# image decoding.
 __getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs={m: list(n) for m, n in _EXPORTS.items()})

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..hashing import canonical_json
+from ..serialize import Serializable
 from .backends import JUDGE_BACKENDS, JudgeBackend, validate_options
 
 __all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "check_distinct_families",
@@ -48,7 +49,7 @@ DEFAULT_DIMENSION_REPETITIONS = 3
 
 
 @dataclass(frozen=True)
-class Family:
+class Family(Serializable):
     """One judge family: ``name`` (the ``family`` column), backend, model, options."""
 
     name: str
@@ -66,23 +67,19 @@ class Family:
         """Instantiate the backend (validates options, reads credentials)."""
         return JUDGE_BACKENDS.create(self.backend, model=self.model, **self.options)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
 
 @dataclass(frozen=True)
-class Panel:
-    """Families and protocol settings of a judging run."""
+class Panel(Serializable):
+    """Families and protocol settings of a judging run.
+
+    ``to_dict()`` gives the panel document without ``[prices]`` (already in
+    the families' options), which :func:`parse_panel` reads back.
+    """
 
     families: tuple[Family, ...]
     temperature: float = DEFAULT_TEMPERATURE
     holistic_repetitions: int = DEFAULT_HOLISTIC_REPETITIONS
     dimension_repetitions: int = DEFAULT_DIMENSION_REPETITIONS
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"families": [f.to_dict() for f in self.families], "temperature": self.temperature,
-                "holistic_repetitions": self.holistic_repetitions,
-                "dimension_repetitions": self.dimension_repetitions}
 
 
 _TOP = {"families", "temperature", "holistic_repetitions", "dimension_repetitions", "prices"}
@@ -116,25 +113,34 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
     prices = doc.get("prices", {})
     if not isinstance(prices, dict):
         raise InvalidParameterError(f"{source}: [prices] must be a table of model = {{input, output}}")
-    families = []
-    for i, f in enumerate(fams):
-        where = f"{source}: families[{i}]"
-        if not isinstance(f, dict):
-            raise InvalidParameterError(f"{where} must be a table")
-        _unknown(where, set(f), _FAMILY)
-        for k in ("name", "backend", "model"):
-            if not isinstance(f.get(k), str) or not f[k]:
-                raise InvalidParameterError(f"{where}: {k!r} must be a non-empty string, got {f.get(k)!r}")
-        options = dict(f.get("options", {}))
-        cls = JUDGE_BACKENDS.get(f["backend"])
-        price = prices.get(f["model"])
-        opt_names = {x.name for x in dataclasses.fields(cls.Options)}
-        if price is not None and {"price_input_per_mtok", "price_output_per_mtok"} <= opt_names:
-            if not isinstance(price, dict) or set(price) - {"input", "output"}:
-                raise InvalidParameterError(f"{source}: prices.{f['model']!r} must be {{input = .., output = ..}}")
-            options.setdefault("price_input_per_mtok", float(price.get("input", 0.0)))
-            options.setdefault("price_output_per_mtok", float(price.get("output", 0.0)))
-        families.append(Family(f["name"], f["backend"], f["model"], options))
+    families = [_parse_family(f, where=f"{source}: families[{i}]", prices=prices, source=source)
+                for i, f in enumerate(fams)]
+    _check_families(families, prices, source=source)
+    return Panel(tuple(families), _parse_temperature(doc, source), **_parse_repetitions(doc, source))
+
+
+def _parse_family(f: Any, *, where: str, prices: dict[str, Any], source: str) -> Family:
+    """One ``[[families]]`` entry, with its model's ``[prices]`` as options where the backend takes them."""
+    if not isinstance(f, dict):
+        raise InvalidParameterError(f"{where} must be a table")
+    _unknown(where, set(f), _FAMILY)
+    for k in ("name", "backend", "model"):
+        if not isinstance(f.get(k), str) or not f[k]:
+            raise InvalidParameterError(f"{where}: {k!r} must be a non-empty string, got {f.get(k)!r}")
+    options = dict(f.get("options", {}))
+    cls = JUDGE_BACKENDS.get(f["backend"])
+    price = prices.get(f["model"])
+    opt_names = {x.name for x in dataclasses.fields(cls.Options)}
+    if price is not None and {"price_input_per_mtok", "price_output_per_mtok"} <= opt_names:
+        if not isinstance(price, dict) or set(price) - {"input", "output"}:
+            raise InvalidParameterError(f"{source}: prices.{f['model']!r} must be {{input = .., output = ..}}")
+        options.setdefault("price_input_per_mtok", float(price.get("input", 0.0)))
+        options.setdefault("price_output_per_mtok", float(price.get("output", 0.0)))
+    return Family(f["name"], f["backend"], f["model"], options)
+
+
+def _check_families(families: list[Family], prices: dict[str, Any], *, source: str) -> None:
+    """Every price names a family's model; names are unique; no two families make the same calls."""
     unpriced = sorted(set(prices) - {f.model for f in families})
     if unpriced:
         raise InvalidParameterError(
@@ -146,9 +152,16 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
     if dup:
         raise InvalidParameterError(f"{source}: duplicate family name(s) {', '.join(dup)}")
     check_distinct_families({f.name: f.identity() for f in families}, source=source)
+
+
+def _parse_temperature(doc: dict[str, Any], source: str) -> float:
     temperature = doc.get("temperature", DEFAULT_TEMPERATURE)
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
         raise InvalidParameterError(f"{source}: temperature must be a number in [0, 2], got {temperature!r}")
+    return float(temperature)
+
+
+def _parse_repetitions(doc: dict[str, Any], source: str) -> dict[str, int]:
     reps = {}
     for k, default in (("holistic_repetitions", DEFAULT_HOLISTIC_REPETITIONS),
                        ("dimension_repetitions", DEFAULT_DIMENSION_REPETITIONS)):
@@ -156,7 +169,7 @@ def parse_panel(doc: dict[str, Any], *, source: str = "panel") -> Panel:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise InvalidParameterError(f"{source}: {k} must be an integer >= 0, got {v!r}")
         reps[k] = v
-    return Panel(tuple(families), float(temperature), **reps)
+    return reps
 
 
 def check_distinct_families(identities: dict[str, dict], *, source: str = "panel") -> None:

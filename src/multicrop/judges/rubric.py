@@ -35,6 +35,7 @@ from pathlib import Path
 from ..errors import InvalidParameterError, UnknownNameError
 from ..hashing import hash_bytes
 from ..schema import DIMENSION_IDS, OVERALL
+from ..serialize import Serializable
 
 __all__ = ["DIMENSION_IDS", "OVERALL", "Dimension", "Rubric", "load_rubric", "parse_rubric"]
 
@@ -42,7 +43,7 @@ _N_TIERS = 5
 
 
 @dataclass(frozen=True)
-class Dimension:
+class Dimension(Serializable):
     """One rubric dimension.
 
     Attributes
@@ -62,12 +63,9 @@ class Dimension:
     question: str
     tiers: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"id": self.id, "name": self.name, "question": self.question, "tiers": list(self.tiers)}
-
 
 @dataclass(frozen=True)
-class Rubric:
+class Rubric(Serializable):
     """A loaded, hashed rubric.
 
     Attributes
@@ -106,16 +104,6 @@ class Rubric:
         raise UnknownNameError(
             f"unknown rubric dimension {dimension_id!r}; available: {', '.join(self.dimension_ids)}"
         )
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "version": self.version,
-            "scale_min": self.scale_min,
-            "scale_max": self.scale_max,
-            "sha256": self.sha256,
-            "dimensions": [d.to_dict() for d in self.dimensions],
-        }
 
 
 def parse_rubric(data: bytes, *, source: str = "<bytes>") -> Rubric:

@@ -20,7 +20,7 @@ from ...errors import JudgeError, MissingCredentialsError
 from ..types import JudgeReply, JudgeRequest
 from .base import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 
-__all__ = ["OpenAICompatibleBackend"]
+__all__ = ["OpenAICompatibleBackend", "retry_after_s"]
 
 _STRUCTURED = ("json_schema", "json_object", "none")
 _DEFAULT_ENDPOINT = "https://api.openai.com/v1"
@@ -41,8 +41,16 @@ def _limits(n: int):
     return type(openai.DEFAULT_CONNECTION_LIMITS)(max_connections=max(n, 100), max_keepalive_connections=n)
 
 
-def _retry_after(headers) -> float | None:
-    """Seconds from ``Retry-After``/``retry-after-ms`` headers, if present."""
+def retry_after_s(headers) -> float | None:
+    """Seconds to wait from ``Retry-After`` / ``retry-after-ms`` headers, or None.
+
+    ``Retry-After`` may be seconds or an HTTP date; ``retry-after-ms`` wins.
+
+    Examples
+    --------
+    >>> retry_after_s({"retry-after-ms": "250", "retry-after": "9"}), retry_after_s({})
+    (0.25, None)
+    """
     if headers is None:
         return None
     ms = headers.get("retry-after-ms")
@@ -152,19 +160,23 @@ class OpenAICompatibleBackend(JudgeBackend):
         return self._client
 
     async def execute(self, request: JudgeRequest) -> JudgeReply:
-        import openai
-
         o = self.options
         url = request.image.cached_data_url(o.max_side, quality=o.jpeg_quality)
         if url is None:  # decode + encode off the event loop, once per image
             url = await asyncio.to_thread(request.image.data_url, o.max_side, quality=o.jpeg_quality)
-        payload = {
+        body = await self._post(self._payload(request, url), timeout_s=request.timeout_s)
+        return self._reply_from_body(body)
+
+    def _payload(self, request: JudgeRequest, image_url: str) -> dict[str, Any]:
+        """The chat-completions request body: the prompt, the image, and how to answer."""
+        o = self.options
+        payload: dict[str, Any] = {
             "model": self.model_id,
             "messages": [{
                 "role": "user",
                 "content": [
                     {"type": "text", "text": request.prompt},
-                    {"type": "image_url", "image_url": {"url": url}},
+                    {"type": "image_url", "image_url": {"url": image_url}},
                 ],
             }],
             "temperature": request.temperature,
@@ -177,34 +189,39 @@ class OpenAICompatibleBackend(JudgeBackend):
             }
         elif o.structured_output == "json_object":
             payload["response_format"] = {"type": "json_object"}
+        return payload
+
+    async def _post(self, payload: dict[str, Any], *, timeout_s: float) -> str:
+        """POST ``payload``; the raw body of a 200, or the error the runner acts on.
+
+        The client's documented request method with ``cast_to=str``: the same
+        endpoint, authentication, timeout and typed errors as
+        ``chat.completions.create``, but the body is sent as built (a plain
+        dict needs none of the client's TypedDict transform) and the raw
+        text comes back, so a 200 whose body breaks the protocol is still a
+        reply, recorded with a parse error.
+        """
+        import openai
+
         client = self._get_client()
         try:
-            # The client's documented request method with ``cast_to=str``: the
-            # same endpoint, auth, timeout and typed errors as
-            # ``chat.completions.create``, but the body is sent as built (our
-            # plain dict needs none of the TypedDict transform, ~40 % of the
-            # client's CPU per call) and the raw text comes back.  We read the
-            # few fields we need ourselves, so a 200 whose body breaks the
-            # protocol is still a reply, recorded with a parse error.
-            body = await client.post("/chat/completions", cast_to=str, body=payload,
-                                     options={"timeout": request.timeout_s})
+            return await client.post("/chat/completions", cast_to=str, body=payload, options={"timeout": timeout_s})
         except openai.APITimeoutError:
-            raise TransientCallError(f"timed out after {request.timeout_s:g} s") from None
+            raise TransientCallError(f"timed out after {timeout_s:g} s") from None
         except openai.APIConnectionError as exc:
             raise ConnectionCallError(f"connection error: {exc}") from None
         except openai.AuthenticationError as exc:
             raise JudgeError(
                 f"{self.name} {self.model_id!r}: authentication failed (HTTP {exc.status_code}); "
-                f"check the key in ${o.api_key_env}"
+                f"check the key in ${self.options.api_key_env}"
             ) from None
         except openai.APIStatusError as exc:
             code = exc.status_code
             if code == 429 or code == 408 or code >= 500:
                 raise TransientCallError(
-                    f"HTTP {code}", retry_after=_retry_after(getattr(exc.response, "headers", None))
+                    f"HTTP {code}", retry_after=retry_after_s(getattr(exc.response, "headers", None))
                 ) from None
             raise CallFailedError(f"HTTP {code}: {str(exc)[:200]}") from None
-        return self._reply_from_body(body)
 
     def _reply_from_body(self, body: str) -> JudgeReply:
         """Read a chat-completions body; anything unexpected becomes ``JudgeReply.error``."""

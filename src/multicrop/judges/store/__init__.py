@@ -4,6 +4,7 @@ Call keys are canonical-JSON content hashes from :mod:`multicrop.hashing`.
 """
 
 from .migrations import MIGRATIONS
-from .store import CallRecord, CallStore, StoreStats, VerifyReport, utc_now
+from .records import CALL_COLUMNS, CallRecord, utc_now
+from .store import CallStore, StoreStats, VerifyReport
 
-__all__ = ["MIGRATIONS", "CallRecord", "CallStore", "StoreStats", "VerifyReport", "utc_now"]
+__all__ = ["MIGRATIONS", "CALL_COLUMNS", "CallRecord", "CallStore", "StoreStats", "VerifyReport", "utc_now"]

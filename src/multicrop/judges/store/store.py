@@ -25,21 +25,22 @@ Examples
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, fields
-from datetime import datetime, timezone
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import InvalidParameterError, StoreError
-from ...hashing import canonical_json, content_hash, hash_text
+from ...errors import StoreError
+from ...hashing import hash_text
+from ...serialize import Serializable
+from .export import export_records
 from .migrations import MIGRATIONS
+from .records import CALL_COLUMNS, CallRecord, utc_now
 
-__all__ = ["CallRecord", "CallStore", "StoreStats", "VerifyReport", "utc_now"]
+__all__ = ["CallStore", "StoreStats", "VerifyReport"]
 
 # Columns whose values also appear in key_json: verify() checks they agree.
 _KEY_COLUMNS = {
@@ -47,81 +48,12 @@ _KEY_COLUMNS = {
     "rubric_sha256": "rubric_sha256", "image_sha256": "image_sha256", "temperature": "temperature",
     "repetition": "repetition", "dimension": "dimension",
 }
-
-
-def utc_now() -> str:
-    """ISO 8601 UTC timestamp with microseconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One judge call as stored.  ``score`` is NaN when the reply did not parse."""
-
-    call_key: str
-    key_json: str
-    family: str
-    backend: str
-    model_requested: str
-    model_returned: str | None
-    image: str
-    image_sha256: str
-    prompt_kind: str
-    dimension: str
-    template: str
-    rubric_sha256: str
-    temperature: float
-    repetition: int
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost_usd: float | None
-    latency_s: float | None
-    attempts: int
-    created_utc: str
-    raw_reply: str | None
-    score: float
-    reason: str | None
-    parse_error: str | None
-    row_sha256: str
-
-    @staticmethod
-    def content_sha256(values: dict[str, Any]) -> str:
-        """Hash of every field except the hash itself (NaN written as null)."""
-        body = {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                for k, v in values.items() if k != "row_sha256"}
-        return content_hash(body)
-
-    @classmethod
-    def new(cls, *, key_fields: dict[str, Any] | None = None, key_json: str | None = None,
-            created_utc: str | None = None, **values: Any) -> CallRecord:
-        """Build a record, computing ``call_key`` (from ``key_fields`` or their
-        canonical ``key_json``), the timestamp and ``row_sha256``."""
-        if key_json is None:
-            if key_fields is None:
-                raise InvalidParameterError("CallRecord.new needs key_fields or key_json")
-            key_json = canonical_json(key_fields)
-        values.update(call_key=hash_text(key_json), key_json=key_json, created_utc=created_utc or utc_now())
-        values["score"] = math.nan if values.get("score") is None else float(values["score"])
-        values["row_sha256"] = cls.content_sha256(values)
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CallRecord:
-        d = dict(d)
-        d["score"] = math.nan if d.get("score") is None else float(d["score"])
-        return cls(**d)
-
-
-_COLUMNS = tuple(f.name for f in fields(CallRecord))
-_INSERT = f"INSERT OR IGNORE INTO calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+_INSERT = f"INSERT OR IGNORE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({', '.join('?' * len(CALL_COLUMNS))})"
 _INSERT_FAILURE = "INSERT INTO failures (call_key, family, image, error, attempts, created_utc) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 @dataclass(frozen=True)
-class StoreStats:
+class StoreStats(Serializable):
     """Summary of a store."""
 
     path: str
@@ -137,9 +69,6 @@ class StoreStats:
     first_utc: str | None
     last_utc: str | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class VerifyReport:
@@ -153,6 +82,11 @@ class VerifyReport:
         return not self.mismatches
 
     def to_dict(self) -> dict[str, Any]:
+        """What ``multicrop store verify --json`` prints.
+
+        Written by hand, not by :mod:`multicrop.serialize`: it adds ``ok`` and
+        names the parts of each mismatch (``{"call_key", "problem"}``).
+        """
         return {"n_checked": self.n_checked, "ok": self.ok,
                 "mismatches": [{"call_key": k, "problem": p} for k, p in self.mismatches]}
 
@@ -246,8 +180,7 @@ class CallStore:
         """
         if not records and not failures:
             return 0
-        rows = [tuple(None if (k == "score" and math.isnan(v)) else v
-                      for k, v in zip(_COLUMNS, (getattr(r, c) for c in _COLUMNS))) for r in records]
+        rows = [r.row() for r in records]
         now = utc_now()
         frows = [(f["call_key"], f["family"], f["image"], f["error"], f["attempts"], now) for f in failures]
         self._db.execute("BEGIN IMMEDIATE")
@@ -282,9 +215,9 @@ class CallStore:
 
     def iter_records(self) -> Iterator[CallRecord]:
         """Every stored call, oldest first."""
-        cur = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM calls ORDER BY created_utc, call_key")
+        cur = self._db.execute(f"SELECT {', '.join(CALL_COLUMNS)} FROM calls ORDER BY created_utc, call_key")
         for row in cur:
-            yield CallRecord.from_dict(dict(zip(_COLUMNS, row)))
+            yield CallRecord.from_row(row)
 
     def stats(self) -> StoreStats:
         q = self._db.execute
@@ -339,36 +272,4 @@ class CallStore:
         InvalidParameterError
             For an unsupported extension.
         """
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in (".csv", ".jsonl", ".parquet"):
-            raise InvalidParameterError(f"export path must end in .csv, .jsonl or .parquet, got {path.name!r}")
-        from ...io.save import atomic_path
-        from ...io.tables import NA_REP, write_table
-
-        records: Iterable[CallRecord] = self.iter_records()
-        n = 0
-        if suffix == ".parquet":
-            import pandas as pd
-
-            df = pd.DataFrame([r.to_dict() for r in records], columns=list(_COLUMNS))
-            write_table(df, path)
-            return len(df)
-        with atomic_path(path) as tmp:
-            if suffix == ".csv":
-                # Streamed (a store can hold 10^5-10^6 calls); NaN spelled as write_table spells it.
-                with open(tmp, "w", newline="", encoding="utf-8") as fh:
-                    w = csv.writer(fh, lineterminator="\n")
-                    w.writerow(_COLUMNS)
-                    for r in records:
-                        w.writerow([NA_REP if (c == "score" and math.isnan(r.score)) else getattr(r, c)
-                                    for c in _COLUMNS])
-                        n += 1
-            else:
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    for r in records:
-                        d = r.to_dict()
-                        d["score"] = None if math.isnan(r.score) else r.score
-                        fh.write(json.dumps(d, ensure_ascii=False) + "\n")
-                        n += 1
-        return n
+        return export_records(self.iter_records(), Path(path))
