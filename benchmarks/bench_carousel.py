@@ -1,6 +1,6 @@
 """carousel-synth benchmark: build the synthetic set, run every method, print the kIoU table.
 
-    .venv/bin/python benchmarks/bench_carousel.py --out /tmp/carousel-bench --workers 2
+    python benchmarks/bench_carousel.py --labels CAROUSEL_LABELS --out /tmp/carousel-bench --workers 2
 
 Each method's report (results.jsonl, table.csv/json, report.html) goes to
 ``OUT/rep_<method>``; reruns resume.  The table has the rows all / ok /
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from multicrop.datasets.synth import make_synth
 from multicrop.evaluation.carousel.evaluate import evaluate_carousel
-from multicrop.evaluation.carousel.report import write_report
 from multicrop.evaluation.carousel.methods import METHODS
+from multicrop.evaluation.carousel.report import write_report
 
 DEFAULT_METHODS = ("partition", "topk", "smartcrop", "vips", "slices")
 
@@ -26,7 +26,8 @@ DEFAULT_METHODS = ("partition", "topk", "smartcrop", "vips", "slices")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("/tmp/carousel-bench"))
-    ap.add_argument("--labels", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "carousel")
+    ap.add_argument("--labels", type=Path, required=True,
+                    help="the Carousel label files (a directory holding dataset/ and hard_failures.txt)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-side", type=int, default=1600)
     ap.add_argument("--workers", type=int, default=2)

@@ -74,6 +74,14 @@ def test_dataset_average_is_box_weighted():
     assert (s.n_images, s.n_gt) == (2, 4)
 
 
+def test_summary_serializes_its_fields_in_order():
+    s = summarize_kiou([[Box(0, 0, 10, 10)], []], [[Box(0, 0, 10, 10)], [Box(50, 0, 10, 10)]])
+    assert s.to_dict() == {"kiou_50_95": 0.5, "kiou_50": 0.5, "image_mean_50_95": 0.5, "image_mean_50": 0.5,
+                           "n_images": 2, "n_gt": 2}
+    assert list(s.to_dict()) == ["kiou_50_95", "kiou_50", "image_mean_50_95", "image_mean_50", "n_images", "n_gt"]
+    assert type(s).from_dict(s.to_dict()) == s
+
+
 def test_range_averages_thresholds():
     gt = [[Box(0, 0, 10, 10)]]
     pred = [[Box(0, 0, 10, 7)]]  # IoU 0.7: counted for mu <= 0.7 (5 of 10 thresholds)

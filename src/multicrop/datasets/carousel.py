@@ -23,8 +23,10 @@ The real label files have quirks that are handled here, never "fixed" on disk:
 
 References
 ----------
-.. [1] Carousel: a multi-target cropping dataset (RafeLoya/carousel),
-   sections III and IV-C; ``../shared/papers/000_ab3aac417f9da011.txt``.
+.. [1] R. Loya, A. Hamara, B. Estell, B. Kilpatrick and A. C. Freeman,
+   "Carousel: A High-Resolution Dataset for Multi-Target Automatic Image
+   Cropping", sections III (the dataset) and IV-C (protocol); data at
+   https://github.com/RafeLoya/carousel.
 """
 
 from __future__ import annotations
@@ -79,25 +81,6 @@ class CarouselMetadata:
     licence: str = ""
     url: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "subcrops": self.subcrops,
-            "title": self.title,
-            "creator": self.creator,
-            "licence": self.licence,
-            "url": self.url,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> CarouselMetadata:
-        return cls(
-            subcrops=int(d["subcrops"]),
-            title=str(d.get("title", "")),
-            creator=str(d.get("creator", "")),
-            licence=str(d.get("licence", "")),
-            url=str(d.get("url", "")),
-        )
-
 
 @dataclass(frozen=True)
 class CarouselItem:
@@ -146,21 +129,6 @@ class CarouselItem:
     def orientations(self) -> frozenset[str]:
         """``{"portrait", "landscape"}`` subset present among the boxes."""
         return frozenset("portrait" if r.value < 1 else "landscape" for r in self.ratios)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "image_path": str(self.image_path) if self.image_path else None,
-            "width": self.width,
-            "height": self.height,
-            "k": self.k,
-            "boxes": [b.to_dict() for b in self.boxes],
-            "ratios": [str(r) for r in self.ratios],
-            "metadata": self.metadata.to_dict(),
-            "hard_failure": self.hard_failure,
-            "labels": list(self.labels),
-            "notes": list(self.notes),
-        }
 
 
 @dataclass(frozen=True)
@@ -344,65 +312,63 @@ def load_item(
         raise DatasetError(f"{name}: 'shapes' must be a non-empty list of boxes")
 
     notes: list[str] = []
-    boxes: list[Box] = []
-    ratios: list[Ratio] = []
-    raw_labels: list[str] = []
-    for i, shape in enumerate(shapes):
-        try:
-            (x1, y1), (x2, y2) = shape["points"]
-            x1, y1, x2, y2 = (_number(v, f"shapes[{i}].points") for v in (x1, y1, x2, y2))
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, DatasetError):
-                raise DatasetError(f"{name}: {exc}") from None
-            raise DatasetError(f"{name}: shapes[{i}].points must be two [x, y] corners") from None
-        raw = Box.from_corners(x1, y1, x2, y2)
-        box = raw.clip(width, height)
-        if box != raw:
-            notes.append(f"box {i} clipped to the image (corners {raw.corners()})")
-        if box.w <= 0 or box.h <= 0:
-            raise DatasetError(f"{name}: shapes[{i}] has no area inside the {width}x{height} image")
-        ratio = box_ratio(box)
-        label = str(shape.get("label", ""))
-        said = _LABEL_RATIOS.get(label.strip().lower())
-        if said is not None and said != ratio:
-            notes.append(f"box {i} label {label!r} contradicts its geometry ({ratio}); geometry kept")
-        boxes.append(box)
-        ratios.append(ratio)
-        raw_labels.append(label)
-    if subcrops != len(boxes):
-        notes.append(f"subcrops={subcrops} but {len(boxes)} boxes; k=subcrops, all boxes kept")
-
+    read = [_read_shape(name, i, shape, width, height, notes) for i, shape in enumerate(shapes)]
+    if subcrops != len(read):
+        notes.append(f"subcrops={subcrops} but {len(read)} boxes; k=subcrops, all boxes kept")
     image_path = _find_image(ddir, name, labels.get("imagePath"))
     if image_path is None and require_image:
         raise DatasetError(f"{name}: image missing (looked for {name}.jpg/.jpeg/.png in {ddir})")
-
-    partition_info = None
-    pinfo = root / "partitions" / name / "partition_info.json"
-    if pinfo.is_file():
-        data = _read_json(pinfo)
-        partition_info = MappingProxyType(data) if isinstance(data, dict) else MappingProxyType({"value": data})
-
-    meta = CarouselMetadata(
-        subcrops=subcrops,
-        title=str(meta_raw.get("title", "")),
-        creator=str(meta_raw.get("creator", "")),
-        licence=str(meta_raw.get("copyright_license_type", meta_raw.get("licence", ""))),
-        url=str(meta_raw.get("website_url", meta_raw.get("url", ""))),
-    )
     return CarouselItem(
         name=name,
         image_path=image_path,
         width=width,
         height=height,
         k=subcrops,
-        boxes=tuple(boxes),
-        ratios=tuple(ratios),
-        metadata=meta,
+        boxes=tuple(box for box, _, _ in read),
+        ratios=tuple(ratio for _, ratio, _ in read),
+        metadata=CarouselMetadata(
+            subcrops=subcrops,
+            title=str(meta_raw.get("title", "")),
+            creator=str(meta_raw.get("creator", "")),
+            licence=str(meta_raw.get("copyright_license_type", meta_raw.get("licence", ""))),
+            url=str(meta_raw.get("website_url", meta_raw.get("url", ""))),
+        ),
         hard_failure=name in hard_failures,
-        labels=tuple(raw_labels),
+        labels=tuple(label for _, _, label in read),
         notes=tuple(notes),
-        partition_info=partition_info,
+        partition_info=_partition_info(root / "partitions" / name / "partition_info.json"),
     )
+
+
+def _read_shape(name: str, i: int, shape: Any, width: int, height: int, notes: list[str]) -> tuple[Box, Ratio, str]:
+    """Box (clipped to the image), ratio (from its geometry) and raw label of ``shapes[i]``; quirks go to ``notes``."""
+    try:
+        (x1, y1), (x2, y2) = shape["points"]
+        x1, y1, x2, y2 = (_number(v, f"shapes[{i}].points") for v in (x1, y1, x2, y2))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, DatasetError):
+            raise DatasetError(f"{name}: {exc}") from None
+        raise DatasetError(f"{name}: shapes[{i}].points must be two [x, y] corners") from None
+    raw = Box.from_corners(x1, y1, x2, y2)
+    box = raw.clip(width, height)
+    if box != raw:
+        notes.append(f"box {i} clipped to the image (corners {raw.corners()})")
+    if box.w <= 0 or box.h <= 0:
+        raise DatasetError(f"{name}: shapes[{i}] has no area inside the {width}x{height} image")
+    ratio = box_ratio(box)
+    label = str(shape.get("label", ""))
+    said = _LABEL_RATIOS.get(label.strip().lower())
+    if said is not None and said != ratio:
+        notes.append(f"box {i} label {label!r} contradicts its geometry ({ratio}); geometry kept")
+    return box, ratio, label
+
+
+def _partition_info(path: Path) -> Mapping[str, Any] | None:
+    """The paper's ``partition_info.json`` for an item, when the directory has one."""
+    if not path.is_file():
+        return None
+    data = _read_json(path)
+    return MappingProxyType(data) if isinstance(data, dict) else MappingProxyType({"value": data})
 
 
 def load_carousel(root: str | Path, *, require_images: bool = True) -> CarouselDataset:

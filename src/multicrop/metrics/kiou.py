@@ -21,8 +21,9 @@ coordinates, so the result does not depend on the order boxes are listed in.
 
 References
 ----------
-.. [1] Carousel, section IV-B "Metrics" and Table II;
-   ``../shared/papers/000_ab3aac417f9da011.txt``.
+.. [1] R. Loya, A. Hamara, B. Estell, B. Kilpatrick and A. C. Freeman,
+   "Carousel: A High-Resolution Dataset for Multi-Target Automatic Image
+   Cropping", section IV-B "Metrics" and Table II.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..geometry import Box, iou_matrix
+from ..serialize import Serializable
 
 __all__ = [
     "KIOU_THRESHOLDS",
@@ -84,7 +86,7 @@ class ImageKIoU:
 
 
 @dataclass(frozen=True)
-class KIoUSummary:
+class KIoUSummary(Serializable):
     """kIoU of a set of images.
 
     ``kiou_50_95`` and ``kiou_50`` are box-weighted (the paper's numbers);
@@ -97,16 +99,6 @@ class KIoUSummary:
     image_mean_50: float
     n_images: int
     n_gt: int
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {
-            "kiou_50_95": self.kiou_50_95,
-            "kiou_50": self.kiou_50,
-            "image_mean_50_95": self.image_mean_50_95,
-            "image_mean_50": self.image_mean_50,
-            "n_images": self.n_images,
-            "n_gt": self.n_gt,
-        }
 
 
 def _check_threshold(threshold: float) -> float:

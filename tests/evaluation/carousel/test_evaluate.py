@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 
 import pytest
 
 from multicrop.errors import InvalidParameterError, MulticropError
-from multicrop.evaluation.carousel.evaluate import RESULTS_FILE, evaluate_carousel, read_results
+from multicrop.evaluation.carousel.evaluate import evaluate_carousel
 from multicrop.evaluation.carousel.report import write_report
 from multicrop.evaluation.carousel.methods import METHODS, CarouselMethod
+from multicrop.evaluation.carousel.records import RESULTS_FILE, read_results
 from multicrop.geometry import Box
 from multicrop.metrics import image_kiou, summarize_kiou
 
@@ -23,14 +25,14 @@ def test_slices_scores_and_subsets(small_synth, tmp_path):
     all_row, ok_row, fail_row = ev.rows
     assert (all_row.n_images, ok_row.n_images, fail_row.n_images) == (4, 2, 2)
     assert all_row.n_boxes == 9  # 2 + 2 + 3 + 2: every labelled box is ground truth
-    s = summarize_kiou([r.boxes for r in ev.results], [r.gt for r in ev.results])
+    s = summarize_kiou([r.prediction.boxes for r in ev.results], [r.gt for r in ev.results])
     assert all_row.kiou_50 == pytest.approx(s.kiou_50)
     assert all_row.kiou_50_95 == pytest.approx(s.kiou_50_95)
     for r in ev.results:
-        assert len(r.boxes) == r.k  # k = subcrops, not the box count
-        assert r.kiou_50 == pytest.approx(image_kiou(r.boxes, r.gt, threshold=0.5).mean)
-    las = next(r for r in ev.results if r.name == "1_Las_vegas_strip")
-    assert (las.k, len(las.gt)) == (3, 2)
+        assert len(r.prediction.boxes) == r.prediction.k  # k = subcrops, not the box count
+        assert r.kiou_50 == pytest.approx(image_kiou(r.prediction.boxes, r.gt, threshold=0.5).mean)
+    las = next(r for r in ev.results if r.prediction.name == "1_Las_vegas_strip")
+    assert (las.prediction.k, len(las.gt)) == (3, 2)
 
 
 def test_subset_failures_only(small_synth, tmp_path):
@@ -63,7 +65,7 @@ def test_other_method_in_same_dir_is_refused(small_synth, tmp_path):
 def test_workers_give_the_same_results(small_synth, tmp_path):
     one = evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "a")
     two = evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "b", workers=2)
-    assert [r.boxes for r in one.results] == [r.boxes for r in two.results]
+    assert [r.prediction.boxes for r in one.results] == [r.prediction.boxes for r in two.results]
     assert two.workers == 2 and two.threads >= 1
 
 
@@ -81,7 +83,7 @@ def test_library_error_in_a_method_is_an_error_row(small_synth, tmp_path):
         ev = evaluate_carousel(small_synth, "test-refuses", out_dir=tmp_path, limit=2)
     finally:
         METHODS.unregister("test-refuses")
-    assert all(r.error.startswith("ImageTooSmallError: ") for r in ev.results)
+    assert all(r.prediction.error.startswith("ImageTooSmallError: ") for r in ev.results)
     assert ev.rows[0].kiou_50 == 0 and ev.rows[0].errors == 2
 
 
@@ -90,8 +92,9 @@ def test_unreadable_image_is_an_error_row(small_synth, tmp_path):
     shutil.copytree(small_synth, root)
     (root / "dataset" / "Hockey_players.jpg").write_bytes(b"not a jpeg")
     ev = evaluate_carousel(root, "slices", out_dir=tmp_path / "rep")
-    bad = next(r for r in ev.results if r.name == "Hockey_players")
-    assert bad.error and "ImageLoadError" in bad.error and bad.boxes == () and bad.kiou_50 == 0
+    bad = next(r for r in ev.results if r.prediction.name == "Hockey_players")
+    assert bad.prediction.error and "ImageLoadError" in bad.prediction.error
+    assert bad.prediction.boxes == () and bad.prediction.seconds == 0.0 and bad.kiou_50 == 0
     assert ev.rows[0].errors == 1 and ev.rows[0].n_images == 4
 
 
@@ -151,9 +154,9 @@ def test_partition_method_end_to_end(carousel_labels, tmp_path):
     names = ("090717-N-4234E-473", "Hockey_players")
     make_synth(carousel_labels, tmp_path / "ds", seed=0, max_side=480, names=names)
     ev = evaluate_carousel(tmp_path / "ds", "partition", out_dir=tmp_path / "rep")
-    assert [r.error for r in ev.results] == [None, None]
+    assert [r.prediction.error for r in ev.results] == [None, None]
     assert len(ev.results) == 2
-    assert all(len(r.boxes) == r.k for r in ev.results)
+    assert all(len(r.prediction.boxes) == r.prediction.k for r in ev.results)
     assert 0 <= ev.rows[0].kiou_50_95 <= ev.rows[0].kiou_50 <= 1
 
 
@@ -183,8 +186,8 @@ def test_saved_lines_hold_predictions_only_and_resumes_score_the_current_labels(
     assert ev.n_resumed == 1
     r = ev.results[0]
     assert r.gt[0] == Box(first["x"], first["y"], first["w"], first["h"])
-    assert r.kiou_50 == pytest.approx(image_kiou(r.boxes, r.gt, threshold=0.5).mean)
-    assert ev.rows[0].kiou_50 == pytest.approx(summarize_kiou([r.boxes], [r.gt]).kiou_50)
+    assert r.kiou_50 == pytest.approx(image_kiou(r.prediction.boxes, r.gt, threshold=0.5).mean)
+    assert ev.rows[0].kiou_50 == pytest.approx(summarize_kiou([r.prediction.boxes], [r.gt]).kiou_50)
 
 
 def test_results_of_an_older_format_are_read_but_not_reused(small_synth, tmp_path):
@@ -195,7 +198,7 @@ def test_results_of_an_older_format_are_read_but_not_reused(small_synth, tmp_pat
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / RESULTS_FILE).write_text(json.dumps(old) + "\n")
     (back,) = read_results(tmp_path / "old" / RESULTS_FILE)
-    assert back.ratios is None and back.boxes == ev.results[0].boxes
+    assert back.ratios is None and back.boxes == ev.results[0].prediction.boxes
     with pytest.raises(InvalidParameterError, match="written before the offered ratios were recorded"):
         evaluate_carousel(small_synth, "slices", out_dir=tmp_path / "old", limit=1)
 
@@ -204,20 +207,44 @@ def test_scores_match_summarize_kiou_for_every_subset(small_synth, tmp_path):
     ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
     for row in ev.rows:
         sel = [r for r in ev.results if row.subset == "all" or (row.subset == "failures") == r.hard_failure]
-        s = summarize_kiou([r.boxes for r in sel], [r.gt for r in sel])
+        s = summarize_kiou([r.prediction.boxes for r in sel], [r.gt for r in sel])
         assert (row.kiou_50_95, row.kiou_50, row.image_mean_50_95, row.image_mean_50) == pytest.approx(
             (s.kiou_50_95, s.kiou_50, s.image_mean_50_95, s.image_mean_50))
 
 
-def test_thread_count_has_one_source(monkeypatch):
-    from multicrop.evaluation.carousel.evaluate import worker_threads
+def test_threads_are_given_to_the_method_explicitly(small_synth, tmp_path, monkeypatch):
+    # One source (u2netp.thread_count), passed as a parameter: nothing goes through the environment.
     from multicrop.saliency import u2netp
+
+    seen = []
+
+    class Records(CarouselMethod):
+        name = "test-threads"
+
+        def _predict(self, image, k, ratios):
+            seen.append(self.threads)
+            return [Box(0, 0, 10, 15)] * k, None
 
     monkeypatch.delenv("MULTICROP_THREADS", raising=False)
     monkeypatch.setattr("os.cpu_count", lambda: 16)
-    assert [worker_threads(w) for w in (1, 2, 8, 32)] == [u2netp.thread_count(w) for w in (1, 2, 8, 32)] == [4, 4, 2, 1]
-    monkeypatch.setenv("MULTICROP_THREADS", "3")
-    assert worker_threads(2) == u2netp.thread_count() == 3
+    assert [u2netp.thread_count(w) for w in (1, 2, 8, 32)] == [4, 4, 2, 1]
+    METHODS.register(Records)
+    try:
+        ev = evaluate_carousel(small_synth, "test-threads", out_dir=tmp_path / "a", workers=8, limit=1)
+        assert seen == [2] and ev.threads == 2 and "MULTICROP_THREADS" not in os.environ
+        monkeypatch.setenv("MULTICROP_THREADS", "3")
+        ev = evaluate_carousel(small_synth, "test-threads", out_dir=tmp_path / "b", workers=2, limit=1)
+    finally:
+        METHODS.unregister("test-threads")
+    assert seen == [2, 3] and ev.threads == 3
+
+
+def test_methods_take_threads():
+    method = METHODS.create("partition", threads=3)
+    assert method.threads == 3 and METHODS.create("slices").threads is None
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(InvalidParameterError, match="threads must be a positive integer or None"):
+            METHODS.create("slices", threads=bad)
 
 
 def test_in_process_evaluation_reports_the_threads_u2netp_uses(small_synth, tmp_path, monkeypatch):
@@ -236,16 +263,16 @@ def test_a_rerun_redraws_only_changed_thumbnails(small_synth, tmp_path, monkeypa
     before = sorted(p.name for p in (tmp_path / "thumbs").iterdir())
     drawn = []
     real = report._draw_thumb
-    monkeypatch.setattr(report, "_draw_thumb", lambda *a: drawn.append(a[2].name) or real(*a))
+    monkeypatch.setattr(report, "_draw_thumb", lambda *a: drawn.append(a[2].prediction.name) or real(*a))
     write_report(evaluate_carousel(small_synth, "slices", out_dir=tmp_path), tmp_path)  # a no-op resume
     assert drawn == [] and sorted(p.name for p in (tmp_path / "thumbs").iterdir()) == before
     # another prediction for one image: only its thumbnail is drawn, the stale one removed
     from dataclasses import replace
 
-    from multicrop.evaluation.carousel.evaluate import ImageResult
+    from multicrop.evaluation.carousel.records import ImageResult
 
     r0 = ev.results[0]
-    changed = ImageResult(replace(r0.prediction, boxes=r0.boxes[:1]), r0.gt, r0.hard_failure, r0.totals)
+    changed = ImageResult(replace(r0.prediction, boxes=r0.prediction.boxes[:1]), r0.gt, r0.hard_failure, r0.totals)
     write_report(replace(ev, results=(changed, *ev.results[1:])), tmp_path)
     assert len(drawn) == 1
     after = sorted(p.name for p in (tmp_path / "thumbs").iterdir())

@@ -11,10 +11,10 @@ from multicrop.evaluation.carousel.methods import (
     CarouselMethod,
     MethodResult,
     MissingDependencyError,
-    _locate,
     best_fit_ratio,
     slice_regions,
 )
+from multicrop.evaluation.carousel.peers import locate_crop
 from multicrop.geometry import Box, Ratio
 
 
@@ -50,6 +50,8 @@ def test_contract(name, scene):
         assert b.x >= -1e-6 and b.y >= -1e-6 and b.x2 <= 360 + 1e-6 and b.y2 <= 240 + 1e-6
         assert min(abs(b.aspect / r - 1) for r in (2 / 3, 3 / 2)) < 0.05
     assert MethodResult.from_dict(res.to_dict()) == res
+    # every method takes its threads as a parameter; they never change the boxes
+    assert METHODS.create(name, threads=1).predict(scene, 2, "2:3,3:2").boxes == res.boxes
 
 
 @pytest.mark.parametrize("name", [n for n in METHODS.names() if METHODS.create(n).uses_partition])
@@ -91,7 +93,7 @@ def test_helpers():
     assert best_fit_ratio(Box(0, 0, 300, 100), (Ratio(2, 3), Ratio(3, 2))) == Ratio(3, 2)
     assert slice_regions(100, 300, 3)[1] == Box(0, 100, 100, 100)
     region = np.arange(10 * 12 * 3, dtype=np.uint8).reshape(10, 12, 3)
-    assert _locate(region, region[3:8, 2:9]) == (2, 3)
+    assert locate_crop(region, region[3:8, 2:9]) == (2, 3)
 
 
 def test_missing_dependency_is_a_clear_error():
@@ -158,3 +160,37 @@ def test_pipeline_backed_versions_follow_the_pipeline(name, monkeypatch):
     monkeypatch.undo()
     assert method.version == before
     assert METHODS.create("slices").version == "1"  # does not depend on the pipeline
+
+
+def _first_copy(region, crop):
+    """The exhaustive search locate_crop replaced: first exact copy, row by row."""
+    h, w = crop.shape[:2]
+    for top in range(region.shape[0] - h + 1):
+        for left in range(region.shape[1] - w + 1):
+            if np.array_equal(region[top: top + h, left: left + w], crop):
+                return left, top
+    return None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_locate_crop_agrees_with_an_exhaustive_search(seed):
+    rng = np.random.default_rng(seed)
+    # few grey levels and a repeated tile: several exact copies, the first row-major one wins
+    tile = rng.integers(0, 3, (4, 5, 3), dtype=np.uint8) * 100
+    region = np.tile(tile, (5, 6, 1))
+    region[rng.integers(0, 20), rng.integers(0, 30)] = 7
+    h, w = rng.integers(2, 9), rng.integers(2, 12)
+    top, left = rng.integers(0, 20 - h + 1), rng.integers(0, 30 - w + 1)
+    crop = region[top: top + h, left: left + w].copy()
+    assert locate_crop(region, crop) == _first_copy(region, crop)
+    assert locate_crop(np.zeros((6, 9, 3), np.uint8), np.zeros((2, 3, 3), np.uint8)) == (0, 0)
+
+
+def test_locate_crop_refuses_a_crop_not_in_the_region():
+    from multicrop.errors import MulticropError
+
+    region = np.zeros((10, 12, 3), np.uint8)
+    with pytest.raises(MulticropError, match="not part of the region"):
+        locate_crop(region, np.full((3, 3, 3), 9, np.uint8))
+    with pytest.raises(MulticropError, match="cannot be part of"):
+        locate_crop(region, np.zeros((11, 3, 3), np.uint8))

@@ -28,19 +28,27 @@ try every allowed ratio and keep the first partition without a failure,
 preferring the one whose salient boxes are tightest.  ``partition`` and
 ``topk`` let the pipeline's scorer choose.
 
-A new method is a :class:`CarouselMethod` subclass registered in
+This module holds the base class, the registry and the methods of our own
+pipeline and the floor; the peers are in
+:mod:`multicrop.evaluation.carousel.peers` (registered when the package is
+imported).  A new method is a :class:`CarouselMethod` subclass registered in
 :data:`METHODS` (``METHODS.register(MyMethod)``); ``evaluate_carousel`` and
 ``multicrop eval carousel --method NAME`` then run it unchanged.
 
+Threads are a parameter of the method (``METHODS.create(name, threads=n)``),
+passed down to the saliency model (and to libvips for ``vips``); the
+evaluation gives each worker process its share.  They never change a result.
+
 References
 ----------
-.. [1] Carousel, sections IV-A and IV-C; ``../shared/papers/000_ab3aac417f9da011.txt``.
+.. [1] R. Loya, A. Hamara, B. Estell, B. Kilpatrick and A. C. Freeman,
+   "Carousel: A High-Resolution Dataset for Multi-Target Automatic Image
+   Cropping", sections IV-A (partitioning) and IV-C (protocol).
 """
 
 from __future__ import annotations
 
 import importlib
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -52,6 +60,7 @@ import numpy as np
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Box, Ratio, fit_ratio_box, parse_ratios
 from ...registry import Registry
+from ...serialize import Serializable
 
 __all__ = [
     "MethodResult",
@@ -60,8 +69,9 @@ __all__ = [
     "METHODS",
     "best_fit_ratio",
     "slice_regions",
+    "partition_regions",
+    "pipeline_version",
 ]
-
 
 
 class MissingDependencyError(MulticropError, ImportError):
@@ -69,7 +79,7 @@ class MissingDependencyError(MulticropError, ImportError):
 
 
 @dataclass(frozen=True)
-class MethodResult:
+class MethodResult(Serializable):
     """What a method predicted for one image.
 
     Attributes
@@ -87,26 +97,20 @@ class MethodResult:
     failure: str | None = None
     seconds: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "boxes": [b.to_dict() for b in self.boxes],
-            "failure": self.failure,
-            "seconds": self.seconds,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> MethodResult:
-        return cls(
-            boxes=tuple(Box.from_dict(b) for b in d["boxes"]),
-            failure=d.get("failure"),
-            seconds=float(d.get("seconds", 0.0)),
-        )
-
 
 class CarouselMethod:
     """Base class of a multi-crop method.
 
-    Subclasses set the class attributes and implement :meth:`_predict`.
+    Subclasses set the class attributes and implement :meth:`_predict`; a
+    subclass with its own ``__init__`` accepts ``threads`` too and calls
+    ``super().__init__(threads=threads)``.
+
+    Parameters
+    ----------
+    threads : int, optional
+        Threads the method may use (the saliency model's intra-op threads;
+        libvips's for ``vips``); None leaves each library its default.  Never
+        changes a result.
 
     Attributes
     ----------
@@ -128,6 +132,11 @@ class CarouselMethod:
     uses_partition: bool = False
     requires: tuple[str, ...] = ()
     extra: str | None = None
+
+    def __init__(self, *, threads: int | None = None) -> None:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise InvalidParameterError(f"threads must be a positive integer or None, got {threads!r}")
+        self.threads = threads
 
     def check_available(self) -> None:
         """Raise :class:`MissingDependencyError` if a required package is missing."""
@@ -216,30 +225,31 @@ def _image_size(image: Any) -> tuple[int, int]:
     return load_image(Path(image), max_side=16).size
 
 
-def _analysis(image: Any):
+def _analysis_copy(image: Any):
+    """The analysis copy of ``image`` and the default config, as the pipeline loads it."""
     from ...crop.config import CropConfig
     from ...io import load_image
 
-    cfg = CropConfig()
-    return load_image(image if isinstance(image, np.ndarray) else Path(image),
-                      max_side=cfg.analysis_max_side, max_pixels=cfg.max_pixels), cfg
+    cfg = CropConfig()  # the pixel limit is load_image's default (multicrop.io.DEFAULT_MAX_PIXELS)
+    return load_image(image if isinstance(image, np.ndarray) else Path(image), max_side=cfg.analysis_max_side), cfg
 
 
-def partition_regions(image: Any, k: int, ratios: Sequence[Ratio]):
+def partition_regions(image: Any, k: int, ratios: Sequence[Ratio], *, threads: int | None = None):
     """Saliency partition of ``image`` with the pipeline's defaults.
 
     Returns ``(loaded, partition)``: the :class:`multicrop.io.LoadedImage`
-    and the chosen :class:`multicrop.crop.partition.Partition`, in analysis pixels.
+    and the chosen :class:`multicrop.crop.partition.Partition`, in analysis
+    pixels.  ``threads`` goes to the saliency model.
     """
     from ...crop.pipeline import analyse, best_partition
 
-    loaded, cfg = _analysis(image)
+    loaded, cfg = _analysis_copy(image)
     cfg = replace(cfg, k=k, ratios=tuple(ratios))
-    sal, _ = analyse(loaded.analysis, cfg)
+    sal, _ = analyse(loaded.analysis, cfg, threads=threads)
     return loaded, best_partition(sal, cfg)
 
 
-def _pipeline_version(base: str) -> str:
+def pipeline_version(base: str) -> str:
     """``base`` plus a short hash of the pipeline's versions and default config.
 
     A result cache keyed on it is invalidated by any change to the scorer,
@@ -257,6 +267,7 @@ def _pipeline_version(base: str) -> str:
 # --------------------------------------------------------------------------- methods
 
 
+@METHODS.register
 class SlicesMethod(CarouselMethod):
     """k equal slices along the long axis, each cropped centrally (a floor)."""
 
@@ -275,16 +286,18 @@ class PipelineMethod(CarouselMethod):
 
     @property
     def version(self) -> str:  # results change with the pipeline's versions and weights
-        return _pipeline_version("2")
+        return pipeline_version("2")
 
     def _predict(self, image, k, ratios):
-        import multicrop
+        from ...crop.config import CropConfig
+        from ...crop.pipeline import crop_photo
 
-        cfg = multicrop.CropConfig(k=k, ratios=tuple(ratios), strategy=self.strategy)
-        result = multicrop.crop_photo(image, cfg)
+        cfg = CropConfig(k=k, ratios=tuple(ratios), strategy=self.strategy)
+        result = crop_photo(image, cfg, threads=self.threads)
         return [c.box for c in result.crops], result.failure
 
 
+@METHODS.register
 class PartitionMethod(PipelineMethod):
     name = "partition"
     description = "our pipeline: saliency partitions (Carousel IV-A), best crop per region by our scorer"
@@ -292,101 +305,8 @@ class PartitionMethod(PipelineMethod):
     strategy = "partition"
 
 
+@METHODS.register
 class TopKMethod(PipelineMethod):
     name = "topk"
     description = "our pipeline: top-k candidates of the whole image with NMS, no partitions (VPN* protocol)"
     strategy = "topk"
-
-
-#: Regions whose largest crop is smaller than this (analysis pixels) get a centred crop.
-_MIN_PEER_SIDE = 16
-
-
-class PeerMethod(CarouselMethod):
-    """A single-crop peer run inside each saliency partition."""
-
-    uses_partition = True
-    extra = "peers"
-
-    @property
-    def version(self) -> str:  # peers run on our partitions, which change with the pipeline
-        return _pipeline_version("2")
-
-    def _predict(self, image, k, ratios):
-        loaded, part = partition_regions(image, k, ratios)
-        arr = loaded.analysis
-        H, W = arr.shape[:2]
-        sx, sy = loaded.size[0] / W, loaded.size[1] / H
-        boxes = []
-        for reg in part.regions:
-            x1, y1 = max(int(math.floor(reg.x)), 0), max(int(math.floor(reg.y)), 0)
-            x2, y2 = min(int(math.ceil(reg.x2)), W), min(int(math.ceil(reg.y2)), H)
-            region = arr[y1:y2, x1:x2]
-            ratio = best_fit_ratio(Box(0, 0, x2 - x1, y2 - y1), ratios)
-            fit = fit_ratio_box(Box(0, 0, x2 - x1, y2 - y1), ratio)
-            cw, ch = int(math.floor(fit.w)), int(math.floor(fit.h))
-            if min(cw, ch) < _MIN_PEER_SIDE:
-                # A degenerate region (the partition reports it as a failure):
-                # the peer cannot work on a few pixels; keep the centred fit.
-                b = fit
-            else:
-                b = self._crop(np.ascontiguousarray(region), cw, ch)
-            boxes.append(b.translate(x1, y1).scale(sx, sy).clip(*loaded.size))
-        return boxes, part.failure
-
-    def _crop(self, region: np.ndarray, width: int, height: int) -> Box:
-        """Best ``width x height`` crop of ``region`` (region pixels)."""
-        raise NotImplementedError
-
-
-class SmartcropMethod(PeerMethod):
-    name = "smartcrop"
-    description = "smartcrop.py (content-aware single crop) inside each of our saliency partitions"
-    requires = ("smartcrop",)
-
-    def _crop(self, region, width, height):
-        import smartcrop
-        from PIL import Image
-
-        # smartcrop divides by a crop's area, which is 0 for candidates its
-        # prescaling shrinks below a pixel; such candidates lose anyway.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            res = smartcrop.SmartCrop().crop(Image.fromarray(region), width, height)
-        c = res["top_crop"]
-        return Box(float(c["x"]), float(c["y"]), float(c["width"]), float(c["height"]))
-
-
-class VipsMethod(PeerMethod):
-    name = "vips"
-    description = "libvips smartcrop(interesting='attention') inside each of our saliency partitions"
-    requires = ("pyvips",)
-
-    def _crop(self, region, width, height):
-        import pyvips
-
-        h, w = region.shape[:2]
-        width, height = min(width, w), min(height, h)
-        img = pyvips.Image.new_from_array(region)
-        out, opts = img.smartcrop(width, height, interesting="attention", attention_x=True, attention_y=True)
-        # libvips centres the crop on the attention point, clamped to the image.
-        left = int(min(max(opts["attention_x"] - width // 2, 0), w - width))
-        top = int(min(max(opts["attention_y"] - height // 2, 0), h - height))
-        got = out.numpy()
-        if not np.array_equal(got, region[top: top + height, left: left + width]):
-            left, top = _locate(region, got)
-        return Box(float(left), float(top), float(width), float(height))
-
-
-def _locate(region: np.ndarray, crop: np.ndarray) -> tuple[int, int]:
-    """Offset of ``crop`` inside ``region`` (exhaustive; only used as a fallback)."""
-    h, w = crop.shape[:2]
-    for top in range(region.shape[0] - h + 1):
-        for left in range(region.shape[1] - w + 1):
-            if np.array_equal(region[top: top + h, left: left + w], crop):
-                return left, top
-    raise MulticropError("libvips returned a crop that is not part of the region")  # pragma: no cover
-
-
-for _cls in (SlicesMethod, PartitionMethod, TopKMethod, SmartcropMethod, VipsMethod):
-    METHODS.register(_cls)
-del _cls

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ...geometry import Box
 from ...io import atomic_path, atomic_write_text
-from .evaluate import CarouselEvaluation, ImageResult, ScoreRow
+from .evaluate import CarouselEvaluation, ScoreRow
+from .records import ImageResult
 
 __all__ = ["write_report", "table_csv", "format_rows", "THUMB_SIDE"]
 
@@ -52,14 +53,13 @@ def format_rows(rows: tuple[ScoreRow, ...] | list[ScoreRow]) -> list[list[str]]:
     return out
 
 
-def table_csv(rows) -> str:
+def table_csv(rows: tuple[ScoreRow, ...] | list[ScoreRow]) -> str:
     """The table as CSV text."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(_COLUMNS)
     for r in rows:
-        d = r.to_dict()
-        w.writerow([d[c] for c in _COLUMNS])
+        w.writerow([getattr(r, c) for c in _COLUMNS])
     return buf.getvalue()
 
 
@@ -69,10 +69,11 @@ def _per_image_csv(results: tuple[ImageResult, ...]) -> str:
     w.writerow(["name", "k", "n_gt", "hard_failure", "kiou_50", "kiou_50_95", "failure", "error",
                 "seconds", "boxes"])
     for r in results:
+        p = r.prediction
         w.writerow([
-            r.name, r.k, len(r.gt), int(r.hard_failure), f"{r.kiou_50:.6f}", f"{r.kiou_50_95:.6f}",
-            r.failure or "", r.error or "", f"{r.seconds:.4f}",
-            json.dumps([[round(v, 1) for v in b.corners()] for b in r.boxes]),
+            p.name, p.k, len(r.gt), int(r.hard_failure), f"{r.kiou_50:.6f}", f"{r.kiou_50_95:.6f}",
+            p.failure or "", p.error or "", f"{p.seconds:.4f}",
+            json.dumps([[round(v, 1) for v in b.corners()] for b in p.boxes]),
         ])
     return buf.getvalue()
 
@@ -83,10 +84,10 @@ def _thumb_name(result: ImageResult, image_path: Path) -> str:
     The hash covers the image file, the ground truth and the predicted boxes,
     so an existing file with this name is the same picture and is reused.
     """
-    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", result.name)[:60]
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "_", result.prediction.name)[:60]
     content = json.dumps({
         "image": str(image_path), "side": THUMB_SIDE,
-        "gt": [b.corners() for b in result.gt], "boxes": [b.corners() for b in result.boxes],
+        "gt": [b.corners() for b in result.gt], "boxes": [b.corners() for b in result.prediction.boxes],
     }, sort_keys=True)
     return f"{safe}-{hashlib.sha256(content.encode('utf-8')).hexdigest()[:16]}.jpg"
 
@@ -111,7 +112,7 @@ def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, de
 
     for b in result.gt:
         rect(b, _GT)
-    for b in result.boxes:
+    for b in result.prediction.boxes:
         rect(b, _PRED)
     with atomic_path(dest) as tmp:
         im.save(tmp, format="JPEG", quality=85)
@@ -125,17 +126,18 @@ def _html(ev: CarouselEvaluation, thumbs: dict[str, str]) -> str:
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in format_rows(ev.rows))
     cards = []
     for r in sorted(ev.results, key=lambda r: r.kiou_50_95):
-        img = thumbs.get(r.name)
-        pic = f'<img src="thumbs/{esc(img)}" alt="{esc(r.name)}" loading="lazy">' if img else "<p>(no image)</p>"
+        p = r.prediction
+        img = thumbs.get(p.name)
+        pic = f'<img src="thumbs/{esc(img)}" alt="{esc(p.name)}" loading="lazy">' if img else "<p>(no image)</p>"
         note = ""
-        if r.failure:
-            note += f"<p class=f>failure: {esc(r.failure)}</p>"
-        if r.error:
-            note += f"<p class=f>error: {esc(r.error)}</p>"
+        if p.failure:
+            note += f"<p class=f>failure: {esc(p.failure)}</p>"
+        if p.error:
+            note += f"<p class=f>error: {esc(p.error)}</p>"
         cards.append(
-            f"<figure>{pic}<figcaption><b>{esc(r.name)}</b><br>k={r.k}, {len(r.gt)} boxes"
+            f"<figure>{pic}<figcaption><b>{esc(p.name)}</b><br>k={p.k}, {len(r.gt)} boxes"
             f"{', hard failure' if r.hard_failure else ''}<br>kIoU@0.5 {r.kiou_50:.3f}, "
-            f"@0.5:0.95 {r.kiou_50_95:.3f}, {r.seconds:.2f} s{note}</figcaption></figure>"
+            f"@0.5:0.95 {r.kiou_50_95:.3f}, {p.seconds:.2f} s{note}</figcaption></figure>"
         )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -177,12 +179,12 @@ def write_report(ev: CarouselEvaluation, out_dir: str | Path, *, thumbnails: boo
         items = {i.name: i for i in ev.dataset.items}
         folder = out / "thumbs"
         for r in ev.results:
-            item = items.get(r.name)
+            item = items.get(r.prediction.name)
             if item is None or item.image_path is None:
                 continue
             name = _thumb_name(r, item.image_path)
             if (folder / name).is_file() or _draw_thumb(item.image_path, (item.width, item.height), r, folder / name):
-                thumbs[r.name] = name
+                thumbs[r.prediction.name] = name
         if folder.is_dir():  # thumbnails of earlier results are stale
             for f in folder.glob("*.jpg"):
                 if f.name not in thumbs.values():
