@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["__version__", "crop_photo", "CropConfig", "CropResult"]
+__all__ = ["__version__", "package_version", "crop_photo", "CropConfig", "OutputConfig", "CropResult"]
 
 
 @functools.cache
-def _version() -> str:
-    # importlib.metadata costs ~100 ms at import; read it only when asked.
+def package_version() -> str:
+    """The installed package's version (read on first use: importlib.metadata costs ~100 ms)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -24,10 +24,14 @@ def _version() -> str:
 
 def __getattr__(name: str):
     if name == "__version__":
-        return _version()
+        return package_version()
     # The pipeline pulls in onnxruntime and OpenCV; import it only when used.
-    if name in ("crop_photo", "CropConfig", "CropResult"):
+    if name in ("crop_photo", "CropResult"):
         from .crop import pipeline
 
         return getattr(pipeline, name)
+    if name in ("CropConfig", "OutputConfig"):
+        from .crop import config
+
+        return getattr(config, name)
     raise AttributeError(f"module 'multicrop' has no attribute {name!r}")

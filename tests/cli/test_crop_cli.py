@@ -82,7 +82,18 @@ def test_config_file(tmp_path, photo, capsys):
     assert rec["k"] == 3 and rec["config"]["ratios"] == ["1:1"]
     cfg.write_text('{"colour": 1}')
     assert main(["crop", str(photo), "-c", str(cfg)]) == 1
-    assert "unknown config keys colour" in capsys.readouterr().err
+    assert f"multicrop: error: {cfg}: CropConfig: unknown key 'colour'; allowed:" in capsys.readouterr().err
+
+
+def test_config_file_may_hold_output_settings(tmp_path, photo, capsys):
+    # a record's config from before the split still loads: quality and max_pixels are output settings
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({**CropConfig(k=3, saliency="spectral", faces=False).to_dict(), "quality": 80,
+                               "max_pixels": 300_000, "format": "png", "preview": False}))
+    assert main(["crop", str(photo), "-o", str(tmp_path / "o"), "-c", str(cfg)]) == 1
+    assert "exceeds the limit of 300,000 pixels" in capsys.readouterr().err
+    assert main(["crop", str(photo), "-o", str(tmp_path / "o"), "-c", str(cfg), "--max-pixels", "400000"]) == 0
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["ex.json", "ex_1.png", "ex_2.png", "ex_3.png"]
 
 
 def test_saliency_list(capsys):

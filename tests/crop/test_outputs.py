@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from multicrop import CropConfig, crop_photo
+from multicrop import CropConfig, OutputConfig, crop_photo
 from multicrop.errors import InvalidParameterError
 from multicrop.datasets.examples import example_image
 from multicrop.crop.outputs import render_preview, write_outputs
@@ -20,7 +20,7 @@ def result(tmp_path_factory):
 
 
 def test_crops_are_cut_at_full_resolution(tmp_path, result):
-    rec = write_outputs(result, tmp_path, widths=(120,))
+    rec = write_outputs(result, tmp_path, config=OutputConfig(widths=(120,)))
     full = np.asarray(result.image.open_full()).astype(int)
     for i, c in enumerate(result.crops, start=1):
         with Image.open(tmp_path / f"ex_{i}.jpg") as im:
@@ -37,10 +37,19 @@ def test_crops_are_cut_at_full_resolution(tmp_path, result):
 
 
 def test_format_override(tmp_path, result):
-    write_outputs(result, tmp_path, fmt="png", preview=False, record=False)
+    write_outputs(result, tmp_path, config=OutputConfig(format="png", preview=False, record=False))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ex_1.png", "ex_2.png", "ex_3.png"]
     with pytest.raises(InvalidParameterError, match="format"):
-        write_outputs(result, tmp_path, fmt="gif")
+        write_outputs(result, tmp_path, config=OutputConfig(format="gif"))
+
+
+def test_quality_changes_the_files_not_the_record(tmp_path, result):
+    low = write_outputs(result, tmp_path / "low", config=OutputConfig(format="webp", quality=20, preview=False))
+    high = write_outputs(result, tmp_path / "high", config=OutputConfig(format="webp", quality=95, preview=False))
+    assert (tmp_path / "low" / "ex_1.webp").stat().st_size < (tmp_path / "high" / "ex_1.webp").stat().st_size
+    for rec in (low, high):
+        rec.pop("timings")
+    assert low == high and "quality" not in low["config"]
 
 
 def test_failure_mid_write_leaves_no_file(tmp_path, result, monkeypatch):

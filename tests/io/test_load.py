@@ -144,7 +144,7 @@ def test_too_large_message_names_the_option_that_raises_the_limit(tmp_path):
         load_image(tmp_path / "b.png", max_pixels=1_500_000)
     assert str(err.value) == (
         f"{tmp_path / 'b.png'}: 2000x1000 = 2.0 MP exceeds the limit of 1.5 MP; if this is a real photo, "
-        "raise the limit with --max-pixels (CropConfig.max_pixels)"
+        "raise the limit with --max-pixels (OutputConfig.max_pixels)"
     )
     with pytest.raises(ImageTooLargeError, match="--max-pixels"):
         load_image(np.zeros((100, 100), np.uint8), max_pixels=9_999)

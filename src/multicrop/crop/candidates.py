@@ -1,4 +1,4 @@
-"""Candidate crops: GAIC grid anchors and fixed-ratio sliding windows.
+"""Candidate crops: GAIC grid anchors, fixed-ratio sliding windows and subject framings.
 
 Grid anchors follow GAIC (Zeng et al.): the region is divided into
 ``bins x bins`` bins; a crop's top-left corner lies on one of the first
@@ -7,10 +7,12 @@ of the last ``corner_bins``; crops smaller than ``min_area`` are dropped.  Our
 adaptation: GAIC measures ``min_area`` against the region, we measure it
 against the largest box of the target ratio that fits the region, so that a
 ratio unlike the region's shape (3:2 in a 2:3 region, whose largest box is
-44 % of it) is not held to a size it cannot reach.  Here the aspect ratio is constrained to the target: anchors whose
-aspect is within ``ratio_tolerance`` of it are kept and shrunk about their
-centre to the exact ratio.  A very wide or tall region (4288x613 for a 2:3
-target) yields no anchor at all; then fixed-ratio sliding windows are used.
+44 % of it) is not held to a size it cannot reach.  The aspect ratio is
+constrained to the target: anchors whose aspect is within
+``ratio_tolerance`` of it are kept and shrunk about their centre to the
+exact ratio.  A very wide or tall region (4288x613 for a 2:3 target) yields
+no anchor at all; then fixed-ratio sliding windows are used.
+:func:`subject_windows` adds crops framing a region's subject.
 
 References
 ----------
@@ -24,9 +26,9 @@ import math
 
 import numpy as np
 
-from .config import CandidateConfig
 from ..errors import InvalidParameterError
 from ..geometry import Box, Ratio, fit_ratio_box
+from .config import CandidateConfig
 
 __all__ = ["grid_anchors", "sliding_windows", "candidate_boxes", "subject_windows"]
 
@@ -155,11 +157,9 @@ def subject_windows(subject: Box, ratio: Ratio | float, *, bounds: Box,
     """Crops of ``ratio`` that frame ``subject`` as a photographer would.
 
     For each fill in ``config.subject_fills`` the crop is sized so that the
-    subject spans that fraction of it along its limiting side, then placed
-    with the subject centred and, if ``config.subject_shift`` > 0, also
-    shifted by that share of the crop along each axis (1/6: subject on a
-    third line).  Crops are
-    moved (and, if larger, shrunk about their centre) to lie in ``bounds``.
+    subject spans that fraction of it along its limiting side, then centred
+    on the subject and moved to lie in ``bounds`` (no larger than the
+    largest box of ``ratio`` inside it).
     These may reach past the subject's partition region: overlapping crops are
     normal in multi-crop sets (91 of the 251 ground-truth pairs of Carousel
     overlap).
@@ -183,10 +183,7 @@ def subject_windows(subject: Box, ratio: Ratio | float, *, bounds: Box,
         w = max(subject.w / f, subject.h * r / f)
         w = min(w, largest.w)
         h = w / r
-        shifts = sorted({0.0, cfg.subject_shift, -cfg.subject_shift})
-        for dy in shifts:
-            for dx in shifts:
-                x = min(max(cx - w / 2 + dx * w, bounds.x), bounds.x2 - w)
-                y = min(max(cy - h / 2 + dy * h, bounds.y), bounds.y2 - h)
-                out.append(Box(float(x), float(y), float(w), float(h)))
+        x = min(max(cx - w / 2, bounds.x), bounds.x2 - w)
+        y = min(max(cy - h / 2, bounds.y), bounds.y2 - h)
+        out.append(Box(float(x), float(y), float(w), float(h)))
     return _dedupe(out)

@@ -1,10 +1,20 @@
-"""All tuning of the crop pipeline in one frozen, typed place.
+"""The crop wing's settings, in two frozen, typed places.
 
-:class:`CropConfig` holds what a user chooses (k, ratios, strategy, saliency
-method, ...) and nests three frozen dataclasses with every weight and
-threshold of partitioning, candidate generation and the composition scorer.
-Its canonical JSON (:meth:`CropConfig.to_dict`, sorted keys) is written into
-every output so that a result says how it was made.
+:class:`CropConfig` holds everything that decides which crops a photo gets
+(k, ratios, strategy, saliency method, ...) and nests three frozen
+dataclasses with every weight and threshold of partitioning, candidate
+generation and the composition scorer.  Its canonical JSON
+(:meth:`CropConfig.to_json`, sorted keys) is written into every record, so a
+result says how it was made, and evaluation caches hash it.
+
+:class:`OutputConfig` holds how files are read and written (format, quality,
+preview, width copies, the pixel limit).  None of it changes a crop's box, so
+none of it enters a record's ``config`` or a hash.
+
+Every default has one home: a field default here, or, for what the ground
+floor uses too, a constant there (:data:`multicrop.io.DEFAULT_MAX_PIXELS`,
+:data:`multicrop.io.DEFAULT_QUALITY`, :data:`multicrop.measures.BORDER_BAND`).
+The command line reads its defaults from these classes.
 
 Examples
 --------
@@ -17,6 +27,12 @@ True
 Traceback (most recent call last):
 ...
 multicrop.errors.InvalidParameterError: k must be an integer >= 1, got 0
+>>> CropConfig.from_dict({"k": 2, "colour": 1})
+Traceback (most recent call last):
+...
+multicrop.errors.InvalidParameterError: CropConfig: unknown key 'colour'; allowed: analysis_max_side, ...
+>>> OutputConfig(format="PNG").suffix, OutputConfig().max_pixels
+('.png', 300000000)
 """
 
 from __future__ import annotations
@@ -28,19 +44,20 @@ from typing import Any
 
 from ..errors import InvalidParameterError
 from ..geometry import RATIO_PRESETS, Ratio, parse_ratios
-from ..hashing import canonical_json  # the one canonical JSON of the project
+from ..hashing import canonical_json
+from ..io.load import DEFAULT_MAX_PIXELS
+from ..io.save import DEFAULT_QUALITY, format_suffix
+from ..measures import BORDER_BAND
+from ..serialize import Serializable
 
 __all__ = [
-    "DEFAULT_K",
     "STRATEGIES",
     "PartitionConfig",
     "CandidateConfig",
     "CompositionWeights",
     "CropConfig",
+    "OutputConfig",
 ]
-
-#: k used when the user gives none (until an automatic choice of k exists).
-DEFAULT_K = 2
 
 #: Selection strategies: per-partition best crop, or top-k over the whole image with NMS.
 STRATEGIES = ("partition", "topk")
@@ -56,9 +73,26 @@ def _check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool 
         )
 
 
+def _check_positive_int(obj: object, name: str) -> None:
+    v = getattr(obj, name)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise InvalidParameterError(f"{name} must be a positive integer, got {v!r}")
+
+
+def _check_bool(obj: object, name: str) -> None:
+    v = getattr(obj, name)
+    if not isinstance(v, bool):
+        raise InvalidParameterError(f"{name} must be true or false, got {v!r}")
+
+
 @dataclass(frozen=True)
-class PartitionConfig:
+class PartitionConfig(Serializable):
     """Multi-region saliency partitioning (Carousel §IV-A).
+
+    A valid salient box covers at most the image's area divided by ``k``
+    (the paper's rule).  Three of our adaptations have a value that turns
+    them off, for ablations against the paper: ``absorb_share=1``,
+    ``claim_margin=0``, ``orientation_fallback=False``.
 
     Attributes
     ----------
@@ -69,8 +103,6 @@ class PartitionConfig:
         Amount the share is lowered each time no valid box reaches it.
     min_threshold : float
         Lowest share tried before the search gives up on that box.
-    max_box_area : float
-        A valid box covers at most this fraction of the image area divided by k.
     work_side : int
         Long side, in pixels, of the copy of the saliency map the search runs on.
     min_region_aspect : float
@@ -107,7 +139,6 @@ class PartitionConfig:
     threshold: float = 0.9
     threshold_step: float = 0.1
     min_threshold: float = 0.1
-    max_box_area: float = 1.0
     work_side: int = 256
     min_region_aspect: float = 1 / 3
     bisect_tolerance: float = 0.15
@@ -122,7 +153,6 @@ class PartitionConfig:
         _check_range(self, "threshold", 0, 1, lo_open=True)
         _check_range(self, "threshold_step", 0, 1, lo_open=True)
         _check_range(self, "min_threshold", 0, 1, lo_open=True)
-        _check_range(self, "max_box_area", 0, 1e9, lo_open=True)
         _check_range(self, "min_region_aspect", 0, 1)
         _check_range(self, "bisect_tolerance", 0, 0.5)
         _check_range(self, "subject_trim", 0, 0.25)
@@ -130,17 +160,14 @@ class PartitionConfig:
         _check_range(self, "claim_margin", 0, 0.25)
         _check_range(self, "absorb_share", 0, 1, lo_open=True)
         _check_range(self, "cut_centre_weight", 0, 100)
-        if not isinstance(self.orientation_fallback, bool):
-            raise InvalidParameterError(
-                f"orientation_fallback must be true or false, got {self.orientation_fallback!r}"
-            )
+        _check_bool(self, "orientation_fallback")
         if not isinstance(self.work_side, int) or self.work_side < 16:
             raise InvalidParameterError(f"work_side must be an integer >= 16, got {self.work_side!r}")
 
 
 @dataclass(frozen=True)
-class CandidateConfig:
-    """Candidate crops: GAIC grid anchors and fixed-ratio sliding windows.
+class CandidateConfig(Serializable):
+    """Candidate crops: GAIC grid anchors, fixed-ratio sliding windows, subject framings.
 
     Attributes
     ----------
@@ -150,7 +177,8 @@ class CandidateConfig:
         Top-left corners lie in the first, bottom-right corners in the last
         ``corner_bins`` bins of each axis (GAIC: 4).
     min_area : float
-        Smallest anchor area as a fraction of the region (GAIC: 0.5).
+        Smallest anchor area as a fraction of the largest box of the target
+        ratio that fits the region (GAIC: 0.5, of the region).
     ratio_tolerance : float
         An anchor is kept when its aspect is within this factor of the target
         (then shrunk to the exact target ratio).
@@ -161,15 +189,8 @@ class CandidateConfig:
         Stride of sliding windows as a fraction of the window size.
     subject_fills : tuple of float
         ``partition``: besides the region's anchors, crops framing the
-        region's subject are offered, sized so the subject spans each of these
-        fractions of the crop along its limiting side.
-    subject_shift : float
-        Those framing crops are also shifted by this fraction of the crop
-        along each axis (1/6 puts the subject's centre on a third line).
-        Default 0: with ``CompositionWeights.framed_thirds = 0`` (a subject
-        filling most of the frame is centred) nothing favours a shifted
-        framing, and shifted ones only let incidental terms (sharpness,
-        exposure) pull the subject off-centre.
+        region's subject, centred on it, are offered, sized so the subject
+        spans each of these fractions of the crop along its limiting side.
     """
 
     bins: int = 12
@@ -179,7 +200,6 @@ class CandidateConfig:
     window_scales: tuple[float, ...] = (1.0, 0.85, 0.7, 0.55)
     window_stride: float = 0.125
     subject_fills: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
-    subject_shift: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.bins, int) or self.bins < 2:
@@ -199,21 +219,24 @@ class CandidateConfig:
         if any(not 0 < s <= 1 for s in fills):
             raise InvalidParameterError(f"subject_fills must be numbers in (0, 1], got {self.subject_fills!r}")
         object.__setattr__(self, "subject_fills", fills)
-        _check_range(self, "subject_shift", 0, 0.5)
 
 
 @dataclass(frozen=True)
-class CompositionWeights:
+class CompositionWeights(Serializable):
     """Weights and thresholds of the embedded composition scorer.
 
     The score is a weighted sum of parts, each in ``[0, 1]``; penalties carry
-    negative sign.  See :mod:`multicrop.crop.scoring.composition`.
+    negative sign.  When the crop frames a region's subject, ``density`` and
+    ``thirds`` are reported but not weighted: ``framing`` sets the tightness,
+    and a subject filling most of the frame is centred (the thirds rule is
+    for small subjects in a scene).  See
+    :mod:`multicrop.crop.scoring.composition`.
     """
 
     saliency_kept: float = 1.0       # share of the region's saliency inside the crop
     density: float = 0.35            # saliency per pixel relative to the region (tight framing)
     border_cut: float = 1.0          # penalty: saliency on the crop's border band
-    border_band: float = 0.03        # border band width, fraction of the crop's short side
+    border_band: float = BORDER_BAND  # border band width, fraction of the crop's short side
     thirds: float = 0.25             # saliency centroid near a rule-of-thirds point
     thirds_sigma: float = 0.17       # tolerance of the thirds term, fraction of the crop
     face_cut: float = 2.0            # penalty: share of faces the crop border cuts
@@ -225,8 +248,6 @@ class CompositionWeights:
     fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
     fill_sigma: float = 0.15         # tolerance of the framing term
     foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
-    framed_density: float = 0.0      # density weight when a subject is framed (framing sets the tightness)
-    framed_thirds: float = 0.0       # thirds weight when a subject is framed (a large subject is centred)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -238,7 +259,7 @@ class CompositionWeights:
 
 
 @dataclass(frozen=True)
-class CropConfig:
+class CropConfig(Serializable):
     """Everything that decides which crops a photo gets.
 
     Parameters
@@ -266,19 +287,17 @@ class CropConfig:
         ``partition``: largest IoU allowed between the crops of two regions
         (a region's crop may reach past it towards its subject).  Separate
         from ``nms_iou`` because crops of distinct subjects may overlap
-        (91 of the 251 ground-truth pairs of Carousel do); chosen on
-        carousel-synth seed 1 (see docs/cropping.md).
+        (91 of the 251 ground-truth pairs of Carousel do).
     min_crop_side : int
         Smallest crop side in source pixels; photos that cannot hold k such
         crops are refused.
-    max_pixels : int
-        Decompression-bomb limit in pixels.
-    quality : int
-        JPEG/WebP quality for sources whose own quality cannot be kept.
+    partition, candidates, weights
+        The nested settings (:class:`PartitionConfig`,
+        :class:`CandidateConfig`, :class:`CompositionWeights`).
     """
 
-    k: int = DEFAULT_K
-    ratios: tuple[Ratio, ...] = RATIO_PRESETS["carousel"]
+    k: int = 2
+    ratios: tuple[Ratio, ...] | str = RATIO_PRESETS["carousel"]
     strategy: str = "partition"
     saliency: str = "u2netp"
     faces: bool = True
@@ -287,8 +306,6 @@ class CropConfig:
     nms_iou: float = 0.3
     distinct_iou: float = 0.5
     min_crop_side: int = 64
-    max_pixels: int = 300_000_000
-    quality: int = 92
     partition: PartitionConfig = field(default_factory=PartitionConfig)
     candidates: CandidateConfig = field(default_factory=CandidateConfig)
     weights: CompositionWeights = field(default_factory=CompositionWeights)
@@ -301,73 +318,79 @@ class CropConfig:
             raise InvalidParameterError(
                 f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}"
             )
-        for name in ("analysis_max_side", "min_crop_side", "max_pixels", "quality"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise InvalidParameterError(f"{name} must be a positive integer, got {v!r}")
+        _check_bool(self, "faces")
+        for name in ("analysis_max_side", "min_crop_side"):
+            _check_positive_int(self, name)
         if self.analysis_max_side < 64:
             raise InvalidParameterError(f"analysis_max_side must be >= 64, got {self.analysis_max_side!r}")
-        if self.quality > 100:
-            raise InvalidParameterError(f"quality must be in [1, 100], got {self.quality!r}")
         _check_range(self, "nms_iou", 0, 1)
         _check_range(self, "distinct_iou", 0, 1)
         for name, cls in (("partition", PartitionConfig), ("candidates", CandidateConfig),
                           ("weights", CompositionWeights)):
             v = getattr(self, name)
-            if isinstance(v, dict):
-                object.__setattr__(self, name, _sub_from_dict(cls, v, name))
-            elif not isinstance(v, cls):
+            if not isinstance(v, cls):
                 raise InvalidParameterError(f"{name} must be a {cls.__name__}, got {type(v).__name__}")
 
     def replace(self, **changes: Any) -> CropConfig:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict (ratios as ``"W:H"`` strings)."""
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name == "ratios":
-                v = [str(r) for r in v]
-            elif dataclasses.is_dataclass(v):
-                v = {k: list(x) if isinstance(x, tuple) else x for k, x in dataclasses.asdict(v).items()}
-            out[f.name] = v
-        return out
-
     def to_json(self) -> str:
-        """Canonical JSON (sorted keys, compact)."""
+        """Canonical JSON (sorted keys, compact): what records hold and caches hash."""
         return canonical_json(self.to_dict())
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CropConfig:
-        """Inverse of :meth:`to_dict`; unknown keys are an error.
 
-        Raises
-        ------
-        InvalidParameterError
-            On unknown keys or bad values.
-        """
-        if not isinstance(data, dict):
-            raise InvalidParameterError(f"config must be a JSON object, got {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise InvalidParameterError(
-                f"unknown config keys {', '.join(unknown)}; allowed: {', '.join(sorted(names))}"
-            )
-        data = dict(data)
-        if "ratios" in data and isinstance(data["ratios"], list):
-            data["ratios"] = tuple(data["ratios"])
-        return cls(**data)
+@dataclass(frozen=True)
+class OutputConfig(Serializable):
+    """How a photo's files are read and written; nothing here changes a crop's box.
 
+    Parameters
+    ----------
+    format : str or None
+        Crop format (``jpg``, ``png``, ``webp``, ``tif``); None: the
+        source's (``jpg`` for sources with no writer, e.g. HEIC and BMP).
+    quality : int
+        JPEG and WebP quality for crops whose source's own quality cannot be
+        kept (JPEG crops of RGB JPEGs reuse the source's tables).
+    widths : tuple of int
+        Also write each crop downscaled to these widths (never upscaled).
+    preview : bool
+        Write ``<stem>_preview.png``.
+    record : bool
+        Write ``<stem>.json``.
+    max_pixels : int
+        Refuse photos with more pixels than this (decompression-bomb guard).
+    """
 
-def _sub_from_dict(cls: type, data: dict[str, Any], name: str) -> Any:
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise InvalidParameterError(
-            f"unknown keys in config.{name}: {', '.join(unknown)}; allowed: {', '.join(sorted(names))}"
-        )
-    data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
-    return cls(**data)
+    format: str | None = None
+    quality: int = DEFAULT_QUALITY
+    widths: tuple[int, ...] = ()
+    preview: bool = True
+    record: bool = True
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+    def __post_init__(self) -> None:
+        if self.format is not None:
+            if not isinstance(self.format, str):
+                raise InvalidParameterError(f"format must be a string, got {self.format!r}")
+            format_suffix(self.format)
+        _check_positive_int(self, "quality")
+        if self.quality > 100:
+            raise InvalidParameterError(f"quality must be in [1, 100], got {self.quality!r}")
+        widths = tuple(self.widths)
+        for w in widths:
+            if isinstance(w, bool) or not isinstance(w, int) or w < 1:
+                raise InvalidParameterError(f"widths must be positive integers, got {w!r}")
+        object.__setattr__(self, "widths", widths)
+        _check_bool(self, "preview")
+        _check_bool(self, "record")
+        _check_positive_int(self, "max_pixels")
+
+    @property
+    def suffix(self) -> str | None:
+        """The crops' file extension (``".png"``), or None for the source's."""
+        return None if self.format is None else format_suffix(self.format)
+
+    def replace(self, **changes: Any) -> OutputConfig:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)

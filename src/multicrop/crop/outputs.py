@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,37 +22,35 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from ..errors import InvalidParameterError
-from ..io import atomic_path
+from ..io import LoadedImage, atomic_path
 from ..io.save import FORMAT_BY_SUFFIX, save_image
+from ..serialize import Serializable, to_data
+from .config import OutputConfig
 from .pipeline import CropResult
 
-__all__ = ["write_outputs", "render_preview", "output_suffix", "format_suffix", "unique_stems"]
+__all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "Stem", "WrittenCrop"]
 
 _COLOURS = [(46, 204, 113), (52, 152, 219), (241, 196, 15), (231, 76, 60), (155, 89, 182), (26, 188, 156)]
 
 
-def format_suffix(fmt: str) -> str:
-    """The file extension for a crop format name such as ``"png"`` or ``".jpg"``.
+@dataclass(frozen=True)
+class Stem:
+    """The base name of one photo's files in a batch.
 
-    Raises
-    ------
-    InvalidParameterError
-        For a format with no writer.
-
-    Examples
-    --------
-    >>> format_suffix("PNG"), format_suffix(".tif")
-    ('.png', '.tif')
+    Attributes
+    ----------
+    name : str
+        ``<name>_1.jpg``, ``<name>.json``, ...
+    renamed_from : int or None
+        When the photo's own stem was taken by an earlier photo of the batch,
+        that photo's index; else None.
     """
-    suffix = fmt.lower() if fmt.startswith(".") else f".{fmt.lower()}"
-    if suffix not in FORMAT_BY_SUFFIX:
-        raise InvalidParameterError(
-            f"format must be one of {', '.join(s[1:] for s in sorted(FORMAT_BY_SUFFIX))}, got {fmt!r}"
-        )
-    return suffix
+
+    name: str
+    renamed_from: int | None = None
 
 
-def unique_stems(sources: list[str | os.PathLike]) -> list[tuple[str, int | None]]:
+def unique_stems(sources: list[str | os.PathLike]) -> list[Stem]:
     """Output base names for a batch, so that no two photos write the same files.
 
     The first photo with a given stem keeps it; later ones get ``<stem>-2``,
@@ -59,24 +59,24 @@ def unique_stems(sources: list[str | os.PathLike]) -> list[tuple[str, int | None
 
     Returns
     -------
-    list of (str, int or None)
+    list of Stem
         Per source, its stem and, when it was renamed, the index of the
         earlier source that kept the name.
 
     Examples
     --------
-    >>> unique_stems(["a/x.jpg", "b/x.png", "x-2.jpg", "y.jpg"])
+    >>> [(s.name, s.renamed_from) for s in unique_stems(["a/x.jpg", "b/x.png", "x-2.jpg", "y.jpg"])]
     [('x', None), ('x-3', 0), ('x-2', None), ('y', None)]
     """
     stems = [Path(s).stem for s in sources]
     taken = {s.casefold() for s in stems}
     first: dict[str, int] = {}
-    out: list[tuple[str, int | None]] = []
+    out: list[Stem] = []
     for i, stem in enumerate(stems):
         key = stem.casefold()
         if key not in first:
             first[key] = i
-            out.append((stem, None))
+            out.append(Stem(stem))
             continue
         n = 2
         while f"{stem}-{n}".casefold() in taken:
@@ -84,20 +84,14 @@ def unique_stems(sources: list[str | os.PathLike]) -> list[tuple[str, int | None
         new = f"{stem}-{n}"
         taken.add(new.casefold())
         first[new.casefold()] = i
-        out.append((new, first[key]))
+        out.append(Stem(new, first[key]))
     return out
 
 
-def output_suffix(result: CropResult, fmt: str | None = None) -> str:
-    """Extension of the crops: ``fmt`` if given, else the source's, else ``.jpg``.
-
-    Raises
-    ------
-    InvalidParameterError
-        For a format with no writer.
-    """
-    if fmt:
-        return format_suffix(fmt)
+def output_suffix(result: CropResult, config: OutputConfig | None = None) -> str:
+    """Extension of the crops: ``config.format``'s if given, else the source's, else ``.jpg``."""
+    if config is not None and config.suffix is not None:
+        return config.suffix
     src = Path(result.source).suffix.lower() if result.source else ""
     return src if src in FORMAT_BY_SUFFIX else ".jpg"
 
@@ -149,14 +143,78 @@ def _resized(crop: Image.Image, width: int) -> Image.Image:
                        reducing_gap=gap)
 
 
+@dataclass(frozen=True)
+class WrittenCrop(Serializable):
+    """The files written for one crop, as its record entry adds them.
+
+    Attributes
+    ----------
+    index : int
+        1-based crop number.
+    path : str
+        The full-resolution crop's file name.
+    resized : dict of str to str or None
+        Per width asked for, the downscaled copy's file name, or None when
+        the crop is narrower (copies are never upscaled).
+    resize_skipped : dict of str to str
+        Per skipped width, why.
+    """
+
+    index: int
+    path: str
+    resized: dict[str, str | None] = field(default_factory=dict)
+    resize_skipped: dict[str, str] = field(default_factory=dict)
+
+    def warnings(self) -> list[str]:
+        """One line per skipped copy, as the record's ``warnings`` and the CLI show them."""
+        return [f"crop {self.index}: no {w} px wide copy: {why}" for w, why in self.resize_skipped.items()]
+
+
+@dataclass(frozen=True)
+class _Saver:
+    """Writes images with the source's profile, metadata and (for JPEG) quality tables."""
+
+    format: str
+    quality: int
+    icc_profile: bytes | None
+    exif: bytes | None
+    qtables: dict | None
+    subsampling: int | None
+
+    @classmethod
+    def for_source(cls, loaded: LoadedImage, fmt: str, quality: int) -> _Saver:
+        jpeg = fmt == "JPEG"
+        return cls(fmt, quality, loaded.icc_profile, loaded.exif,
+                   loaded.jpeg_qtables if jpeg else None, loaded.jpeg_subsampling if jpeg else None)
+
+    def save(self, image: Image.Image, path: Path) -> None:
+        save_image(image, path, quality=self.quality, icc_profile=self.icc_profile, exif=self.exif,
+                   qtables=self.qtables, subsampling=self.subsampling, format=self.format)
+
+
+def _write_crop(piece: Image.Image, i: int, stem: str, suffix: str, widths: tuple[int, ...], saver: _Saver,
+                target: Callable[[str], Path]) -> WrittenCrop:
+    """Write crop ``i`` and its width copies (never upscaled) under the names ``target`` makes temporary."""
+    name = f"{stem}_{i}{suffix}"
+    saver.save(piece, target(name))
+    resized: dict[str, str | None] = {}
+    skipped: dict[str, str] = {}
+    for w in widths:
+        if w > piece.width:
+            resized[str(w)] = None
+            skipped[str(w)] = f"the crop is only {piece.width} px wide; copies are never upscaled"
+            continue
+        rname = f"{stem}_{i}_w{w}{suffix}"
+        saver.save(_resized(piece, w), target(rname))
+        resized[str(w)] = rname
+    return WrittenCrop(i, name, resized, skipped)
+
+
 def write_outputs(
     result: CropResult,
     out_dir: str | os.PathLike,
     *,
-    fmt: str | None = None,
-    widths: tuple[int, ...] = (),
-    preview: bool = True,
-    record: bool = True,
+    config: OutputConfig | None = None,
     stem: str | None = None,
     warnings: tuple[str, ...] = (),
 ) -> dict[str, Any]:
@@ -168,17 +226,13 @@ def write_outputs(
         From :func:`multicrop.crop_photo`; must carry its image.
     out_dir : path
         Created if needed.
-    fmt : str, optional
-        Crop format extension (``jpg``, ``png``, ``webp``, ``tif``); default
-        the source's.  Crops keep the source's mode where the format can hold
-        it (see :func:`multicrop.io.to_output_mode`).
-    widths : tuple of int
-        Also write each crop downscaled to these widths (e.g. 1080).  A crop
-        narrower than a width is never upscaled: that copy is skipped, its
-        ``resized`` entry is ``None``, ``resize_skipped`` says why, and a
-        line is added to ``warnings``.
-    preview, record : bool
-        Write ``<stem>_preview.png`` / ``<stem>.json``.
+    config : OutputConfig, optional
+        Format (default the source's; crops keep the source's mode where the
+        format can hold it, see :func:`multicrop.io.to_output_mode`),
+        quality, width copies, preview and record.  A crop narrower than a
+        width is never upscaled: that copy is skipped, its ``resized`` entry
+        is ``None``, ``resize_skipped`` says why, and a line is added to
+        ``warnings``.
     stem : str, optional
         Base name (default: the source file's stem, or ``image``).
     warnings : tuple of str
@@ -189,27 +243,20 @@ def write_outputs(
     -------
     dict
         The JSON record: ``result.to_dict()`` plus ``stem``, ``warnings``
-        (list of str), ``preview`` and per crop ``index``, ``path``,
-        ``resized`` (``{"<width>": "<file>" or None}``) and
-        ``resize_skipped`` (``{"<width>": "<reason>"}``, empty when none).
+        (list of str), ``preview`` and per crop the fields of
+        :class:`WrittenCrop`.
     """
+    out_cfg = config or OutputConfig()
     if result.image is None:
         raise InvalidParameterError("the result carries no image to cut crops from")
-    for w in widths:
-        if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-            raise InvalidParameterError(f"widths must be positive integers, got {w!r}")
     out = Path(out_dir)
     stem = stem or (Path(result.source).stem if result.source else "image")
-    suffix = output_suffix(result, fmt)
-    fmt_name = FORMAT_BY_SUFFIX[suffix]
+    suffix = output_suffix(result, out_cfg)
     loaded = result.image
+    saver = _Saver.for_source(loaded, FORMAT_BY_SUFFIX[suffix], out_cfg.quality)
     rec = result.to_dict()
     rec["stem"] = stem
     rec["warnings"] = list(warnings)
-    cfg = result.config
-    save_kw = dict(quality=cfg.quality, icc_profile=loaded.icc_profile, exif=loaded.exif, format=fmt_name)
-    if fmt_name == "JPEG":
-        save_kw.update(qtables=loaded.jpeg_qtables, subsampling=loaded.jpeg_subsampling)
     with contextlib.ExitStack() as stack:
         def target(name: str) -> Path:
             return stack.enter_context(atomic_path(out / name))
@@ -219,34 +266,20 @@ def write_outputs(
         full = loaded.open_full()
         try:
             for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
-                x1, y1, x2, y2 = (int(v) for v in crop.box.corners())
-                piece = full.crop((x1, y1, x2, y2))
-                name = f"{stem}_{i}{suffix}"
-                save_image(piece, target(name), **save_kw)
-                crec["index"] = i
-                crec["path"] = name
-                crec["resized"] = {}
-                crec["resize_skipped"] = {}
-                for w in widths:
-                    if w > piece.width:
-                        reason = f"the crop is only {piece.width} px wide; copies are never upscaled"
-                        crec["resized"][str(w)] = None
-                        crec["resize_skipped"][str(w)] = reason
-                        rec["warnings"].append(f"crop {i}: no {w} px wide copy: {reason}")
-                        continue
-                    rname = f"{stem}_{i}_w{w}{suffix}"
-                    save_image(_resized(piece, w), target(rname), **save_kw)
-                    crec["resized"][str(w)] = rname
+                piece = full.crop(tuple(int(v) for v in crop.box.corners()))
+                written = _write_crop(piece, i, stem, suffix, out_cfg.widths, saver, target)
+                crec.update(to_data(written))
+                rec["warnings"].extend(written.warnings())
                 del piece
         finally:
-            if full is not loaded._full:  # never close the caller's in-memory image
+            if not loaded.in_memory:  # never close the caller's in-memory image
                 full.close()
             del full
-        if preview:
+        if out_cfg.preview:
             pname = f"{stem}_preview.png"
             render_preview(result).save(target(pname), format="PNG", compress_level=1)
             rec["preview"] = pname
-        if record:
+        if out_cfg.record:
             text = json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
             target(f"{stem}.json").write_text(text, encoding="utf-8")
     return rec

@@ -1,8 +1,11 @@
 """``crop_photo``: one photo in, k distinct crops out (the one entry point).
 
 photo -> io (reduced decode) -> saliency (+ faces) -> partition -> candidates
--> scoring -> select -> crops in source pixels.  Writing files is
-:mod:`multicrop.crop.outputs`.
+-> scoring -> select -> crops in source pixels.  :func:`crop_photo` runs these
+as named steps: load and check the size, :func:`analyse`, then
+``_select_by_partition`` or ``_select_topk`` (each scoring candidates through
+``_Candidates``), then :func:`~multicrop.crop.select.to_source`.  Writing
+files is :mod:`multicrop.crop.outputs`.
 
 Examples
 --------
@@ -19,19 +22,19 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from .. import _version
-from .candidates import candidate_boxes, subject_windows
-from .config import CropConfig
+from .. import package_version
 from ..errors import ImageTooSmallError
 from ..geometry import Box
-from ..io import LoadedImage, load_image
-from .partition import PARTITION_VERSION, Partition, partition_saliency
+from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..saliency import SALIENCY, compute_saliency
-from .scoring import ScoredCrop, ScoringContext, get_scorer
+from ..serialize import to_data
+from .candidates import candidate_boxes, subject_windows
+from .config import CropConfig
+from .partition import PARTITION_VERSION, Partition, partition_saliency
+from .scoring import ScoredCrop, Scorer, ScoringContext, get_scorer
 from .select import SELECT_VERSION, select_distinct, select_topk, to_source
 
 __all__ = ["CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
@@ -95,18 +98,22 @@ class CropResult:
         p = self.partition_source
         return () if p is None else p.regions
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record (boxes in source pixels)."""
-        p = self.partition_source
+    def to_dict(self) -> dict:
+        """JSON-ready record (boxes in source pixels).
+
+        Written out by hand rather than field by field: the record holds the
+        partition in source pixels, ``k`` and rounded timings, and leaves out
+        the image and saliency map the result carries for writing files.
+        """
         return {
             "source": self.source,
             "size": list(self.size),
             "analysis_size": list(self.analysis_size),
             "k": len(self.crops),
-            "crops": [c.to_dict() for c in self.crops],
-            "partition": None if p is None else p.to_dict(),
+            "crops": to_data(self.crops),
+            "partition": to_data(self.partition_source),
             "failure": self.failure,
-            "faces": [f.to_dict() for f in self.faces],
+            "faces": to_data(self.faces),
             "config": self.config.to_dict(),
             "versions": dict(self.versions),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
@@ -124,7 +131,7 @@ def pipeline_versions(config: CropConfig | None = None) -> dict[str, str]:
 
 def _versions(config: CropConfig, scorer) -> dict[str, str]:
     return {
-        "multicrop": _version(),
+        "multicrop": package_version(),
         "scorer": f"{scorer.name}/{scorer.version}",
         "partition": PARTITION_VERSION,
         "select": SELECT_VERSION,
@@ -184,10 +191,109 @@ def _check_fits(name: str, size: tuple[int, int], config: CropConfig) -> None:
         )
 
 
+class _Stopwatch:
+    """Seconds per stage: each :meth:`lap` records the time since the previous one."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = now - self.last
+        self.last = now
+
+    def stop(self) -> dict[str, float]:
+        self.timings["total"] = time.perf_counter() - self.start
+        return self.timings
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Scores the candidate crops of a region: the pipeline's candidates -> scoring step.
+
+    ``min_side`` is the smallest crop side in analysis pixels; ``bounds`` the
+    whole analysis image (subject framings may reach past their region).
+    """
+
+    context: ScoringContext
+    scorer: Scorer
+    config: CropConfig
+    bounds: Box
+    min_side: float
+
+    def scored_in(self, region: Box, *, windows: bool, subject: Box | None = None) -> list[ScoredCrop]:
+        cfg = self.config
+        out: list[ScoredCrop] = []
+        for ratio in cfg.ratios:
+            boxes = candidate_boxes(region, ratio, config=cfg.candidates, windows=windows)
+            if subject is not None:
+                boxes = boxes + subject_windows(subject, ratio, bounds=self.bounds, config=cfg.candidates)
+            boxes = [b for b in boxes if min(b.w, b.h) >= self.min_side]
+            if subject is not None:
+                out.extend(self.scorer.score(self.context, boxes, ratio=ratio, region=region, subject=subject))
+            else:
+                out.extend(self.scorer.score(self.context, boxes, ratio=ratio, region=region))
+        return out
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """The chosen crops (analysis pixels), the partition they came from and what went wrong."""
+
+    crops: tuple[ScoredCrop, ...]
+    partition: Partition | None
+    failure: str | None
+
+
+def _select_by_partition(saliency: np.ndarray, candidates: _Candidates, name: str,
+                         clock: _Stopwatch) -> _Selection:
+    """``partition``: one crop per region of the best partition, distinct across regions."""
+    cfg = candidates.config
+    partition = best_partition(saliency, cfg)
+    failure = partition.failure
+    clock.lap("partition")
+    framing = bool(getattr(candidates.scorer, "uses_subject", False))
+    subjects = _region_subjects(partition) if framing else [None] * partition.k
+    per_region = [candidates.scored_in(region, windows=False, subject=subj)
+                  for region, subj in zip(partition.regions, subjects)]
+    for i, region in enumerate(partition.regions):
+        if per_region[i]:
+            continue
+        # No anchor of the minimum size fits: the region is too narrow.  Report it and
+        # look in the region widened (about its centre) to the smallest crop size.
+        bounds = candidates.bounds
+        grown = _grow(region, candidates.min_side, bounds.w, bounds.h)
+        per_region[i] = candidates.scored_in(grown, windows=True, subject=subjects[i])
+        failure = failure or (
+            f"region {i + 1} ({region.w:.0f}x{region.h:.0f} analysis px) is too small for a crop of "
+            f"{cfg.min_crop_side} px; its crop reaches into the neighbouring regions"
+        )
+        if not per_region[i]:
+            raise ImageTooSmallError(
+                f"{name}: no crop of at least {cfg.min_crop_side} px fits partition {i + 1}; use a smaller k"
+            )
+    chosen, overlaps = select_distinct(per_region, max_iou=cfg.distinct_iou)
+    if overlaps:
+        failure = "; ".join(([failure] if failure else []) + overlaps)
+    return _Selection(tuple(chosen), partition, failure)
+
+
+def _select_topk(candidates: _Candidates) -> _Selection:
+    """``topk``: the best crops of the whole image, non-maximum suppressed."""
+    cfg = candidates.config
+    chosen = select_topk(candidates.scored_in(candidates.bounds, windows=True), k=cfg.k, nms_iou=cfg.nms_iou)
+    failure = None
+    if len(chosen) < cfg.k:
+        failure = f"only {len(chosen)} of k={cfg.k} crops remain after non-maximum suppression"
+    return _Selection(tuple(chosen), None, failure)
+
+
 def crop_photo(
     source: str | os.PathLike | np.ndarray | LoadedImage,
     config: CropConfig | None = None,
     *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
 ) -> CropResult:
     """Find ``config.k`` distinct crops of a photo.
@@ -198,6 +304,10 @@ def crop_photo(
         The photo.
     config : CropConfig, optional
         Defaults to ``CropConfig()``.
+    max_pixels : int
+        Refuse photos with more pixels than this (decompression-bomb guard;
+        :attr:`multicrop.crop.config.OutputConfig.max_pixels` on the command
+        line).  Ignored for a ``LoadedImage``.
     threads : int, optional
         Threads for the saliency model (default: this process's share of the
         CPUs); never changes the result.
@@ -216,93 +326,40 @@ def crop_photo(
         Unknown saliency backend or scorer.
     """
     cfg = config or CropConfig()
-    t0 = time.perf_counter()
-    timings: dict[str, float] = {}
+    clock = _Stopwatch()
     scorer = get_scorer(cfg)
-    versions = _versions(cfg, scorer)
-    if isinstance(source, LoadedImage):
-        loaded = source
-    else:
-        loaded = load_image(source, max_side=cfg.analysis_max_side, max_pixels=cfg.max_pixels)
+    loaded = source if isinstance(source, LoadedImage) else load_image(
+        source, max_side=cfg.analysis_max_side, max_pixels=max_pixels
+    )
     name = str(loaded.path) if loaded.path is not None else "image"
     _check_fits(name, loaded.size, cfg)
-    t1 = time.perf_counter()
-    timings["load"] = t1 - t0
+    clock.lap("load")
 
     image = loaded.analysis
     h, w = image.shape[:2]
     sal, faces = analyse(image, cfg, threads=threads)
-    t2 = time.perf_counter()
-    timings["saliency"] = t2 - t1
+    clock.lap("saliency")
 
     sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    min_side = cfg.min_crop_side / max(sx, sy)
-    ctx = ScoringContext(image, sal, faces)
-    full = Box(0, 0, w, h)
-
-    framing = bool(getattr(scorer, "uses_subject", False))
-
-    def scored_in(region: Box, *, windows: bool, subject: Box | None = None) -> list[ScoredCrop]:
-        out: list[ScoredCrop] = []
-        for ratio in cfg.ratios:
-            boxes = candidate_boxes(region, ratio, config=cfg.candidates, windows=windows)
-            if subject is not None:
-                boxes = boxes + subject_windows(subject, ratio, bounds=full, config=cfg.candidates)
-            boxes = [b for b in boxes if min(b.w, b.h) >= min_side]
-            if subject is not None:
-                out.extend(scorer.score(ctx, boxes, ratio=ratio, region=region, subject=subject))
-            else:
-                out.extend(scorer.score(ctx, boxes, ratio=ratio, region=region))
-        return out
-
-    partition: Partition | None = None
-    failure: str | None = None
+    candidates = _Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
+                             cfg.min_crop_side / max(sx, sy))
     if cfg.strategy == "partition":
-        partition = best_partition(sal, cfg)
-        failure = partition.failure
-        t3 = time.perf_counter()
-        timings["partition"] = t3 - t2
-        subjects = _region_subjects(partition) if framing else [None] * partition.k
-        per_region = [scored_in(region, windows=False, subject=subj)
-                      for region, subj in zip(partition.regions, subjects)]
-        for i, region in enumerate(partition.regions):
-            if per_region[i]:
-                continue
-            # No anchor of the minimum size fits: the region is too narrow.  Report it and
-            # look in the region widened (about its centre) to the smallest crop size.
-            grown = _grow(region, min_side, w, h)
-            per_region[i] = scored_in(grown, windows=True, subject=subjects[i])
-            failure = failure or (
-                f"region {i + 1} ({region.w:.0f}x{region.h:.0f} analysis px) is too small for a crop of "
-                f"{cfg.min_crop_side} px; its crop reaches into the neighbouring regions"
-            )
-            if not per_region[i]:
-                raise ImageTooSmallError(
-                    f"{name}: no crop of at least {cfg.min_crop_side} px fits partition {i + 1}; use a smaller k"
-                )
-        chosen, overlaps = select_distinct(per_region, max_iou=cfg.distinct_iou)
-        if overlaps:
-            failure = "; ".join(([failure] if failure else []) + overlaps)
+        selection = _select_by_partition(sal, candidates, name, clock)
     else:
-        t3 = time.perf_counter()
-        chosen = select_topk(scored_in(full, windows=True), k=cfg.k, nms_iou=cfg.nms_iou)
-        if len(chosen) < cfg.k:
-            failure = f"only {len(chosen)} of k={cfg.k} crops remain after non-maximum suppression"
-    t4 = time.perf_counter()
-    timings["score"] = t4 - t3
-    crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in chosen)
-    timings["total"] = time.perf_counter() - t0
+        selection = _select_topk(candidates)
+    clock.lap("score")
+    crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in selection.crops)
     return CropResult(
         crops=crops,
-        partition=partition,
-        failure=failure,
+        partition=selection.partition,
+        failure=selection.failure,
         size=loaded.size,
         analysis_size=(w, h),
         config=cfg,
-        versions=versions,
+        versions=_versions(cfg, scorer),
         faces=tuple(f.scale(sx, sy) for f in faces),
         source=str(loaded.path) if loaded.path is not None else None,
-        timings=timings,
+        timings=clock.stop(),
         image=loaded,
         saliency=sal,
     )

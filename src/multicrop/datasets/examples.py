@@ -15,15 +15,18 @@ import numpy as np
 from PIL import Image
 
 from ..errors import InvalidParameterError
-from ..io import save_image
+from ..io import DEFAULT_QUALITY, save_image
 
-__all__ = ["example_image", "example_photo", "EXAMPLE_SUBJECTS"]
+__all__ = ["example_image", "example_photo", "EXAMPLE_SUBJECTS", "EXAMPLE_WIDTH", "EXAMPLE_HEIGHT"]
 
 #: Sample images used, left to right, with their centre as a fraction of the canvas width.
 EXAMPLE_SUBJECTS = (("astronaut", 1 / 6), ("chelsea", 1 / 2), ("coffee", 5 / 6))
 
+#: Default canvas size of the example photo, in pixels (5 MP, wide like a panorama).
+EXAMPLE_WIDTH, EXAMPLE_HEIGHT = 3600, 1400
 
-def example_image(*, width: int = 3600, height: int = 1400, seed: int = 0) -> np.ndarray:
+
+def example_image(*, width: int = EXAMPLE_WIDTH, height: int = EXAMPLE_HEIGHT, seed: int = 0) -> np.ndarray:
     """The example photo as an array: three subjects side by side on a plain backdrop.
 
     Parameters
@@ -67,8 +70,8 @@ def example_image(*, width: int = 3600, height: int = 1400, seed: int = 0) -> np
     return np.asarray(out)
 
 
-def example_photo(path: str | os.PathLike, *, width: int = 3600, height: int = 1400, seed: int = 0,
-                  quality: int = 92) -> Path:
+def example_photo(path: str | os.PathLike, *, width: int = EXAMPLE_WIDTH, height: int = EXAMPLE_HEIGHT,
+                  seed: int = 0, quality: int = DEFAULT_QUALITY) -> Path:
     """Write the example photo to ``path`` (format from the extension) and return the path."""
     img = Image.fromarray(example_image(width=width, height=height, seed=seed))
     return save_image(img, path, quality=quality)

@@ -4,12 +4,14 @@
 remembers how to get the full-resolution pixels for the crops themselves.
 """
 
-from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image, to_output_mode, to_rgb
-from .save import atomic_path, atomic_write_bytes, atomic_write_text, save_image
+from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image
+from .modes import to_output_mode, to_rgb
+from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write_text, format_suffix, save_image
 from .tables import write_table
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
+    "DEFAULT_QUALITY",
     "SUPPORTED_SUFFIXES",
     "LoadedImage",
     "load_image",
@@ -19,5 +21,6 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "save_image",
+    "format_suffix",
     "write_table",
 ]

@@ -11,9 +11,13 @@ from pathlib import Path
 from PIL import Image
 
 from ..errors import InvalidParameterError
-from .load import _GREY, to_output_mode
+from .modes import GREY_MODES, to_output_mode
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "FORMAT_BY_SUFFIX"]
+__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "format_suffix", "FORMAT_BY_SUFFIX",
+           "DEFAULT_QUALITY"]
+
+#: JPEG and WebP quality used when the source's own quality cannot be kept.
+DEFAULT_QUALITY = 92
 
 FORMAT_BY_SUFFIX = {
     ".jpg": "JPEG",
@@ -23,6 +27,27 @@ FORMAT_BY_SUFFIX = {
     ".tif": "TIFF",
     ".tiff": "TIFF",
 }
+
+
+def format_suffix(fmt: str) -> str:
+    """The file extension for an image format name such as ``"png"`` or ``".jpg"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a format with no writer.
+
+    Examples
+    --------
+    >>> format_suffix("PNG"), format_suffix(".tif")
+    ('.png', '.tif')
+    """
+    suffix = fmt.lower() if fmt.startswith(".") else f".{fmt.lower()}"
+    if suffix not in FORMAT_BY_SUFFIX:
+        raise InvalidParameterError(
+            f"format must be one of {', '.join(s[1:] for s in sorted(FORMAT_BY_SUFFIX))}, got {fmt!r}"
+        )
+    return suffix
 
 
 def _current_umask() -> int:
@@ -80,7 +105,7 @@ def save_image(
     image: Image.Image,
     path: str | os.PathLike,
     *,
-    quality: int = 92,
+    quality: int = DEFAULT_QUALITY,
     icc_profile: bytes | None = None,
     exif: bytes | None = None,
     qtables: dict | None = None,
@@ -117,7 +142,7 @@ def save_image(
         )
     params: dict = {}
     converted = to_output_mode(image, fmt)
-    if image.mode in _GREY and converted.mode not in _GREY:
+    if image.mode in GREY_MODES and converted.mode not in GREY_MODES:
         icc_profile = None  # a greyscale profile does not describe RGB pixels (WebP)
     image = converted
     if fmt == "JPEG":

@@ -24,6 +24,10 @@ distinctiveness, emotional impact
     contrast, saturation) and subject isolation.  Treat these two columns as
     weak, documented baselines, not judgements.
 
+The measurements the crop scorer makes too (luminance, sharpness, thirds
+points, border band, tone departure) come from :mod:`multicrop.measures`,
+which also says where the two use them differently.
+
 Examples
 --------
 >>> rng = np.random.default_rng(0)
@@ -43,6 +47,7 @@ from dataclasses import asdict, dataclass
 import cv2
 import numpy as np
 
+from ..measures import BORDER_BAND, THIRDS_POINTS, border_band, laplacian_variance, luminance, tone_departure
 from ..saliency import compute_saliency
 from .rubric import DIMENSION_IDS
 
@@ -52,6 +57,9 @@ __all__ = ["VERSION", "Measurements", "measure", "rubric_scores", "holistic_scor
 VERSION = "1"
 
 _IMMERKAER = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
+
+#: Key of a typical photo (mean luminance of 255) and the departure from it that counts as full.
+KEY_CENTRE, KEY_SPREAD = 118.0, 80.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,10 @@ class Measurements:
     key_departure: float
 
     def to_dict(self) -> dict:
+        """The measurements rounded to 4 decimals, as the judge's reply reports them.
+
+        Not :class:`multicrop.serialize.Serializable`: the rounding is part of the reply.
+        """
         return {k: round(v, 4) for k, v in asdict(self).items()}
 
 
@@ -101,13 +113,11 @@ def measure(image: np.ndarray, *, saliency_side: int = 384) -> Measurements:
     """
     rgb = np.ascontiguousarray(image[..., :3])
     h, w = rgb.shape[:2]
-    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    grey = luminance(rgb)
     g32 = grey.astype(np.float32)
 
     # Technical quality.
-    lap = cv2.Laplacian(g32, cv2.CV_32F, ksize=3)
-    _, lap_sd = cv2.meanStdDev(lap)
-    lap_var = float(lap_sd[0, 0]) ** 2
+    lap_var = laplacian_variance(g32)
     sharpness = _clip01((np.log10(1.0 + lap_var) - 1.0) / 2.5)  # var 10 -> 0, ~3000 -> 1
     conv = cv2.filter2D(g32, cv2.CV_32F, _IMMERKAER)
     sigma = (float(np.sqrt(np.pi / 2.0) * cv2.norm(conv[1:-1, 1:-1], cv2.NORM_L1) / (6.0 * (h - 2) * (w - 2)))
@@ -144,12 +154,12 @@ def measure(image: np.ndarray, *, saliency_side: int = 384) -> Measurements:
     else:
         cy = float(sal.sum(axis=1) @ np.arange(sh)) / total / max(sh - 1, 1)
         cx = float(sal.sum(axis=0) @ np.arange(sw)) / total / max(sw - 1, 1)
-        anchors = [(0.5, 0.5)] + [(a, b) for a in (1 / 3, 2 / 3) for b in (1 / 3, 2 / 3)]
+        anchors = [(0.5, 0.5), *THIRDS_POINTS]
         d = min(np.hypot(cy - a, cx - b) for a, b in anchors)
         placement = _clip01(1.0 - d / 0.25)
         left, top = float(sal[:, : sw // 2].sum()) / total, float(sal[: sh // 2].sum()) / total
         balance = _clip01(1.0 - (abs(left - 0.5) + abs(top - 0.5)))
-        b = max(1, round(0.03 * min(sh, sw)))
+        b = int(border_band(min(sh, sw), fraction=BORDER_BAND))
         inner = float(sal[b:-b, b:-b].sum()) if sh > 2 * b and sw > 2 * b else 0.0
         border_area = 1.0 - max(sh - 2 * b, 0) * max(sw - 2 * b, 0) / (sh * sw)
         border_share = (total - inner) / total / max(border_area, 1e-9)
@@ -158,7 +168,7 @@ def measure(image: np.ndarray, *, saliency_side: int = 384) -> Measurements:
         frac = float(mask.mean())
         concentration = _clip01(1.0 - frac / 0.5)
         if mask.any() and (~mask).any():
-            gs = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
+            gs = luminance(small).astype(np.float32)
             lap_s = np.abs(cv2.Laplacian(gs, cv2.CV_32F, ksize=3))
             lum_gap = abs(float(gs[mask].mean()) - float(gs[~mask].mean())) / 128.0
             fg_sharp, bg_sharp = float(lap_s[mask].mean()), float(lap_s[~mask].mean())
@@ -166,7 +176,7 @@ def measure(image: np.ndarray, *, saliency_side: int = 384) -> Measurements:
             isolation = _clip01(0.5 * lum_gap + 0.5 * max(0.0, blur_gap) + 0.25 * concentration)
         else:
             isolation = 0.0
-    key_departure = _clip01(abs(float(hist @ np.arange(256)) - 118.0) / 80.0)
+    key_departure = float(tone_departure(float(hist @ np.arange(256)), centre=KEY_CENTRE, spread=KEY_SPREAD))
 
     return Measurements(
         sharpness=sharpness, noise=noise, clipping=clipping, placement=placement, balance=balance,

@@ -72,3 +72,18 @@ def test_weights_change_the_score():
 def test_scored_crop_round_trip():
     c = ScoredCrop(Box(1, 2, 3, 4), 0.5, {"kept": 0.1}, Ratio(3, 4))
     assert ScoredCrop.from_dict(c.to_dict()) == c
+
+
+def test_score_is_the_weighted_sum_of_the_named_terms():
+    from multicrop.crop.scoring.composition import TERMS
+
+    w = CompositionWeights()
+    boxes = [Box(50, 20, 50, 60), Box(75, 20, 50, 60)]
+    for subject in (None, Box(60, 30, 30, 40)):
+        for c in CompositionScorer().score(context(), boxes, ratio=Ratio(5, 6), subject=subject):
+            unweighted = {"density", "thirds"} if subject is not None else set()
+            expected = sum(sign * getattr(w, weight) * c.parts[part] for part, sign, weight in TERMS
+                           if part in c.parts and part not in unweighted)
+            assert c.score == pytest.approx(expected, abs=1e-5)
+            assert ("framing" in c.parts) == (subject is not None)
+            assert {"density", "thirds"} <= set(c.parts)  # reported either way

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-import cv2
 import numpy as np
 
-from ...geometry import Box, Ratio, parse_ratio
-from ..partition import summed_area_table
+from ...geometry import Box, Ratio
+from ...measures import box_sums, gradient_magnitude, luminance, summed_area_table
+from ...serialize import Serializable
 
 __all__ = ["ScoredCrop", "ScoringContext", "Scorer"]
 
 
 @dataclass(frozen=True)
-class ScoredCrop:
+class ScoredCrop(Serializable):
     """A candidate crop with its score.
 
     Attributes
@@ -45,21 +45,6 @@ class ScoredCrop:
     def with_box(self, box: Box) -> ScoredCrop:
         """The same crop, moved to other coordinates (e.g. source pixels)."""
         return ScoredCrop(box, self.score, self.parts, self.ratio)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "box": self.box.to_dict(),
-            "score": self.score,
-            "parts": dict(sorted(self.parts.items())),
-            "ratio": str(self.ratio) if self.ratio is not None else None,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ScoredCrop:
-        return cls(
-            Box.from_dict(d["box"]), float(d["score"]), dict(d.get("parts", {})),
-            parse_ratio(d["ratio"]) if d.get("ratio") else None,
-        )
 
 
 class ScoringContext:
@@ -101,13 +86,10 @@ class ScoringContext:
             return s * np.arange(self.width)[None, :]
         if name == "saliency_y":
             return s * np.arange(self.height)[:, None]
-        grey = self._luma()
         if name == "luma":
-            return grey
+            return self._luma()
         if name == "gradient":
-            gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-            gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-            return cv2.magnitude(gx, gy)
+            return gradient_magnitude(self._luma())
         raise KeyError(name)
 
     def _luma(self) -> np.ndarray:
@@ -116,13 +98,12 @@ class ScoringContext:
                 raise ValueError(
                     f"image shape {self.image.shape[:2]} differs from saliency shape {self.saliency.shape}"
                 )
-            self._cache["_luma"] = cv2.cvtColor(self.image, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255.0
+            self._cache["_luma"] = luminance(self.image).astype(np.float32) / 255.0
         return self._cache["_luma"]
 
     def box_sums(self, name: str, x1: np.ndarray, y1: np.ndarray, x2: np.ndarray, y2: np.ndarray) -> np.ndarray:
         """Sums of a named map over integer boxes ``[y1:y2, x1:x2]`` (arrays)."""
-        S = self.sat(name)
-        return S[y2, x2] - S[y1, x2] - S[y2, x1] + S[y1, x1]
+        return box_sums(self.sat(name), x1, y1, x2, y2)
 
     def int_corners(self, boxes) -> tuple[np.ndarray, ...]:
         """Integer corner arrays of boxes, clipped to the image, each box at least 1 px."""
