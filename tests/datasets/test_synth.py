@@ -106,10 +106,23 @@ def test_bad_arguments(tmp_path, carousel_labels):
         make_synth(carousel_labels, tmp_path, seed=-1)
 
 
-def test_every_photo_has_a_loader():
-    from multicrop.datasets.synth import BACKGROUNDS, PHOTO_LOADERS, SUBJECTS, _photo
-    from skimage import data
+def test_missing_scipy_names_the_extra(tmp_path, monkeypatch):
+    import sys
 
-    assert set(SUBJECTS) | set(BACKGROUNDS) <= set(PHOTO_LOADERS)
-    assert np.array_equal(_photo("motorcycle"), data.stereo_motorcycle()[0])
-    assert _photo("camera").shape[2] == 3  # greyscale photos come as RGB
+    from multicrop.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "scipy", None)  # `import scipy` now raises ImportError
+    with pytest.raises(MissingExtraError, match=r"pip install 'multicrop\[eval\]'"):
+        make_synth(None, tmp_path / "out", names=NAMES)
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_photo_is_shipped():
+    from multicrop.datasets.photos import SAMPLE_PHOTOS, sample_photo
+    from multicrop.datasets.synth import BACKGROUNDS, _photo
+
+    assert set(SUBJECTS) | set(BACKGROUNDS) <= set(SAMPLE_PHOTOS)
+    assert np.array_equal(_photo("motorcycle"), sample_photo("motorcycle"))
+    camera = _photo("camera")
+    assert camera.shape == (512, 512, 3)  # greyscale photos come as RGB
+    assert np.array_equal(camera[:, :, 1], sample_photo("camera"))

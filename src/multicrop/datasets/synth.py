@@ -8,10 +8,11 @@ For each real label file this module renders an image of the same aspect
 crops are, and writes it in the Carousel layout with the real boxes (scaled)
 as ground truth, so ``multicrop eval carousel`` runs on it unchanged.
 
-Subjects are real photos that ship inside scikit-image (astronaut, Chelsea
-the cat, coffee cup, rocket, motorcycle, cameraman), cut out with their own
-U^2-Netp saliency mask thresholded at 0.5 (largest connected component).
-Backgrounds are blurred, low-contrast views of scikit-image photos and
+Subjects are public-domain and CC0 photos shipped inside multicrop
+(:mod:`multicrop.datasets.photos`: scikit-image's astronaut, Chelsea the cat,
+coffee cup, rocket, motorcycle, cameraman), cut out with their own U^2-Netp
+saliency mask thresholded at 0.5 (largest connected component).
+Backgrounds are blurred, low-contrast views of those photos and of
 textures (Hubble deep field, grass, gravel, brick, ...), so subjects stand
 out as they do in the real photos.  Composition follows the annotators: a
 subject is centred in each box (with jitter) and fills 55-85 % of it, larger
@@ -43,51 +44,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, InvalidParameterError
+from ..errors import DatasetError, InvalidParameterError, MissingExtraError
 from ..io import atomic_path, atomic_write_text
 from ..serialize import Serializable
 from .carousel import load_carousel
 from .carousel_labels import write_labelme
+from .photos import sample_photo
 
-__all__ = ["SYNTH_VERSION", "PHOTO_LOADERS", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "subject_cutout"]
+__all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "render_scene", "subject_cutout"]
 
 #: Bump when the rendered images change.
 SYNTH_VERSION = "carousel-synth-1"
 
-def _skimage(name: str) -> Callable[[], np.ndarray]:
-    """Loader of the ``skimage.data`` photo ``name`` (imported when called)."""
-
-    def load() -> np.ndarray:
-        import skimage.data as data
-
-        return getattr(data, name)()
-
-    return load
-
-
-def _stereo_left() -> np.ndarray:
-    import skimage.data as data
-
-    return data.stereo_motorcycle()[0]
-
-
-#: Every photo used below, by name: how it is read from ``skimage.data``.
-PHOTO_LOADERS: dict[str, Callable[[], np.ndarray]] = {
-    "astronaut": _skimage("astronaut"),
-    "chelsea": _skimage("chelsea"),
-    "coffee": _skimage("coffee"),
-    "rocket": _skimage("rocket"),
-    "motorcycle": _stereo_left,  # the left view of the stereo pair
-    "camera": _skimage("camera"),
-    "hubble_deep_field": _skimage("hubble_deep_field"),
-    "grass": _skimage("grass"),
-    "gravel": _skimage("gravel"),
-    "brick": _skimage("brick"),
-}
-
-#: scikit-image photos used as subjects (all ship inside the wheel).
+#: Photos used as subjects (:data:`~multicrop.datasets.photos.SAMPLE_PHOTOS`, shipped inside multicrop).
 SUBJECTS: tuple[str, ...] = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "camera")
-#: scikit-image photos and textures used (blurred) as backgrounds.
+#: Photos and textures used (blurred) as backgrounds.
 BACKGROUNDS: tuple[str, ...] = (
     "hubble_deep_field", "grass", "gravel", "brick", "coffee", "chelsea", "rocket", "motorcycle",
 )
@@ -107,10 +78,20 @@ class SynthSummary(Serializable):
 
 
 def _photo(name: str) -> np.ndarray:
-    img = PHOTO_LOADERS[name]()
+    img = sample_photo(name)
     if img.ndim == 2:
         img = np.repeat(img[:, :, None], 3, axis=2)
     return np.ascontiguousarray(img[:, :, :3]).astype(np.uint8)
+
+
+def _ndimage():
+    """``scipy.ndimage`` (the ``eval`` extra), or an error saying how to install it."""
+    try:
+        from scipy import ndimage
+    except ImportError as exc:
+        raise MissingExtraError.for_module(
+            "scipy", extra="eval", feature="carousel-synth (`multicrop bench synth`)") from exc
+    return ndimage
 
 
 @functools.lru_cache(maxsize=None)
@@ -124,9 +105,9 @@ def subject_cutout(name: str) -> tuple[np.ndarray, np.ndarray]:
     alpha : ndarray of float32, shape (h, w)
         Its mask in [0, 1] (the largest component of saliency > 0.5, feathered).
     """
-    from scipy import ndimage as ndi
-
     from ..saliency import compute_saliency
+
+    ndi = _ndimage()
 
     if name not in SUBJECTS:
         raise InvalidParameterError(f"subject must be one of {', '.join(SUBJECTS)}, got {name!r}")
@@ -135,7 +116,7 @@ def subject_cutout(name: str) -> tuple[np.ndarray, np.ndarray]:
     mask = sal > 0.5
     lab, n = ndi.label(mask)
     if n == 0:  # pragma: no cover - every shipped subject has a mask
-        raise DatasetError(f"no salient object found in scikit-image's {name!r}")
+        raise DatasetError(f"no salient object found in the sample photo {name!r}")
     sizes = ndi.sum(mask, lab, range(1, n + 1))
     mask = ndi.binary_fill_holes(lab == int(np.argmax(sizes)) + 1)
     ys, xs = np.nonzero(mask)
@@ -262,6 +243,8 @@ def make_synth(
         Bad ``max_side``/``quality``/``seed`` or unknown names.
     DatasetError
         ``labels_dir`` is not a Carousel directory.
+    MissingExtraError
+        SciPy (the ``eval`` extra) is not installed.
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
@@ -269,6 +252,7 @@ def make_synth(
         raise InvalidParameterError(f"max_side must be an integer >= 64, got {max_side!r}")
     if not 1 <= quality <= 100:
         raise InvalidParameterError(f"quality must be in [1, 100], got {quality!r}")
+    _ndimage()  # fail before writing anything when the eval extra is missing
     with contextlib.ExitStack() as stack:
         where = str(labels_dir)
         if labels_dir is None:  # the shipped geometry, written out as the real files

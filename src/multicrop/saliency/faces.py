@@ -28,6 +28,21 @@ class Face(Serializable):
     score: float
 
 
+def _detector(width: int, height: int, score_threshold: float) -> cv2.FaceDetectorYN:
+    """A YuNet detector for ``width x height`` inputs.
+
+    OpenCV 5 warns on every creation that its new DNN engine ignores the
+    (default CPU) target; that line is noise to users, so warnings are
+    silenced while the detector is built and the log level restored after.
+    """
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(min(level, cv2.utils.logging.LOG_LEVEL_ERROR))
+    try:
+        return cv2.FaceDetectorYN.create(str(model_path("yunet")), "", (width, height), score_threshold, 0.3, 5000)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
 def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Face]:
     """Faces in an RGB image, largest first.
 
@@ -42,7 +57,7 @@ def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Fac
     small = image if f == 1.0 else cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))),
                                                 interpolation=cv2.INTER_AREA)
     sh, sw = small.shape[:2]
-    det = cv2.FaceDetectorYN.create(str(model_path("yunet")), "", (sw, sh), score_threshold, 0.3, 5000)
+    det = _detector(sw, sh, score_threshold)
     _, raw = det.detect(cv2.cvtColor(small, cv2.COLOR_RGB2BGR))
     faces = []
     for row in [] if raw is None else raw:
