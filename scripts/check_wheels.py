@@ -14,7 +14,8 @@ to keep them).
 
     python scripts/check_wheels.py                      # all versions, all groups, this platform
     python scripts/check_wheels.py --python 3.14 --groups core eval
-    python scripts/check_wheels.py --platform win_amd64 --platform macosx_11_0_arm64
+    python scripts/check_wheels.py --platform win_amd64
+    python scripts/check_wheels.py --platform macosx_14_0_arm64   # onnxruntime wheels need macOS >= 13 on arm64
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ("3.11", "3.12", "3.13", "3.14")
 _SAVED = re.compile(r"(?:Saved|File was already downloaded) (\S+)")
+#: Packages published as a pure-Python sdist only (they build a py3-none-any wheel on
+#: any Python), with the runtime dependencies of that sdist.
+PURE_SDISTS: dict[str, list[str]] = {"pyvips": ["cffi>=1.0.0"]}
 
 
 def dependency_groups(pyproject: Path) -> dict[str, list[str]]:
@@ -50,23 +54,50 @@ def dependency_groups(pyproject: Path) -> dict[str, list[str]]:
     return {"core": core, **{e: core + expand(reqs) for e, reqs in extras.items()}}
 
 
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def _dist(filename: str) -> tuple[str, str]:
-    """(normalised name, version) of a wheel file name."""
-    name, version = Path(filename).name.split("-")[:2]
-    return re.sub(r"[-_.]+", "-", name).lower(), version
+    """(normalised name, version) of a wheel or sdist file name; sdist versions end in " (sdist)"."""
+    name = Path(filename).name
+    if name.endswith(".whl"):
+        dist, version = name.split("-")[:2]
+        return _canonical(dist), version
+    stem = re.sub(r"\.(tar\.gz|zip)$", "", name)
+    dist, version = stem.rsplit("-", 1)
+    return _canonical(dist), f"{version} (sdist)"
+
+
+def _pip_download(args: list[str], python: str, dest: Path, platforms: list[str]) -> tuple[dict[str, str] | None, str]:
+    cmd = [sys.executable, "-m", "pip", "download", "--python-version", python, "--dest", str(dest),
+           "--disable-pip-version-check", "--progress-bar", "off"]
+    for p in platforms:
+        cmd += ["--platform", p]
+    proc = subprocess.run(cmd + args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.startswith("ERROR")]
+        return None, " | ".join(lines[-2:]) or f"pip exited with {proc.returncode}"
+    return dict(_dist(f) for f in _SAVED.findall(proc.stdout)), ""
 
 
 def resolve(reqs: list[str], python: str, dest: Path, platforms: list[str]) -> tuple[dict[str, str] | None, str]:
-    """Run ``pip download`` for ``reqs``; ({name: version}, "") or (None, pip's last error lines)."""
-    cmd = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--python-version", python,
-           "--dest", str(dest), "--disable-pip-version-check", "--progress-bar", "off"]
-    for p in platforms:
-        cmd += ["--platform", p]
-    proc = subprocess.run(cmd + reqs, capture_output=True, text=True)
-    if proc.returncode != 0:
-        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-        return None, " | ".join(lines[-3:])
-    return dict(_dist(f) for f in _SAVED.findall(proc.stdout)), ""
+    """``pip download`` ``reqs`` as wheels; ({name: version}, "") or (None, pip's error lines)."""
+    wheels, sdists = [], []
+    for r in reqs:
+        name = _canonical(re.split(r"[\s<>=!~;\[(]", r, maxsplit=1)[0])
+        if name in PURE_SDISTS:
+            sdists.append(r)
+            wheels += PURE_SDISTS[name]
+        else:
+            wheels.append(r)
+    got, err = _pip_download(["--only-binary=:all:", *wheels], python, dest, platforms)
+    for r in sdists:
+        if got is None:
+            break
+        more, err = _pip_download(["--no-deps", r], python, dest, platforms)
+        got = None if more is None else {**got, **more}
+    return got, err
 
 
 def main() -> int:
@@ -93,7 +124,7 @@ def main() -> int:
             dest.mkdir(parents=True, exist_ok=True)
             for group in wanted:
                 got, err = resolve(groups[group], py, dest, args.platform)
-                status = f"{len(got)} wheels" if got is not None else f"FAILED: {err}"
+                status = f"{len(got)} files" if got is not None else f"FAILED: {err}"
                 print(f"  Python {py:5s} {group:8s} {status}", flush=True)
                 if got is None:
                     failures.append(f"Python {py} [{group}]: {err}")
@@ -105,9 +136,9 @@ def main() -> int:
             shutil.rmtree(top, ignore_errors=True)
 
     width = max([len(d) for d in table] + [7])
-    print(f"\n{'package':<{width}} " + " ".join(f"{py:>12}" for py in args.python))
+    print(f"\n{'package':<{width}} " + " ".join(f"{py:>14}" for py in args.python))
     for dist in sorted(table):
-        print(f"{dist:<{width}} " + " ".join(f"{table[dist].get(py, '-'):>12}" for py in args.python))
+        print(f"{dist:<{width}} " + " ".join(f"{table[dist].get(py, '-'):>14}" for py in args.python))
     if failures:
         print("\nno wheels:\n  " + "\n  ".join(failures))
         return 1
