@@ -8,7 +8,10 @@ group of ``pyproject.toml`` (the core, then the core with each extra), run::
 
 and print what each package resolves to, as a table, and which groups
 failed to resolve (no wheel for that Python).  Exit status 1 if any group
-failed.  Needs network access to the package index; the wheels are
+failed.  A package published only as a pure-Python sdist (``PURE_SDISTS``:
+pyvips) cannot be wheel-checked: its sdist is downloaded on its own
+(``--no-deps``, which pip allows with ``--python-version``) and its
+dependencies are resolved as wheels with the rest.  Needs network access to the package index; the wheels are
 downloaded once per Python version into a temporary directory (``--keep``
 to keep them).
 
