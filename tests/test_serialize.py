@@ -58,6 +58,7 @@ def test_nested_round_trip_with_text_types_tuples_and_optional():
 def test_nan_is_null_and_back():
     o = Outer("a", math.nan, Inner(Ratio(1, 1)))
     assert o.to_dict()["score"] is None
+    assert to_data([math.inf, -math.inf, 1.5]) == [None, None, 1.5]
     assert math.isnan(Outer.from_dict(o.to_dict()).score)
 
 

@@ -10,7 +10,8 @@ writes its own converter.
 
 Rules, the same for every class:
 
-* a float NaN is written as ``null`` (JSON has no NaN) and read back as NaN;
+* a non-finite float (NaN, ±inf) is written as ``null`` (JSON has neither) and
+  read back as NaN;
   an int given for a float stays an int, so values round-trip unchanged;
 * tuples are written as lists and read back as tuples;
 * types with a text form register it once (:data:`TEXT_TYPES`: a
@@ -66,7 +67,7 @@ def to_data(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
-        return None if math.isnan(value) else value
+        return value if math.isfinite(value) else None  # JSON has no NaN or infinity
     if type(value) in TEXT_TYPES:
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
