@@ -26,8 +26,9 @@ DEFAULT_METHODS = ("partition", "topk", "smartcrop", "vips", "slices")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("/tmp/carousel-bench"))
-    ap.add_argument("--labels", type=Path, required=True,
-                    help="the Carousel label files (a directory holding dataset/ and hard_failures.txt)")
+    ap.add_argument("--labels", type=Path, default=None,
+                    help="real Carousel label directory (dataset/, hard_failures.txt); default: the label "
+                         "geometry shipped with multicrop")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-side", type=int, default=1600)
     ap.add_argument("--workers", type=int, default=2)

@@ -206,9 +206,9 @@ def bench_resume(n_calls: int) -> dict:
 
 
 def bench_measured(n: int = 20) -> dict:
-    from skimage import data
+    from multicrop.datasets.photos import sample_photo
 
-    img = cv2.resize(data.astronaut(), (1155, 866), interpolation=cv2.INTER_CUBIC)  # 1.0 MP
+    img = cv2.resize(sample_photo("astronaut"), (1155, 866), interpolation=cv2.INTER_CUBIC)  # 1.0 MP
     res = {"image": "astronaut resized to 1155x866 (1.0 MP)", "cv2_threads_default": cv2.getNumThreads()}
     for threads in (cv2.getNumThreads(), 1):
         cv2.setNumThreads(threads)

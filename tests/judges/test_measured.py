@@ -6,8 +6,8 @@ import json
 import cv2
 import numpy as np
 import pytest
-from skimage import data
 
+from multicrop.datasets.photos import sample_photo
 from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.measures import holistic_score, measure, rubric_scores
 from multicrop.judges.types import ImageRef, JudgeRequest
@@ -15,7 +15,7 @@ from multicrop.judges.types import ImageRef, JudgeRequest
 
 @pytest.fixture(scope="module")
 def photo():
-    return cv2.resize(data.astronaut(), (384, 384), interpolation=cv2.INTER_AREA)
+    return cv2.resize(sample_photo("astronaut"), (384, 384), interpolation=cv2.INTER_AREA)
 
 
 def test_blurred_image_scores_lower_on_technical_quality(photo):

@@ -16,6 +16,7 @@ from PIL import Image
 
 from ..errors import InvalidParameterError
 from ..io import DEFAULT_QUALITY, save_image
+from .photos import sample_photo
 
 __all__ = ["example_image", "example_photo", "EXAMPLE_SUBJECTS", "EXAMPLE_WIDTH", "EXAMPLE_HEIGHT"]
 
@@ -50,8 +51,6 @@ def example_image(*, width: int = EXAMPLE_WIDTH, height: int = EXAMPLE_HEIGHT, s
         raise InvalidParameterError(f"example size must be at least 300x100, got {width}x{height}")
     if width < 2 * height:
         raise InvalidParameterError(f"example must be at least twice as wide as tall, got {width}x{height}")
-    from skimage import data
-
     rng = np.random.default_rng(seed)
     yy = np.linspace(0, 1, height, dtype=np.float32)[:, None]
     xx = np.linspace(0, 1, width, dtype=np.float32)[None, :]
@@ -61,7 +60,7 @@ def example_image(*, width: int = EXAMPLE_WIDTH, height: int = EXAMPLE_HEIGHT, s
     out = Image.fromarray(np.clip(canvas * 255 + 0.5, 0, 255).astype(np.uint8))
     slot = width / len(EXAMPLE_SUBJECTS)
     for name, cx in EXAMPLE_SUBJECTS:
-        sub = Image.fromarray(getattr(data, name)())
+        sub = Image.fromarray(sample_photo(name))
         f = min(0.62 * height / sub.height, 0.6 * slot / sub.width)
         sub = sub.resize((max(1, round(sub.width * f)), max(1, round(sub.height * f))), Image.Resampling.LANCZOS)
         x = round(cx * width - sub.width / 2)
