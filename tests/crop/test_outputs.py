@@ -9,7 +9,7 @@ from PIL import Image
 from multicrop import CropConfig, OutputConfig, crop_photo
 from multicrop.errors import InvalidParameterError
 from multicrop.datasets.examples import example_image
-from multicrop.crop.outputs import render_preview, write_outputs
+from multicrop.crop.outputs import WriteOptions, render_preview, write_outputs
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +25,18 @@ def test_crops_are_cut_at_full_resolution(tmp_path, result):
     for i, c in enumerate(result.crops, start=1):
         with Image.open(tmp_path / f"ex_{i}.jpg") as im:
             assert im.size == (c.box.w, c.box.h) and im.format == "JPEG"
-            x, y = int(c.box.x), int(c.box.y)
+            box = rec["crops"][i - 1]["box"]  # a lossless crop's box moves to the block grid
+            assert rec["crops"][i - 1]["lossless"] is True and (box["w"], box["h"]) == (c.box.w, c.box.h)
+            x, y = box["x"], box["y"]
+            assert abs(x - c.box.x) <= 8 and abs(y - c.box.y) <= 8 and x % 16 == 0 and y % 16 == 0
             ref = full[y:y + int(c.box.h), x:x + int(c.box.w)]
             assert np.abs(np.asarray(im).astype(int) - ref).mean() < 6
         with Image.open(tmp_path / f"ex_{i}_w120.jpg") as im:
             assert im.width == 120
     assert json.loads((tmp_path / "ex.json").read_text()) == json.loads(json.dumps(rec))
-    assert rec["crops"][0]["path"] == "ex_1.jpg" and rec["preview"] == "ex_preview.png"
-    with Image.open(tmp_path / "ex_preview.png") as im:
-        assert im.size == result.analysis_size
+    assert rec["crops"][0]["path"] == "ex_1.jpg" and rec["preview"] == "ex_preview.jpg"
+    with Image.open(tmp_path / "ex_preview.jpg") as im:
+        assert im.size == result.analysis_size and im.format == "JPEG"
 
 
 def test_format_override(tmp_path, result):
@@ -66,8 +69,26 @@ def test_failure_mid_write_leaves_no_file(tmp_path, result, monkeypatch):
 
     monkeypatch.setattr(outputs, "save_image", flaky)
     with pytest.raises(OSError, match="disk full"):
-        write_outputs(result, tmp_path)
+        write_outputs(result, tmp_path, options=WriteOptions(lossless="never"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_mid_lossless_write_leaves_no_file(tmp_path, result, monkeypatch):
+    import multicrop.crop.lossless as lossless
+
+    calls = []
+    real = lossless.lossless_crop
+
+    def flaky(*a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        return real(*a, **k)
+
+    monkeypatch.setattr(lossless, "lossless_crop", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        write_outputs(result, tmp_path)
+    assert len(calls) == 3 and list(tmp_path.iterdir()) == []
 
 
 def test_preview_draws_boxes(result):

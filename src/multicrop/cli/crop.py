@@ -1,4 +1,10 @@
-"""``multicrop crop``, ``multicrop saliency list`` and ``multicrop example``."""
+"""``multicrop crop``, ``multicrop saliency list`` and ``multicrop example``.
+
+Nothing heavy is imported here (no numpy, Pillow or config): ``multicrop
+--help`` stays fast.  The defaults shown in ``--help`` are the constants
+below; ``tests/cli/test_crop_cli.py`` checks them against their one home,
+:class:`~multicrop.crop.config.CropConfig` and ``OutputConfig``.
+"""
 
 from __future__ import annotations
 
@@ -13,20 +19,25 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..crop.config import STRATEGIES, CropConfig, OutputConfig
-from ..datasets.examples import EXAMPLE_HEIGHT, EXAMPLE_WIDTH
 from ..errors import InvalidParameterError, MulticropError
 
 if TYPE_CHECKING:
-    from ..crop.outputs import Stem
+    from ..crop.config import CropConfig, OutputConfig
+    from ..crop.outputs import Stem, WriteOptions
 
 __all__ = ["register"]
 
 saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
 
-# Defaults shown in --help come from the config classes, their one home.
-_CROP = CropConfig()
-_OUTPUT = OutputConfig()
+# Help-text copies of defaults whose home is crop.config / geometry / datasets.examples (checked by tests).
+HELP_DEFAULTS = {"k": 2, "ratios": "2:3,3:2", "strategy": "partition", "strategies": ("partition", "topk"),
+                 "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
+                 "example_width": 3600, "example_height": 1400}
+PRESETS = {"carousel": "2:3,3:2", "instagram": "4:5,1:1,1.91:1", "square": "1:1", "portrait": "2:3",
+           "landscape": "3:2", "story": "9:16", "widescreen": "16:9"}
+_PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in PRESETS.items())
+_WRITE_KEYS = ("keep_metadata", "lossless")
+H = HELP_DEFAULTS
 
 
 def _problem(path: Path, exc: Exception) -> str:
@@ -48,30 +59,76 @@ def _check_out_dir(out_dir: Path) -> None:
         raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
 
 
-def _read_config_file(path: Path) -> tuple[CropConfig, OutputConfig]:
-    """The settings of a ``-c`` file: a JSON object of CropConfig fields and, optionally, OutputConfig fields.
+def _parse_config_text(path: Path) -> Any:
+    """A ``-c`` file's data: TOML when it ends in ``.toml``, else JSON."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(f"{path}: cannot read config ({exc})") from None
+    if path.suffix.lower() == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise InvalidParameterError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidParameterError(
+            f"{path}: not valid JSON ({exc}); a TOML config must end in .toml") from None
+
+
+def _read_config_file(path: Path) -> tuple[CropConfig, OutputConfig, dict[str, Any]]:
+    """The settings of a ``-c`` file (JSON or TOML): CropConfig fields, OutputConfig fields, write options.
 
     A record's ``config`` is such a file; so is one from before the two were
     split (its ``quality`` and ``max_pixels`` go to the OutputConfig).
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InvalidParameterError(f"{path}: cannot read config ({exc})") from None
+    from ..crop.config import CropConfig, OutputConfig
+
+    data = _parse_config_text(path)
     if not isinstance(data, dict):
-        raise InvalidParameterError(f"{path}: a config file holds a JSON object, got {type(data).__name__}")
+        raise InvalidParameterError(f"{path}: a config file holds an object (table), got {type(data).__name__}")
     output_keys = {f.name for f in dataclasses.fields(OutputConfig)}
+    write = {k: data.pop(k) for k in _WRITE_KEYS if k in data}
     try:
         crop_cfg = CropConfig.from_dict({k: v for k, v in data.items() if k not in output_keys})
         out_cfg = OutputConfig.from_dict({k: v for k, v in data.items() if k in output_keys})
+        _write_options(write)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{path}: {exc}") from None
-    return crop_cfg, out_cfg
+    return crop_cfg, out_cfg, write
+
+
+def _write_options(options: dict[str, Any], **extra: Any) -> WriteOptions:
+    from ..crop.outputs import WriteOptions
+
+    keep = options.get("keep_metadata", False)
+    if not isinstance(keep, bool):
+        raise InvalidParameterError(f"keep_metadata must be true or false, got {keep!r}")
+    return WriteOptions(keep_metadata=keep, lossless=options.get("lossless", "auto"), **extra)
 
 
 def _given(**options: Any) -> dict[str, Any]:
     """The options the user gave (not None)."""
     return {k: v for k, v in options.items() if v is not None}
+
+
+def _ratios(ratio: str | None, preset: str | None) -> Any:
+    """``--ratio`` / ``--preset`` parsed; every preset error lists the presets."""
+    from ..geometry import parse_ratios
+
+    if ratio and preset:
+        raise InvalidParameterError("give --ratio or --preset, not both")
+    if preset is not None and preset.strip().lower() not in PRESETS:
+        raise InvalidParameterError(f"--preset: unknown preset {preset!r}; presets: {_PRESET_LIST}")
+    if not (ratio or preset):
+        return None
+    try:
+        return parse_ratios((ratio or preset).strip().lower() if preset else ratio)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {_PRESET_LIST}") from None
 
 
 def _settings(base: tuple[CropConfig, OutputConfig], crop_options: dict[str, Any],
@@ -115,21 +172,35 @@ def _progress(total: int, *, show: bool) -> Iterator[Callable[[], None]]:
         progress.stop()
 
 
+def _check_crops(result: Any, path: Path) -> None:
+    """A photo that got no crop at all is an error, not a quiet success."""
+    if not result.crops:
+        ratios = ",".join(str(r) for r in result.config.ratios)
+        raise MulticropError(
+            f"no crop of ratio {ratios} at least {result.config.min_crop_side} px on each side fits "
+            f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
+
+
 def _crop_one(path: Path, stem: Stem, earlier: Path | None, crop_cfg: CropConfig, out_cfg: OutputConfig,
-              out_dir: Path, *, strict: bool, as_json: bool, list_files: bool) -> bool:
-    """Crop one photo and write its files; report on stdout/stderr.  False if it failed."""
+              out_dir: Path, write: WriteOptions | None, *, strict: bool, as_json: bool, list_files: bool) -> bool:
+    """Crop one photo and write its files (``write`` None: dry run); report on stdout/stderr.  False if it failed."""
     from ..crop import pipeline
     from ..crop.outputs import write_outputs
 
     try:
         result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels)
+        _check_crops(result, path)
         if result.failure and strict:
             raise MulticropError(f"partition failure: {result.failure}")
         notes = ()
         if earlier is not None:
             notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
                      f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
-        rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes)
+        if write is None:
+            rec = result.to_dict()
+            rec.update(stem=stem.name, warnings=list(notes) + list(result.image.warnings), dry_run=True)
+        else:
+            rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes, options=write)
     except (MulticropError, OSError) as exc:
         typer.echo(f"multicrop: {path}: {_problem(path, exc)}", err=True)
         return False
@@ -137,7 +208,7 @@ def _crop_one(path: Path, stem: Stem, earlier: Path | None, crop_cfg: CropConfig
         typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
     for note in rec["warnings"]:
         typer.echo(f"multicrop: {path}: warning: {note}", err=True)
-    if as_json:
+    if as_json or write is None:
         typer.echo(json.dumps(rec, sort_keys=True))
     elif list_files:
         typer.echo(f"{path}: {', '.join(c['path'] for c in rec['crops'])}")
@@ -145,59 +216,89 @@ def _crop_one(path: Path, stem: Stem, earlier: Path | None, crop_cfg: CropConfig
 
 
 def crop(
-    photos: list[Path] = typer.Argument(..., help="Photos to crop (JPEG, PNG, WebP, TIFF, HEIC...)."),
+    photos: list[str] = typer.Argument(
+        ..., help="Photos, folders (photos inside; -R: also in subfolders), globs, or - for a list on stdin."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory for crops, JSON and preview."),
-    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {_CROP.k})."),
+    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {H['k']})."),
     ratio: str | None = typer.Option(
-        None, "--ratio", "-r",
-        help=f"Ratio or comma list, e.g. 2:3,3:2 (default {','.join(str(r) for r in _CROP.ratios)}).",
+        None, "--ratio", "-r", help=f"Ratio or comma list, e.g. 2:3,3:2 (default {H['ratios']}).",
     ),
-    preset: str | None = typer.Option(None, "--preset", "-p", help="Ratio preset: instagram, carousel, ..."),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=f"Ratio preset: {_PRESET_LIST}."),
     strategy: str | None = typer.Option(
-        None, "--strategy", "-s", help=f"{' or '.join(STRATEGIES)} (default {_CROP.strategy})."
+        None, "--strategy", "-s", help=f"{' or '.join(H['strategies'])} (default {H['strategy']})."
     ),
     saliency: str | None = typer.Option(
-        None, "--saliency", help=f"Saliency backend (default {_CROP.saliency}; see `saliency list`)."
+        None, "--saliency", help=f"Saliency backend (default {H['saliency']}; see `saliency list`)."
     ),
     faces: bool | None = typer.Option(
-        None, "--faces/--no-faces", help=f"Protect faces (YuNet; default {'on' if _CROP.faces else 'off'})."
+        None, "--faces/--no-faces", help=f"Protect faces (YuNet; default {'on' if H['faces'] else 'off'})."
     ),
     width: list[int] = typer.Option([], "--width", "-w", min=1, help="Also write copies this wide (repeatable)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format: jpg, png, webp, tif (default: source's)."),
+    quality: int | None = typer.Option(
+        None, "--quality", "-q", min=1, max=100,
+        help=f"JPEG/WebP quality of re-encoded crops (default {H['quality']}; JPEG crops of JPEGs keep the "
+             "source's tables or are cut losslessly).",
+    ),
+    lossless: str | None = typer.Option(
+        None, "--lossless", help="auto: cut JPEG crops of JPEGs without re-encoding (jpegtran) where possible; "
+                                 "never: always re-encode (default auto)."),
+    keep_metadata: bool = typer.Option(
+        False, "--keep-metadata", help="Copy all EXIF (GPS, serial numbers, maker notes); default: only the "
+                                       "capture settings, see docs/cropping.md."),
     max_pixels: int | None = typer.Option(
-        None, "--max-pixels", min=1, help=f"Refuse larger images, in pixels (default {_OUTPUT.max_pixels})."
+        None, "--max-pixels", min=1, help=f"Refuse larger images, in pixels (default {H['max_pixels']})."
     ),
     preview: bool | None = typer.Option(
         None, "--preview/--no-preview",
-        help=f"Write <stem>_preview.png (default {'yes' if _OUTPUT.preview else 'no'}).",
+        help=f"Write <stem>_preview.jpg (default {'yes' if H['preview'] else 'no'}).",
     ),
+    recursive: bool = typer.Option(False, "--recursive", "-R", help="Folders: also take photos in subfolders."),
+    dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Print each photo's JSON (boxes, scores); write nothing."),
     strict: bool = typer.Option(False, "--strict", help="Treat a partition failure as an error (no output)."),
     config_file: Path | None = typer.Option(
-        None, "--config", "-c", help="JSON of CropConfig and OutputConfig fields (options override it)."
+        None, "--config", "-c",
+        help="JSON or TOML (.toml) of CropConfig and OutputConfig fields, keep_metadata, lossless "
+             "(options override it).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
 ) -> None:
-    """Cut k distinct full-resolution crops from each photo."""
+    """Cut k distinct full-resolution crops from each photo; originals are never written over."""
+    from ..crop.config import CropConfig, OutputConfig
+    from ..crop.inputs import expand_inputs
     from ..crop.outputs import unique_stems
-    from ..geometry import parse_ratios
+    from ..io.guard import file_id
 
-    base = _read_config_file(config_file) if config_file is not None else (CropConfig(), OutputConfig())
-    if ratio and preset:
-        raise InvalidParameterError("give --ratio or --preset, not both")
-    ratios = parse_ratios(ratio or preset) if ratio or preset else None
+    if config_file is not None:
+        crop_base, out_base, write_base = _read_config_file(config_file)
+    else:
+        crop_base, out_base, write_base = CropConfig(), OutputConfig(), {}
+    ratios = _ratios(ratio, preset)
     crop_cfg, out_cfg = _settings(
-        base,
+        (crop_base, out_base),
         _given(k=k, ratios=ratios, strategy=strategy, saliency=saliency, faces=faces),
-        _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels),
+        _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
-    _check_out_dir(out_dir)
-    show = len(photos) > 1 and not as_json and sys.stderr.isatty()
+    write_settings = {**write_base, **_given(lossless=lossless, keep_metadata=keep_metadata or None)}
+    try:
+        _write_options(write_settings)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--lossless: {exc}") from None
+    paths = expand_inputs(photos, recursive=recursive, stdin=sys.stdin)
+    stems = unique_stems(paths)
+    write = None
+    if not dry_run:
+        _check_out_dir(out_dir)
+        protected = frozenset(i for i in map(file_id, paths) if i is not None)
+        write = _write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
+    show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
     failed = 0
-    with _progress(len(photos), show=show) as advance:
-        for path, stem in zip(photos, unique_stems(photos)):
-            earlier = photos[stem.renamed_from] if stem.renamed_from is not None else None
-            ok = _crop_one(path, stem, earlier, crop_cfg, out_cfg, out_dir, strict=strict, as_json=as_json,
-                           list_files=not show)
+    with _progress(len(paths), show=show) as advance:
+        for path, stem in zip(paths, stems):
+            earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
+            own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
+            ok = _crop_one(path, stem, earlier, crop_cfg, out_cfg, out_dir, own, strict=strict,
+                           as_json=as_json, list_files=not show)
             failed += not ok
             advance()
     if failed:
@@ -222,8 +323,8 @@ def saliency_list(as_json: bool = typer.Option(False, "--json", help="Print JSON
 
 def example(
     path: Path = typer.Argument(Path("example.jpg"), help="Where to write the example photo."),
-    width: int = typer.Option(EXAMPLE_WIDTH, "--width", "-w", min=300, help="Width in pixels."),
-    height: int = typer.Option(EXAMPLE_HEIGHT, "--height", "-H", min=100, help="Height in pixels."),
+    width: int = typer.Option(HELP_DEFAULTS["example_width"], "--width", "-w", min=300, help="Width in pixels."),
+    height: int = typer.Option(HELP_DEFAULTS["example_height"], "--height", "-H", min=100, help="Height in pixels."),
 ) -> None:
     """Write a multi-subject example photo built from scikit-image's sample images."""
     from ..datasets.examples import example_photo

@@ -2,10 +2,16 @@
 
 For a photo ``<stem>.<ext>`` the files are ``<stem>_1.<ext> .. <stem>_k.<ext>``
 (full source resolution, in the source's own mode where the format can hold
-it), ``<stem>_<i>_w<width>.<ext>`` (copies downscaled for a platform, when
-asked; never upscaled), ``<stem>.json`` and ``<stem>_preview.png``.  Every
-file of one photo is written under a temporary name and all are renamed only
-once every one of them is complete: a failure part-way leaves no file behind.
+it; JPEG crops of JPEGs cut losslessly where :mod:`multicrop.crop.lossless`
+can), ``<stem>_<i>_w<width>.<ext>`` (copies downscaled for a platform, when
+asked; never upscaled), ``<stem>.json`` and ``<stem>_preview.jpg`` (a small
+JPEG).  Every file of one photo is written under a temporary name and all are
+renamed only once every one of them is complete: a failure part-way leaves no
+file behind.  No file is written over an input of the run or over a file
+that is not this photo's previous output (:mod:`multicrop.io.guard`); the
+previous set's files that the new set does not reuse are removed.  Crops
+carry only the EXIF tags :mod:`multicrop.io.metadata` keeps, unless
+``WriteOptions.keep_metadata``.
 """
 
 from __future__ import annotations
@@ -21,14 +27,51 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MulticropError
+from ..geometry import Box
 from ..io import LoadedImage, atomic_path
+from ..io.guard import FileId, plan_names, remove_parts, remove_stale
+from ..io.metadata import filter_exif
 from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
+from . import lossless as _lossless
 from .config import OutputConfig
 from .pipeline import CropResult
 
-__all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "Stem", "WrittenCrop"]
+__all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "Stem", "WrittenCrop",
+           "WriteOptions", "PREVIEW_SUFFIX"]
+
+#: The preview is a small JPEG (a full-size PNG cost about 0.5 s at 12 MP).
+PREVIEW_SUFFIX = "_preview.jpg"
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How files are written, beyond :class:`~multicrop.crop.config.OutputConfig` (never changes a box).
+
+    Attributes
+    ----------
+    keep_metadata : bool
+        Copy every EXIF tag (GPS, serial numbers, maker notes included);
+        default: only those :mod:`multicrop.io.metadata` lists.
+    lossless : {"auto", "never"}
+        ``auto``: JPEG crops of JPEGs are cut with jpegtran where possible.
+    protected : frozenset of (int, int)
+        File ids (:func:`multicrop.io.guard.file_id`) of the run's inputs,
+        which no output may replace.
+    taken : frozenset of str
+        Stems other photos of the batch write under.
+    """
+
+    keep_metadata: bool = False
+    lossless: str = "auto"
+    protected: frozenset[FileId] = frozenset()
+    taken: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.lossless not in _lossless.LOSSLESS_MODES:
+            raise InvalidParameterError(
+                f"lossless must be one of {', '.join(_lossless.LOSSLESS_MODES)}, got {self.lossless!r}")
 
 _COLOURS = [(46, 204, 113), (52, 152, 219), (241, 196, 15), (231, 76, 60), (155, 89, 182), (26, 188, 156)]
 
@@ -182,9 +225,9 @@ class _Saver:
     subsampling: int | None
 
     @classmethod
-    def for_source(cls, loaded: LoadedImage, fmt: str, quality: int) -> _Saver:
+    def for_source(cls, loaded: LoadedImage, fmt: str, quality: int, *, keep_metadata: bool = False) -> _Saver:
         jpeg = fmt == "JPEG"
-        return cls(fmt, quality, loaded.icc_profile, loaded.exif,
+        return cls(fmt, quality, loaded.icc_profile, filter_exif(loaded.exif, keep_all=keep_metadata) or None,
                    loaded.jpeg_qtables if jpeg else None, loaded.jpeg_subsampling if jpeg else None)
 
     def save(self, image: Image.Image, path: Path) -> None:
@@ -192,11 +235,9 @@ class _Saver:
                    qtables=self.qtables, subsampling=self.subsampling, format=self.format)
 
 
-def _write_crop(piece: Image.Image, i: int, stem: str, suffix: str, widths: tuple[int, ...], saver: _Saver,
-                target: Callable[[str], Path]) -> WrittenCrop:
-    """Write crop ``i`` and its width copies (never upscaled) under the names ``target`` makes temporary."""
-    name = f"{stem}_{i}{suffix}"
-    saver.save(piece, target(name))
+def _width_copies(piece: Image.Image, i: int, stem: str, suffix: str, widths: tuple[int, ...], saver: _Saver,
+                  target: Callable[[str], Path]) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Write crop ``i``'s width copies (never upscaled) under the names ``target`` makes temporary."""
     resized: dict[str, str | None] = {}
     skipped: dict[str, str] = {}
     for w in widths:
@@ -207,7 +248,37 @@ def _write_crop(piece: Image.Image, i: int, stem: str, suffix: str, widths: tupl
         rname = f"{stem}_{i}_w{w}{suffix}"
         saver.save(_resized(piece, w), target(rname))
         resized[str(w)] = rname
-    return WrittenCrop(i, name, resized, skipped)
+    return resized, skipped
+
+
+def _names(stem: str, boxes: list[Box], suffix: str, out_cfg: OutputConfig) -> list[str]:
+    """Every file name one photo writes under ``stem``."""
+    names = []
+    for i, box in enumerate(boxes, start=1):
+        names.append(f"{stem}_{i}{suffix}")
+        names.extend(f"{stem}_{i}_w{w}{suffix}" for w in out_cfg.widths if w <= box.w)
+    if out_cfg.preview:
+        names.append(f"{stem}{PREVIEW_SUFFIX}")
+    if out_cfg.record:
+        names.append(f"{stem}.json")
+    return names
+
+
+class _FullImage:
+    """The full-resolution decode, made on first use only (lossless crops need none)."""
+
+    def __init__(self, loaded: LoadedImage) -> None:
+        self.loaded, self.image = loaded, None
+
+    def get(self) -> Image.Image:
+        if self.image is None:
+            self.image = self.loaded.open_full()
+        return self.image
+
+    def close(self) -> None:
+        if self.image is not None and not self.loaded.in_memory:  # never close the caller's image
+            self.image.close()
+        self.image = None
 
 
 def write_outputs(
@@ -217,6 +288,7 @@ def write_outputs(
     config: OutputConfig | None = None,
     stem: str | None = None,
     warnings: tuple[str, ...] = (),
+    options: WriteOptions | None = None,
 ) -> dict[str, Any]:
     """Write the crops (and JSON record and preview) of one photo, all or nothing.
 
@@ -234,52 +306,90 @@ def write_outputs(
         is ``None``, ``resize_skipped`` says why, and a line is added to
         ``warnings``.
     stem : str, optional
-        Base name (default: the source file's stem, or ``image``).
+        Preferred base name (default: the source file's stem, or ``image``);
+        moved to ``<stem>-N`` (with a warning) when a name is held by a file
+        this photo's previous run did not write, or by an input.
     warnings : tuple of str
         Notes about this photo from the caller (e.g. a renamed duplicate
         stem), recorded in the record's ``warnings``.
+    options : WriteOptions, optional
+        Metadata, lossless cutting, the run's inputs.
 
     Returns
     -------
     dict
         The JSON record: ``result.to_dict()`` plus ``stem``, ``warnings``
-        (list of str), ``preview`` and per crop the fields of
-        :class:`WrittenCrop`.
+        (list of str), ``preview``, ``removed`` (the previous set's files
+        deleted), and per crop the fields of :class:`WrittenCrop` and
+        ``lossless`` (bool) with ``lossless_fallback`` (why not, or None);
+        a lossless crop's ``box`` is the one cut (top-left on the JPEG block
+        grid, same size).
     """
     out_cfg = config or OutputConfig()
+    opts = options or WriteOptions()
     if result.image is None:
         raise InvalidParameterError("the result carries no image to cut crops from")
     out = Path(out_dir)
-    stem = stem or (Path(result.source).stem if result.source else "image")
     suffix = output_suffix(result, out_cfg)
     loaded = result.image
-    saver = _Saver.for_source(loaded, FORMAT_BY_SUFFIX[suffix], out_cfg.quality)
+    boxes = [c.box for c in result.crops]
+    plan = plan_names(out, stem or (Path(result.source).stem if result.source else "image"),
+                      lambda s: _names(s, boxes, suffix, out_cfg), source=result.source,
+                      protected=opts.protected, taken=opts.taken)
+    stem = plan.stem
+    remove_parts(out, stem)
+    saver = _Saver.for_source(loaded, FORMAT_BY_SUFFIX[suffix], out_cfg.quality, keep_metadata=opts.keep_metadata)
+    why_not = _lossless.lossless_reason(loaded, suffix, opts.lossless)
     rec = result.to_dict()
     rec["stem"] = stem
-    rec["warnings"] = list(warnings)
+    rec["warnings"] = list(warnings) + list(loaded.warnings)
+    if plan.blocked:
+        rec["warnings"].append(f"{plan.blocked}; this photo's files are named {stem}_* and {stem}.json")
+    written_names: list[str] = []
     with contextlib.ExitStack() as stack:
         def target(name: str) -> Path:
+            written_names.append(name)
             return stack.enter_context(atomic_path(out / name))
 
-        # One full-resolution decode in the source's own mode; each crop is
-        # converted for the format on its own (no second full-size copy).
-        full = loaded.open_full()
+        full = _FullImage(loaded)
         try:
             for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
-                piece = full.crop(tuple(int(v) for v in crop.box.corners()))
-                written = _write_crop(piece, i, stem, suffix, out_cfg.widths, saver, target)
+                name = f"{stem}_{i}{suffix}"
+                box, reason = crop.box, why_not
+                if reason is None:
+                    box = _lossless.snap_box(crop.box, loaded.jpeg_block, loaded.size)
+                    try:
+                        _lossless.lossless_crop(loaded.path, box, target(name), exif=saver.exif or b"",
+                                                keep_all=opts.keep_metadata)
+                    except MulticropError as exc:
+                        reason, box = str(exc), crop.box
+                        written_names.remove(name)  # re-encoded below, under the same name
+                if reason is not None:
+                    piece = full.get().crop(tuple(int(v) for v in box.corners()))
+                    saver.save(piece, target(name))
+                elif out_cfg.widths:
+                    piece = full.get().crop(tuple(int(v) for v in box.corners()))
+                else:
+                    piece = None
+                resized, skipped = ({}, {}) if piece is None else _width_copies(
+                    piece, i, stem, suffix, out_cfg.widths, saver, target)
+                written = WrittenCrop(i, name, resized, skipped)
                 crec.update(to_data(written))
+                crec["box"] = to_data(box)
+                crec["lossless"] = reason is None
+                crec["lossless_fallback"] = reason
                 rec["warnings"].extend(written.warnings())
                 del piece
         finally:
-            if not loaded.in_memory:  # never close the caller's in-memory image
-                full.close()
-            del full
+            full.close()
         if out_cfg.preview:
-            pname = f"{stem}_preview.png"
-            render_preview(result).save(target(pname), format="PNG", compress_level=1)
+            pname = f"{stem}{PREVIEW_SUFFIX}"
+            render_preview(result).save(target(pname), format="JPEG", quality=80)
             rec["preview"] = pname
+        previous = plan.previous - set(written_names) - ({f"{stem}.json"} if out_cfg.record else set())
+        rec["removed"] = sorted(previous)
         if out_cfg.record:
             text = json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
             target(f"{stem}.json").write_text(text, encoding="utf-8")
+    remove_stale(out, previous, written_names, opts.protected)
     return rec

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
+from .metadata import EXIF_UNREADABLE
 from .modes import SIXTEEN_BIT_MODES, to_rgb
 
 __all__ = [
@@ -62,6 +63,16 @@ class LoadedImage:
     jpeg_qtables, jpeg_subsampling : dict or None, int or None
         The source JPEG's quantization tables and chroma subsampling, so
         JPEG crops keep the source's quality.
+    warnings : tuple of str
+        Problems met while reading that did not stop it (e.g.
+        ``"EXIF unreadable, ignored"``), one line each.
+    orientation : int
+        The source's EXIF orientation (1 to 8; 1 when absent).
+    mode : str or None
+        The source's Pillow mode as stored ("RGB", "L", "CMYK", ...).
+    jpeg_block : (int, int) or None
+        A JPEG's iMCU size in pixels (8 or 16 per axis): the grid on which
+        it can be cut losslessly.
     """
 
     analysis: np.ndarray
@@ -73,6 +84,10 @@ class LoadedImage:
     has_alpha: bool = False
     jpeg_qtables: dict | None = field(default=None, repr=False, compare=False)
     jpeg_subsampling: int | None = None
+    warnings: tuple[str, ...] = ()
+    orientation: int = 1
+    mode: str | None = None
+    jpeg_block: tuple[int, int] | None = None
     _full: Image.Image | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -113,11 +128,26 @@ class LoadedImage:
         return to_rgb(im, keep_alpha=keep_alpha) if rgb else im
 
 
+def _orientation(im: Image.Image) -> int:
+    """The EXIF orientation (1 when absent or unreadable); Pillow's warnings on bad EXIF are silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = im.getexif().get(0x0112, 1)
+        except Exception:  # noqa: BLE001 - unreadable EXIF: no orientation
+            return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
 def _transpose(im: Image.Image) -> Image.Image:
     """Apply the EXIF orientation; no copy when there is nothing to do (200 MP = 600 MB)."""
-    if im.getexif().get(0x0112, 1) in (0, 1):
+    orientation = _orientation(im)
+    if orientation == 1:
         return im
-    return ImageOps.exif_transpose(im)
+    method = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
+              5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
+              8: Image.Transpose.ROTATE_90}[orientation]
+    return im.transpose(method)
 
 
 def _mp(pixels: int) -> str:
@@ -132,13 +162,17 @@ def _too_large(name: object, w: int, h: int, max_pixels: int) -> ImageTooLargeEr
 
 
 def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
+    """Open ``path`` lazily; the size check against ``max_pixels`` is the caller's (one message, our limit).
+
+    Pillow's own bomb check is off while the header is read, so that its
+    message (which states twice its own limit) never reaches the user.
+    """
     limit = Image.MAX_IMAGE_PIXELS
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            if limit is not None and max_pixels is not None and max_pixels > limit:
-                # Our own check (in load_image) decides; Pillow's refuses only at 2x its limit.
-                Image.MAX_IMAGE_PIXELS = max_pixels
+            if max_pixels is not None:
+                Image.MAX_IMAGE_PIXELS = None
             return Image.open(path)
     except FileNotFoundError:
         raise ImageLoadError(f"{path}: no such file") from None
@@ -227,8 +261,14 @@ def load_image(
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")
         has_alpha = im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
-        qtables = subsampling = None
+        qtables = subsampling = block = None
+        mode = im.mode
         if fmt == "JPEG":
+            layers = getattr(im, "layer", None) or []
+            if len(layers) == 1:
+                block = (8, 8)
+            elif layers:
+                block = (8 * max(lay[1] for lay in layers), 8 * max(lay[2] for lay in layers))
             from PIL import JpegImagePlugin
 
             qtables = dict(getattr(im, "quantization", None) or {}) or None
@@ -244,7 +284,10 @@ def load_image(
             im.load()
         except (OSError, SyntaxError, ValueError) as exc:
             raise ImageLoadError(f"{path}: truncated or corrupt image ({exc})") from None
-        orientation = im.getexif().get(0x0112, 1)
+        notes: tuple[str, ...] = ()
+        if _exif_unreadable(im):
+            notes, exif = (EXIF_UNREADABLE,), None
+        orientation = _orientation(im)
         full = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
         im = _transpose(im)
         arr = _analysis_copy(im, max_side)
@@ -252,10 +295,27 @@ def load_image(
             icc = None  # crops are converted to sRGB
         return LoadedImage(
             analysis=arr, size=full, path=path, format=fmt, icc_profile=icc, exif=exif, has_alpha=has_alpha,
-            jpeg_qtables=qtables, jpeg_subsampling=subsampling,
+            jpeg_qtables=qtables, jpeg_subsampling=subsampling, warnings=notes,
+            orientation=orientation, mode=mode, jpeg_block=block,
         )
     finally:
         im.close()
+
+
+def _exif_unreadable(im: Image.Image) -> bool:
+    """True when Pillow cannot parse the image's EXIF block without complaint."""
+    from .metadata import read_exif
+
+    raw = im.info.get("exif")
+    if raw:
+        return read_exif(raw if isinstance(raw, bytes) else bytes(raw))[1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            im.getexif()
+        except Exception:  # noqa: BLE001
+            return True
+    return bool(caught)
 
 
 def _array_to_pil(arr: np.ndarray) -> Image.Image:

@@ -1,0 +1,179 @@
+"""Originals are sacred: output names that never touch a file the run did not write.
+
+A photo's files (``<stem>_1.jpg``, ..., ``<stem>.json``) may replace a file
+only when that file is one the previous run wrote for the same photo (listed
+in the previous ``<stem>.json`` whose ``source`` is the same file).  They
+never replace an input of the run (by name, hard link or symbolic link), a
+symbolic link, or any other file: the stem moves to ``<stem>-2``,
+``<stem>-3``, ... until every name is free or replaceable, and the caller
+says so.  After writing, the files of the previous set that the new set does
+not reuse are removed (and only those); temporaries (``.<name>.XXXXXXXX.part``)
+left by a killed run are removed before writing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["FileId", "file_id", "Plan", "plan_names", "previous_files", "remove_parts", "remove_stale"]
+
+FileId = tuple[int, int]
+
+
+def file_id(path: str | os.PathLike) -> FileId | None:
+    """``(device, inode)`` of the file ``path`` names (links followed), or None if there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    ia, ib = file_id(a), file_id(b)
+    return ia is not None and ia == ib
+
+
+def previous_files(out_dir: Path, stem: str, source: str | os.PathLike | None) -> set[str] | None:
+    """The names the previous run wrote for ``source`` under ``stem`` (its JSON included).
+
+    None when ``<stem>.json`` is absent, unreadable, or was written for
+    another photo (then its files are not this photo's to replace).
+    """
+    rec_path = out_dir / f"{stem}.json"
+    if not rec_path.is_file() or rec_path.is_symlink():
+        return None
+    try:
+        rec = json.loads(rec_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(rec, dict) or rec.get("stem") != stem or source is None:
+        return None
+    old_source = rec.get("source")
+    if not isinstance(old_source, str) or not _same_file(old_source, source):
+        return None
+    names = {f"{stem}.json"}
+    for crop in rec.get("crops") or []:
+        if not isinstance(crop, dict):
+            continue
+        names.add(crop.get("path"))
+        resized = crop.get("resized")
+        if isinstance(resized, dict):
+            names.update(resized.values())
+    names.add(rec.get("preview"))
+    # Only plain names in out_dir: a damaged or hand-edited record cannot point elsewhere.
+    return {n for n in names if isinstance(n, str) and n and Path(n).name == n and not n.startswith(".")}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where one photo's files go.
+
+    Attributes
+    ----------
+    stem : str
+        The stem to write under (the one asked for, or ``<stem>-N``).
+    previous : frozenset of str
+        Names of the previous set for this photo (replaced or removed).
+    blocked : str or None
+        When the stem was moved: the first name that could not be written and why.
+    """
+
+    stem: str
+    previous: frozenset[str]
+    blocked: str | None = None
+
+
+def _blocker(out_dir: Path, names: Iterable[str], previous: set[str], protected: frozenset[FileId]) -> str | None:
+    for name in names:
+        path = out_dir / name
+        if not os.path.lexists(path):
+            continue
+        if path.is_symlink():
+            return f"{name} is a symbolic link"
+        fid = file_id(path)
+        if fid in protected:
+            return f"{name} is an input of this run"
+        if name not in previous:
+            return f"{name} exists and was not written by multicrop for this photo"
+        if not path.is_file():
+            return f"{name} is not a regular file"
+    return None
+
+
+def plan_names(out_dir: Path, stem: str, names: Callable[[str], list[str]], *, source: str | os.PathLike | None,
+               protected: frozenset[FileId] = frozenset(), taken: Iterable[str] = ()) -> Plan:
+    """Choose the stem whose files replace nothing but this photo's previous set.
+
+    Parameters
+    ----------
+    out_dir : Path
+    stem : str
+        The preferred stem.
+    names : callable
+        ``names(stem)``: every file name the photo would write under ``stem``.
+    source : path or None
+        The photo (a previous record counts only if it names the same file).
+    protected : frozenset of (int, int)
+        File ids of the run's inputs.
+    taken : iterable of str
+        Stems other photos of the batch use (casefolded comparison).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "a_1.jpg").write_bytes(b"mine")
+    >>> p = plan_names(d, "a", lambda s: [f"{s}_1.jpg", f"{s}.json"], source=None)
+    >>> p.stem, p.blocked
+    ('a-2', 'a_1.jpg exists and was not written by multicrop for this photo')
+    """
+    busy = {t.casefold() for t in taken}
+    first_block = None
+    candidate, n = stem, 1
+    while True:
+        if candidate.casefold() not in busy:
+            previous = previous_files(out_dir, candidate, source) or set()
+            why = _blocker(out_dir, names(candidate), previous, protected)
+            if why is None:
+                return Plan(candidate, frozenset(previous), first_block)
+            first_block = first_block or why
+        n += 1
+        candidate = f"{stem}-{n}"
+
+
+_PART = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.part$")
+
+
+def remove_parts(out_dir: Path, stem: str) -> list[str]:
+    """Remove the temporaries a killed run left for ``stem``'s files; return their names."""
+    own = re.compile(rf"^{re.escape(stem)}(_\d+(_w\d+)?\.[A-Za-z]+|_preview\.[A-Za-z]+|\.json)$")
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(out_dir):
+            m = _PART.match(entry.name)
+            if m and own.match(m.group("name")) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+                    removed.append(entry.name)
+    return sorted(removed)
+
+
+def remove_stale(out_dir: Path, previous: Iterable[str], written: Iterable[str],
+                 protected: frozenset[FileId] = frozenset()) -> list[str]:
+    """Remove the previous set's files the new set did not rewrite; return their names."""
+    keep = set(written)
+    removed = []
+    for name in sorted(set(previous) - keep):
+        path = out_dir / name
+        if path.is_symlink() or not path.is_file() or file_id(path) in protected:
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(name)
+    return removed
