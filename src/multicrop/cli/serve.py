@@ -1,0 +1,44 @@
+"""``multicrop serve``: the web page for making carousels and labelling them (``web`` extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+__all__ = ["register", "serve"]
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless you say otherwise)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
+    label: Path | None = typer.Option(
+        None, "--label", help="Label mode: a folder of photos (or a Carousel root with dataset/) to label."),
+    label_ratios: str = typer.Option("2:3,3:2", "--label-ratios", help="Ratios label mode allows."),
+    max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.01, help="Largest upload accepted, in MB."),
+    saliency: str | None = typer.Option(None, "--saliency", help="Saliency backend (default: CropConfig's)."),
+    faces: bool = typer.Option(True, "--faces/--no-faces", help="Detect faces and keep them whole."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="Threads for the saliency model."),
+) -> None:
+    """Serve the carousel page (and, with --label, the label page) until interrupted."""
+    from ..crop.config import CropConfig
+    from ..web import create_app
+
+    try:
+        import uvicorn
+    except ImportError:
+        from ..errors import MissingExtraError
+
+        raise MissingExtraError.for_module("uvicorn", extra="web", feature="`multicrop serve`") from None
+    base = CropConfig(faces=faces, **({"saliency": saliency} if saliency else {}))
+    app = create_app(config=base, label_dir=label, label_ratios=label_ratios,
+                     max_upload_mb=max_upload_mb, threads=threads)
+    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    typer.echo(f"multicrop serve: {'label mode on ' + str(label) + ', ' if label else ''}open {where} "
+               "(Ctrl+C to stop)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the root ``app``."""
+    app.command("serve")(serve)

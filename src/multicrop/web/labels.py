@@ -1,0 +1,181 @@
+"""Label mode: fixed-ratio boxes per photo, saved in the layout of the real Carousel label files.
+
+For a photo ``<name>.<ext>`` in the folder, :meth:`LabelFolder.save` writes
+``<name>.json`` (LabelMe/AnyLabeling: ``shapes`` of two corner ``points``,
+``label`` ``"2x3"``/``"3x2"``, ``shape_type`` ``"rectangle (2:3)"``,
+``imagePath``, ``imageWidth``, ``imageHeight``) and ``<name>_metadata.json``
+(``subcrops``, ``title``, ``creator``, ``copyright_license_type``,
+``website_url``), so :func:`multicrop.datasets.carousel.load_carousel` reads
+the folder as it reads the dataset.
+
+Photos live in ``DIR/dataset/`` (the Carousel layout) or, when there is no
+such folder, in ``DIR`` itself.  A name from a request is only ever looked up
+among the photos listed at start; it is never joined to a path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetError, InvalidParameterError
+from ..geometry import Box, Ratio, parse_ratio, parse_ratios
+from ..io import SUPPORTED_SUFFIXES, atomic_write_text, load_image
+
+__all__ = ["LabelFolder", "ratio_label"]
+
+_META = "_metadata.json"
+#: The LabelMe version string the real Carousel files carry.
+LABELME_VERSION = "0.4.16"
+
+
+def ratio_label(ratio: Ratio) -> str:
+    """The ``label`` string of a box: ``"2x3"`` for 2:3 (the Carousel files' spelling)."""
+    def fmt(v: float) -> str:
+        return str(int(v)) if float(v).is_integer() else f"{v:g}"
+    return f"{fmt(ratio.width)}x{fmt(ratio.height)}"
+
+
+class LabelFolder:
+    """The photos of a label folder and their labels.
+
+    Parameters
+    ----------
+    root : path
+        The folder given to ``multicrop serve --label``.
+    ratios : str or tuple of Ratio
+        The ratios boxes may have (default ``2:3,3:2``).
+
+    Raises
+    ------
+    DatasetError
+        ``root`` is not a directory or holds no photo.
+    """
+
+    def __init__(self, root: str | Path, *, ratios: Any = "2:3,3:2") -> None:
+        root = Path(root)
+        if not root.is_dir():
+            raise DatasetError(f"--label {root}: not a directory")
+        self.root = root
+        self.dir = root / "dataset" if (root / "dataset").is_dir() else root
+        self.ratios = parse_ratios(ratios)
+        suffixes = {s.lower() for s in SUPPORTED_SUFFIXES}
+        self._photos = {p.stem: p for p in sorted(self.dir.iterdir())
+                        if p.is_file() and p.suffix.lower() in suffixes and not p.name.startswith(".")}
+        if not self._photos:
+            raise DatasetError(f"--label {root}: no photo in {self.dir} (looked for {', '.join(sorted(suffixes))})")
+        self._sizes: dict[str, tuple[int, int]] = {}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._photos)
+
+    def photo(self, name: str) -> Path:
+        """The photo called ``name``.
+
+        Raises
+        ------
+        KeyError
+            ``name`` is not one of the folder's photos (traversal attempts included).
+        """
+        return self._photos[name]
+
+    def size(self, name: str) -> tuple[int, int]:
+        if name not in self._sizes:
+            self._sizes[name] = load_image(self.photo(name), max_side=64).size
+        return self._sizes[name]
+
+    def _label_path(self, name: str) -> Path:
+        return self.photo(name).with_name(f"{name}.json")
+
+    def _meta_path(self, name: str) -> Path:
+        return self.photo(name).with_name(f"{name}{_META}")
+
+    def is_labelled(self, name: str) -> bool:
+        return self._label_path(name).is_file()
+
+    def progress(self) -> dict[str, int]:
+        return {"labelled": sum(self.is_labelled(n) for n in self._photos), "total": len(self._photos)}
+
+    def items(self) -> list[dict[str, Any]]:
+        return [{"name": n, "file": p.name, "labelled": self.is_labelled(n)} for n, p in self._photos.items()]
+
+    def load(self, name: str) -> dict[str, Any]:
+        """Boxes (source pixels, with ratio) and metadata of ``name``; empty when not labelled yet."""
+        w, h = self.size(name)
+        boxes: list[dict[str, Any]] = []
+        meta: dict[str, Any] = {"k": None, "title": "", "creator": "", "licence": "", "url": ""}
+        lp, mp = self._label_path(name), self._meta_path(name)
+        if lp.is_file():
+            data = _read(lp)
+            for shape in data.get("shapes", []):
+                (x1, y1), (x2, y2) = shape["points"]
+                b = Box.from_corners(min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))
+                boxes.append({"x": b.x, "y": b.y, "w": b.w, "h": b.h, "ratio": str(self._nearest(b))})
+        if mp.is_file():
+            m = _read(mp)
+            meta = {"k": m.get("subcrops"), "title": m.get("title", ""), "creator": m.get("creator", ""),
+                    "licence": m.get("copyright_license_type", ""), "url": m.get("website_url", "")}
+        return {"name": name, "file": self.photo(name).name, "width": w, "height": h, "boxes": boxes,
+                "metadata": meta, "labelled": lp.is_file(), "ratios": [str(r) for r in self.ratios]}
+
+    def _nearest(self, box: Box) -> Ratio:
+        return min(self.ratios, key=lambda r: abs(box.aspect - r.value))
+
+    def save(self, name: str, boxes: list[dict[str, Any]], metadata: dict[str, Any]) -> dict[str, Any]:
+        """Write ``<name>.json`` and ``<name>_metadata.json`` (atomically); the saved state.
+
+        ``k`` defaults to the number of boxes.  With no box, the label file is
+        removed (the photo counts as not labelled) and the metadata kept.
+
+        Raises
+        ------
+        InvalidParameterError
+            A box with a ratio not in the folder's list, outside the photo, or a bad k.
+        """
+        w, h = self.size(name)
+        shapes = []
+        for i, b in enumerate(boxes, start=1):
+            try:
+                ratio = parse_ratio(str(b["ratio"]))
+                x, y, bw, bh = (float(b[key]) for key in ("x", "y", "w", "h"))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InvalidParameterError(f"boxes[{i}]: needs x, y, w, h and a ratio ({exc})") from None
+            if ratio not in self.ratios:
+                raise InvalidParameterError(
+                    f"boxes[{i}]: ratio {ratio} is not allowed; allowed: {', '.join(map(str, self.ratios))}")
+            if bw < 1 or bh < 1 or x < -0.5 or y < -0.5 or x + bw > w + 0.5 or y + bh > h + 0.5:
+                raise InvalidParameterError(f"boxes[{i}]: ({x:g}, {y:g}, {bw:g}x{bh:g}) is not inside the {w}x{h} photo")
+            shapes.append({"label": ratio_label(ratio), "text": "", "points": [[x, y], [x + bw, y + bh]],
+                           "group_id": None, "shape_type": f"rectangle ({ratio})", "flags": {}})
+        k = metadata.get("k")
+        k = len(shapes) if k in (None, "") else k
+        try:
+            k = int(k)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"metadata.k must be a positive integer, got {k!r}") from None
+        if k < 1 and shapes:
+            raise InvalidParameterError(f"metadata.k must be a positive integer, got {k!r}")
+        meta = {"website_url": str(metadata.get("url", "") or ""), "subcrops": max(k, 1),
+                "title": str(metadata.get("title", "") or ""), "creator": str(metadata.get("creator", "") or ""),
+                "copyright_license_type": str(metadata.get("licence", "") or "")}
+        atomic_write_text(self._meta_path(name), json.dumps(meta, indent=4) + "\n")
+        lp = self._label_path(name)
+        if shapes:
+            label = {"version": LABELME_VERSION, "flags": {}, "shapes": shapes, "imagePath": self.photo(name).name,
+                     "imageData": None, "imageHeight": h, "imageWidth": w, "text": ""}
+            atomic_write_text(lp, json.dumps(label, indent=2) + "\n")
+        elif lp.is_file():
+            lp.unlink()
+        return self.load(name)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path.name}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise DatasetError(f"{path.name}: must hold a JSON object")
+    return data

@@ -1,0 +1,145 @@
+// Label mode: draw k fixed-ratio boxes per photo; every change is saved.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const st = { items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null };
+
+function message(text) {
+  const d = document.createElement("div");
+  d.className = "msg error";
+  d.textContent = text;
+  $("messages").appendChild(d);
+  setTimeout(() => d.remove(), 8000);
+}
+
+const editor = new BoxEditor($("overlay"), {
+  draw: true,
+  drawRatio: () => $("ratio").value,
+  onChange: (boxes, final) => { if (final) save(); },
+});
+
+function metadata() {
+  const f = $("meta");
+  const k = f.k.value.trim();
+  return { k: k ? Number(k) : null, title: f.title.value, creator: f.creator.value,
+           licence: f.licence.value, url: f.url.value };
+}
+
+function progress(p) {
+  $("progress").textContent = `${p.labelled} / ${p.total} labelled`;
+}
+
+function renderItems() {
+  const nav = $("items");
+  nav.innerHTML = "";
+  st.items.forEach((it, i) => {
+    const d = document.createElement("div");
+    d.className = "item" + (it.labelled ? " done" : "") + (i === st.index ? " active" : "");
+    d.textContent = it.name;
+    d.title = it.file;
+    d.onclick = () => open(i);
+    nav.appendChild(d);
+  });
+  const a = nav.querySelector(".active");
+  if (a) a.scrollIntoView({ block: "nearest" });
+}
+
+function save() {
+  if (!st.item) return;
+  const name = st.item.name;
+  const body = { boxes: editor.boxes.map((b) => ({ x: b.x, y: b.y, w: b.w, h: b.h, ratio: b.ratio })),
+                 metadata: metadata() };
+  $("saved").textContent = "saving…";
+  st.saving = st.saving.then(async () => {
+    try {
+      const r = await (await api("PUT", `/api/label/items/${encodeURIComponent(name)}`, body)).json();
+      const it = st.items.find((x) => x.name === name);
+      if (it) it.labelled = r.labelled;
+      progress(r.progress);
+      renderItems();
+      $("saved").textContent = `saved ${new Date().toLocaleTimeString()}`;
+      if (st.item && st.item.name === name && !$("meta").k.value) $("meta").k.value = r.metadata.k || "";
+    } catch (e) { $("saved").textContent = "not saved"; message(`${name}: ${e.message}`); }
+  });
+}
+
+async function open(i) {
+  if (i < 0 || i >= st.items.length) return;
+  await st.saving;
+  st.index = i;
+  const name = st.items[i].name;
+  location.hash = encodeURIComponent(name);
+  const item = await (await api("GET", `/api/label/items/${encodeURIComponent(name)}`)).json();
+  st.item = item;
+  editor.setSize(item.width, item.height);
+  editor.selected = -1;
+  editor.setBoxes(item.boxes);
+  $("photo").src = `/api/label/items/${encodeURIComponent(name)}/image`;
+  const f = $("meta");
+  f.k.value = item.metadata.k || "";
+  for (const key of ["title", "creator", "licence", "url"]) f[key].value = item.metadata[key] || "";
+  $("status").textContent = `${item.file} · ${item.width}×${item.height} px · ${item.boxes.length} boxes`;
+  $("saved").textContent = item.labelled ? "labelled" : "not labelled yet";
+  renderItems();
+}
+
+async function suggest() {
+  if (!st.item) return;
+  const k = metadata().k || Math.max(editor.boxes.length, 2);
+  $("status").textContent = `finding ${k} suggested crops…`;
+  try {
+    const r = await (await api("POST", `/api/label/items/${encodeURIComponent(st.item.name)}/suggest`, { k })).json();
+    editor.setBoxes(r.boxes);
+    $("status").textContent = `${r.boxes.length} suggested crops: adjust them, delete the wrong ones`;
+    save();
+  } catch (e) { $("status").textContent = ""; message(e.message); }
+}
+
+function toggleOrientation() {
+  const sel = $("ratio");
+  const now = ratioValue(sel.value);
+  const other = st.ratios.find((r) => (ratioValue(r) < 1) !== (now < 1));
+  if (other) sel.value = other;
+  // the selected box turns too, kept about its centre and inside the photo
+  const b = editor.boxes[editor.selected];
+  if (b && other) {
+    const r = ratioValue(other), cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+    const area = b.w * b.h;
+    let w = Math.sqrt(area * r);
+    w = Math.min(w, editor.W, editor.H * r);
+    const h = w / r;
+    Object.assign(b, { ratio: other, w, h, x: Math.min(Math.max(cx - w / 2, 0), editor.W - w),
+                       y: Math.min(Math.max(cy - h / 2, 0), editor.H - h) });
+    editor.render();
+    save();
+  }
+}
+
+async function init() {
+  const r = await (await api("GET", "/api/label/items")).json();
+  st.items = r.items;
+  st.ratios = r.ratios;
+  for (const ratio of r.ratios) $("ratio").add(new Option(ratio, ratio));
+  progress(r.progress);
+  $("prev").onclick = () => open(st.index - 1);
+  $("next").onclick = () => open(st.index + 1);
+  $("suggest").onclick = suggest;
+  $("delete").onclick = () => editor.deleteSelected();
+  $("meta").oninput = () => { clearTimeout(st.timer); st.timer = setTimeout(save, 400); };
+  document.addEventListener("keydown", (e) => {
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
+    const k = e.key.toLowerCase();
+    if (k === "n" || e.key === "ArrowRight") open(st.index + 1);
+    else if (k === "p" || e.key === "ArrowLeft") open(st.index - 1);
+    else if (k === "o") toggleOrientation();
+    else if (e.key === "Delete" || e.key === "Backspace") { if (editor.deleteSelected()) e.preventDefault(); }
+    else return;
+    e.preventDefault();
+  });
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  const at = st.items.findIndex((it) => it.name === wanted);
+  const firstTodo = st.items.findIndex((it) => !it.labelled);
+  await open(at >= 0 ? at : Math.max(firstTodo, 0));
+}
+
+init().catch((e) => message(e.message));
