@@ -1,0 +1,141 @@
+"""``multicrop batch crop`` and ``multicrop batch judge``: resumable jobs over collections."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+from ..crop.config import CropConfig, OutputConfig
+from ..errors import InvalidParameterError
+
+__all__ = ["register"]
+
+batch_app = typer.Typer(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
+                        no_args_is_help=True)
+
+_CROP = CropConfig()
+
+
+class _Bar:
+    """Rich progress on stderr: photos done of todo, photos/s, failures, ETA."""
+
+    def __init__(self, *, enabled: bool, what: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        self.bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]:.2f} photos/s"), TextColumn("{task.fields[failed]} failed"),
+                            TimeRemainingColumn(), console=console, disable=not (enabled and console.is_terminal))
+        self.task = None
+        self.t0 = time.perf_counter()
+        self.n = self.failed = 0
+
+    def __enter__(self) -> _Bar:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def start(self, todo: int, skipped: int) -> None:
+        self.t0 = time.perf_counter()
+        self.task = self.bar.add_task("batch", total=todo, rate=0.0, failed=0)
+
+    def row(self, row: dict) -> None:
+        self.n += 1
+        self.failed += row["status"] != "done"
+        rate = self.n / max(time.perf_counter() - self.t0, 1e-9)
+        if self.task is not None:
+            self.bar.update(self.task, advance=1, rate=rate, failed=self.failed)
+
+
+def _summary_text(s) -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in s.failed_by_reason.items())
+    return (f"{s.total} photos: {s.done} done, {s.skipped} skipped (done before), {s.failed} failed"
+            f"{f' ({reasons})' if reasons else ''} in {s.elapsed_s:.1f} s ({s.photos_per_s:.2f} photos/s, "
+            f"{s.engine}, {s.workers} workers x {s.threads} threads); manifest {s.manifest}")
+
+
+def crop(
+    source: str = typer.Argument(..., help="Folder tree, glob ('photos/**/*.jpg') or CSV/Parquet manifest of paths or URIs."),
+    out_dir: Path = typer.Option(..., "--out", "-o", help="Destination; outputs mirror the source's folders."),
+    engine: str = typer.Option("local", "--engine", "-e", help="local (process pool) or ray (RAY_ADDRESS or a local Ray)."),
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs / threads)."),
+    threads: int = typer.Option(1, "--threads", "-t", min=1, help="Threads per worker for the saliency model."),
+    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {_CROP.k})."),
+    ratio: str | None = typer.Option(None, "--ratio", "-r", help="Ratio or comma list, or a preset name."),
+    saliency: str | None = typer.Option(None, "--saliency", help=f"Saliency backend (default {_CROP.saliency})."),
+    faces: bool | None = typer.Option(None, "--faces/--no-faces", help="Protect faces (YuNet)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format (default: the source's)."),
+    preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.png."),
+    config_file: Path | None = typer.Option(None, "--config", "-c", help="JSON of CropConfig fields."),
+    manifest: Path | None = typer.Option(None, "--manifest", "-m", help="Results manifest folder (default OUT/manifest.parquet)."),
+    max_megapixels: int | None = typer.Option(
+        None, "--max-megapixels", min=1, help="Most source megapixels in flight at once (default: half the RAM)."),
+    retry_failed: bool = typer.Option(True, "--retry-failed/--no-retry-failed", help="Try failed photos again."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
+) -> None:
+    """Crop every photo of SOURCE into OUT, resumably; a rerun skips what is done with the same settings."""
+    from ..batch import run_crop_batch
+    from ..geometry import parse_ratios
+
+    base = CropConfig()
+    if config_file is not None:
+        try:
+            base = CropConfig.from_dict(json.loads(config_file.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise InvalidParameterError(f"--config {config_file}: {exc}") from None
+    changes = {k2: v for k2, v in (("k", k), ("saliency", saliency), ("faces", faces)) if v is not None}
+    if ratio:
+        changes["ratios"] = parse_ratios(ratio)
+    crop_cfg = base.replace(**changes)
+    out_changes = {k2: v for k2, v in (("format", fmt), ("preview", preview)) if v is not None}
+    out_cfg = OutputConfig().replace(**out_changes)
+    with _Bar(enabled=progress and not as_json, what="cropping") as bar:
+        summary = run_crop_batch(source, out_dir, crop=crop_cfg, output=out_cfg, engine=engine, workers=workers,
+                                 threads=threads, manifest=manifest,
+                                 pixel_budget=max_megapixels * 1_000_000 if max_megapixels else None,
+                                 retry_failed=retry_failed, on_start=bar.start, on_row=bar.row)
+    typer.echo(json.dumps(summary.to_dict()) if as_json else _summary_text(summary))
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+def judge(
+    source: str = typer.Argument(..., help="Folder tree, glob or CSV/Parquet manifest of images."),
+    panel: Path | None = typer.Option(None, "--panel", "-p", help="Panel TOML (default: the offline 'measured' judge)."),
+    db: Path = typer.Option(..., "--db", "-d", help="Judge call store (SQLite; one machine, shared by the workers)."),
+    engine: str = typer.Option("local", "--engine", "-e", help="local or ray."),
+    workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs)."),
+    chunk: int = typer.Option(16, "--chunk", min=1, help="Images per task."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Per-image manifest (Parquet)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
+) -> None:
+    """Judge every image of SOURCE with a panel; calls go through one store, each paid for once."""
+    from ..batch.judge_job import run_judge_batch
+
+    with _Bar(enabled=progress and not as_json, what="judging") as bar:
+        summary = run_judge_batch(source, db, panel=panel, engine=engine, workers=workers, chunk=chunk,
+                                  output=output, on_start=bar.start, on_row=bar.row)
+    if as_json:
+        typer.echo(json.dumps(summary.to_dict()))
+    else:
+        reasons = ", ".join(f"{k} {v}" for k, v in summary.failed_by_reason.items())
+        typer.echo(f"{summary.total} images: {summary.done} done, {summary.failed} failed"
+                   f"{f' ({reasons})' if reasons else ''}; {summary.performed} calls made, {summary.already_done} "
+                   f"already in {db}, in {summary.elapsed_s:.1f} s ({summary.engine}, {summary.workers} workers)")
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``batch`` group (``batch crop``, ``batch judge``) to ``app``."""
+    batch_app.command("crop")(crop)
+    batch_app.command("judge")(judge)
+    app.add_typer(batch_app, name="batch")

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from multicrop.batch.sources import Photo, list_photos, output_stems
+from multicrop.errors import InvalidParameterError
+
+
+def test_folder_tree_lists_images_recursively_with_relative_paths(tree):
+    root, good, bad = tree
+    photos = list_photos(root)
+    assert sorted(p.rel for p in photos) == sorted(str(p.relative_to(root)) for p in good + bad)
+    assert all(p.is_local and p.size > 0 and p.modified for p in photos)
+    assert [p.path for p in photos] == sorted(p.path for p in photos)
+
+
+def test_glob_keeps_paths_relative_to_its_fixed_part(tree):
+    root, good, _ = tree
+    photos = list_photos(f"{root}/set1/*.jpg")
+    assert sorted(p.rel for p in photos) == sorted(p.name for p in good if p.parent.name == "set1" and p.suffix == ".jpg")
+
+
+def test_csv_and_parquet_manifests_resolve_relative_entries(tree, tmp_path):
+    root, good, _ = tree
+    csv = root / "list.csv"
+    pd.DataFrame({"path": [str(good[0].relative_to(root)), str(good[1])]}).to_csv(csv, index=False)
+    assert [p.path for p in list_photos(csv)] == sorted(str(g.resolve()) for g in good[:2])
+    pq = tmp_path / "list.parquet"
+    pd.DataFrame({"uri": [str(good[2])]}).to_parquet(pq)
+    assert [p.path for p in list_photos(pq)] == [str(good[2])]
+
+
+def test_manifest_without_a_path_column_is_one_clear_error(tmp_path):
+    csv = tmp_path / "m.csv"
+    pd.DataFrame({"file": ["a.jpg"]}).to_csv(csv, index=False)
+    with pytest.raises(InvalidParameterError, match="needs a column path or uri or image"):
+        list_photos(csv)
+
+
+def test_missing_source_and_empty_folder_are_errors(tmp_path):
+    with pytest.raises(InvalidParameterError, match="no such file"):
+        list_photos(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InvalidParameterError, match="no photos found"):
+        list_photos(tmp_path / "empty")
+
+
+def test_stems_that_collide_in_one_folder_keep_their_extension():
+    ps = [Photo("/r/x.jpg", "x.jpg"), Photo("/r/x.png", "x.png"), Photo("/r/d/x.jpg", "d/x.jpg")]
+    assert output_stems(ps) == {"/r/x.jpg": "x-jpg", "/r/x.png": "x-png", "/r/d/x.jpg": "d/x"}
