@@ -32,12 +32,15 @@ class MeasuredBackend(JudgeBackend):
     """
 
     name = "measured"
-    description = "offline: rubric scores from image measurements (sharpness, saliency, colourfulness...)"
+    description = ("offline: rubric scores from image measurements (subject sharpness, noise, exposure, placement, "
+                   "colour); distinctiveness and emotional impact are proxies")
     version = measures.VERSION
     supports_json_schema = False
     supports_images = True
     needs_network = False
     deterministic = True
+    #: Dimensions scored from documented proxies, not measures of the dimension (the report labels them).
+    proxy_dimensions = measures.PROXY_DIMENSIONS
 
     @dataclasses.dataclass(frozen=True)
     class Options:
@@ -71,7 +74,14 @@ class MeasuredBackend(JudgeBackend):
             score = measures.rubric_scores(m, scale=request.scale)[request.dimension]
         else:
             score = measures.holistic_score(m, scale=request.scale)
-        reason = " ".join(f"{k}={v:.2f}" for k, v in m.to_dict().items())
+        values = m.to_dict()
+        if request.dimension in measures.DIMENSION_IDS:
+            used = measures.dimension_measures(request.dimension)
+            reason = " ".join(f"{k}={values[k]:.2f}" for k in used)
+            if request.dimension in measures.PROXY_DIMENSIONS:
+                reason = f"PROXY (no pixel measure of {request.dimension}): {reason}"
+        else:
+            reason = " ".join(f"{k}={v:.2f}" for k, v in values.items())
         return JudgeReply(
             text=json.dumps({"score": score, "reason": reason}),
             model=f"{self.model_id}",
