@@ -138,7 +138,7 @@ def test_store_stats_export_verify(tmp_path, photos, capsys):
     assert run(["judge", photos[0], "--db", db], capsys)[0] == 0
     code, out, _ = run(["store", "stats", db, "--json"], capsys)
     st = json.loads(out)
-    assert code == 0 and st["n_calls"] == 20 and st["per_family"] == {"measured": 20} and st["schema_version"] == 2
+    assert code == 0 and st["n_calls"] == 20 and st["per_family"] == {"measured": 20} and st["schema_version"] == 4
     code, out, _ = run(["store", "export", db, "-o", tmp_path / "all.csv"], capsys)
     assert code == 0 and len(pd.read_csv(tmp_path / "all.csv")) == 20
     code, out, _ = run(["store", "verify", db], capsys)

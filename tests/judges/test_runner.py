@@ -31,7 +31,7 @@ def test_plan_keys_are_hashes_of_canonical_json_of_all_key_fields():
     assert len(plan) == 5 + 5 * 3 and len({c.key for c in plan}) == len(plan)
     c = plan[7]
     fields = {
-        "backend": "measured", "backend_version": "1", "model": "measured-v1", "options": {"max_side": 1024},
+        "backend": "measured", "backend_version": _backends(panel)["measured"].version, "model": "measured-v1", "options": {"max_side": 1024},
         "template": "dimension@1", "dimension": c.prompt.dimension, "rubric_sha256": load_rubric().sha256,
         "image_sha256": img.sha256, "temperature": 0.3,
         "repetition": c.repetition,

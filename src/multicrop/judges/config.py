@@ -48,6 +48,11 @@ class RunConfig:
         stopped: its remaining calls are not made (they stay missing for a
         rerun), it is listed in ``RunSummary.stopped_families``, and the other
         families run on.
+    lease_s : float
+        How long a claim on a call lasts in the store unless renewed (a run
+        renews its claims every third of this): a run that dies holds up
+        another run over the same store for at most this long (not at all
+        on the same host, where a dead claimant is seen at once).
 
     Raises
     ------
@@ -63,6 +68,7 @@ class RunConfig:
     retry_after_max_s: float = 120.0
     batch_max: int = 256
     max_connection_errors: int = 20
+    lease_s: float = 60.0
 
     def __post_init__(self) -> None:
         _check_int("concurrency", self.concurrency, minimum=1)
@@ -70,6 +76,8 @@ class RunConfig:
             raise InvalidParameterError(f"timeout_s must be > 0, got {self.timeout_s!r}")
         _check_int("max_retries", self.max_retries, minimum=0)
         _check_int("max_connection_errors", self.max_connection_errors, minimum=1)
+        if not self.lease_s > 0:
+            raise InvalidParameterError(f"lease_s must be > 0, got {self.lease_s!r}")
 
 
 def _check_int(name: str, value: object, *, minimum: int) -> None:

@@ -25,8 +25,9 @@ from .backends import CallFailedError, ConnectionCallError, JudgeBackend, Transi
 from .config import RunConfig
 from .plan import PlannedCall
 from .prompts import ParsedReply, parse_reply, reply_schema
-from .store import CallRecord, CallStore
+from .store import CallRecord, CallStore, new_owner
 from .types import JudgeReply, JudgeRequest
+from .workqueue import WorkQueue
 
 __all__ = ["RunSummary", "OutcomeKind", "Outcome", "Attempts", "FamilyHealth", "call_with_retries",
            "execute_calls"]
@@ -47,6 +48,7 @@ class RunSummary:
     skipped: int = 0  # calls not made because their image could not be read
     identical: int = 0  # missing calls shared with an identical image (same bytes), made once
     abandoned: int = 0  # calls not made because their family was stopped
+    done_elsewhere: int = 0  # missing calls another run over the same store recorded meanwhile
     stopped_families: list[tuple[str, str]] = field(default_factory=list)  # (family, why)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
     bad_images: list[tuple[str, str]] = field(default_factory=list)  # (image label, problem), each once
@@ -60,7 +62,7 @@ class RunSummary:
         """
         d: dict[str, Any] = {k: getattr(self, k) for k in (
             "planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical",
-            "abandoned", "retries", "cost_usd", "elapsed_s")}
+            "abandoned", "done_elsewhere", "retries", "cost_usd", "elapsed_s")}
         d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
         d["stopped_families"] = [{"family": f, "error": err} for f, err in self.stopped_families]
         return d
@@ -195,8 +197,9 @@ class _Execution:
     def __init__(self, backends: dict[str, JudgeBackend], store: CallStore, *, temperature: float,
                  config: RunConfig, summary: RunSummary,
                  on_progress: Callable[[int, int, float], None] | None,
-                 on_bad_image: Callable[[str, str], None] | None) -> None:
+                 on_bad_image: Callable[[str, str], None] | None, owner: str, run_id: int | None) -> None:
         self.backends, self.store, self.temperature = backends, store, temperature
+        self.owner, self.run_id = owner, run_id
         self.cfg, self.summary = config, summary
         self.on_progress, self.on_bad_image = on_progress, on_bad_image
         self.rng = random.Random()
@@ -209,8 +212,9 @@ class _Execution:
 
     async def run(self, calls: Sequence[PlannedCall]) -> None:
         self.outstanding.update(c.image.sha256 for c in calls)
-        todo = iter(calls)
+        todo = WorkQueue(calls, self.store, owner=self.owner, lease_s=self.cfg.lease_s, chunk=self.cfg.concurrency)
         writer = asyncio.create_task(self.write())
+        renewer = asyncio.create_task(self.renew(todo))
         workers = [asyncio.create_task(self.work(todo)) for _ in range(min(self.cfg.concurrency, len(calls)))]
         try:
             await asyncio.gather(*workers)
@@ -220,12 +224,22 @@ class _Execution:
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
+            renewer.cancel()
+            await asyncio.gather(renewer, return_exceptions=True)
             self.queue.put_nowait(None)
             await writer
+            todo.release_all()
+            self.summary.done_elsewhere += todo.done_elsewhere
+
+    async def renew(self, todo: WorkQueue) -> None:
+        """Renew this run's claims every third of a lease, until cancelled."""
+        while True:
+            await asyncio.sleep(self.cfg.lease_s / 3)
+            todo.renew()
 
     # Workers ---------------------------------------------------------------
-    async def work(self, todo) -> None:
-        for call in todo:
+    async def work(self, todo: WorkQueue) -> None:
+        while (call := await todo.next()) is not None:
             self.queue.put_nowait(await self.perform(call))
             self.done_with(call)
 
@@ -308,8 +322,11 @@ class _Execution:
 
     def commit(self, batch: list[Outcome]) -> None:
         """Record one batch in one transaction and add it to the summary."""
-        records = [o.record for o in batch if o.kind is OutcomeKind.RECORDED]
-        self.store.record(records, failures=[o.failure_row() for o in batch if o.error is not None])
+        recorded = [o for o in batch if o.kind is OutcomeKind.RECORDED]
+        records = [o.record for o in recorded]
+        self.store.record(records, failures=[o.failure_row() for o in batch if o.error is not None],
+                          prompts=[o.call.prompt.text for o in recorded], run_id=self.run_id, owner=self.owner,
+                          release=[o.call.key for o in batch if o.kind is not OutcomeKind.RECORDED])
         failed = [o for o in batch if o.kind is OutcomeKind.FAILED]
         for o in failed[:max(0, 20 - len(self.summary.failures))]:
             self.summary.failures.append((o.call.key, o.error))
@@ -329,8 +346,14 @@ class _Execution:
 async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeBackend], store: CallStore, *,
                         temperature: float, config: RunConfig, summary: RunSummary,
                         on_progress: Callable[[int, int, float], None] | None = None,
-                        on_bad_image: Callable[[str, str], None] | None = None) -> None:
+                        on_bad_image: Callable[[str, str], None] | None = None, owner: str | None = None,
+                        run_id: int | None = None) -> None:
     """Make ``calls`` (each key once), recording every outcome in ``store`` and ``summary``.
+
+    Each call is claimed in the store before it is made
+    (:class:`~multicrop.judges.workqueue.WorkQueue`): a call that another run
+    over the same store holds or has recorded is not made here
+    (``summary.done_elsewhere`` counts those recorded meanwhile).
 
     Parameters
     ----------
@@ -344,6 +367,10 @@ async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeB
         Called by the writer after each committed batch.
     on_bad_image : callable(image_label, problem), optional
         Called once per image that cannot be read.
+    owner : str, optional
+        This run's name in the store's claims (default: a new one).
+    run_id : int, optional
+        The ``runs`` row the recorded calls point to.
 
     Raises
     ------
@@ -351,5 +378,6 @@ async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeB
         A backend became unusable; completed calls are committed before it propagates.
     """
     run = _Execution(backends, store, temperature=temperature, config=config, summary=summary,
-                     on_progress=on_progress, on_bad_image=on_bad_image)
+                     on_progress=on_progress, on_bad_image=on_bad_image, owner=owner or new_owner(),
+                     run_id=run_id)
     await run.run(calls)

@@ -8,14 +8,18 @@ The steps, each in its own module:
    left out: a call whose key is recorded is never made again, so re-running
    the same command after a crash performs only the missing calls, and
    images with identical bytes share their calls;
-3. :mod:`~multicrop.judges.execute` makes the missing calls and commits
-   what became of each as it arrives;
+3. :mod:`~multicrop.judges.execute` makes the missing calls (each claimed
+   in the store first, so concurrent runs split the work) and commits what
+   became of each as it arrives; the run is logged in the store's ``runs``
+   table, and every call it made points to it;
 4. :func:`scores_table` reads the tidy table of the plan back from the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -26,7 +30,8 @@ from .execute import RunSummary, execute_calls
 from .panel import Panel
 from .plan import PlannedCall, plan_calls
 from .rubric import Rubric, load_rubric
-from .store import CallStore
+from ..hashing import canonical_json
+from .store import CallStore, new_owner, redact
 from .types import ImageRef
 
 __all__ = ["RunConfig", "PlannedCall", "RunSummary", "TABLE_COLUMNS", "plan_calls", "missing_calls",
@@ -64,6 +69,7 @@ async def run_panel(
     on_start: Callable[[int, int], None] | None = None,
     on_bad_image: Callable[[str, str], None] | None = None,
     backends: dict[str, JudgeBackend] | None = None,
+    command: str | None = None,
 ) -> tuple[RunSummary, list[PlannedCall]]:
     """Perform the missing calls of ``panel`` over ``images``, recording each in ``store``.
 
@@ -79,6 +85,9 @@ async def run_panel(
         Family name -> backend already created with ``Family.create()`` (so a
         caller can fail on credentials before opening anything); closed at
         the end like the ones created here.
+    command : str, optional
+        The command line logged with the run (default: this process's
+        arguments); user-info in URLs is removed before it is stored.
 
     Returns
     -------
@@ -105,9 +114,22 @@ async def run_panel(
                              identical=n_missing - len(missing))
         if on_start:
             on_start(len(missing), summary.already_done)
-        if missing:
-            await execute_calls(missing, created, store, temperature=panel.temperature, config=cfg,
-                                summary=summary, on_progress=on_progress, on_bad_image=on_bad_image)
+        owner = new_owner()
+        argv = sys.argv if command is None else shlex.split(command)
+        run_id = store.begin_run(command=shlex.join(redact(list(argv))), owner=owner,
+                                 panel_json=canonical_json(redact(panel.to_dict())))
+        status = "failed"
+        try:
+            if missing:
+                await execute_calls(missing, created, store, temperature=panel.temperature, config=cfg,
+                                    summary=summary, on_progress=on_progress, on_bad_image=on_bad_image,
+                                    owner=owner, run_id=run_id)
+            status = "finished"
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            status = "interrupted"
+            raise
+        finally:
+            store.end_run(run_id, status=status, counts=summary.to_dict())
     finally:
         for be in created.values():
             await be.aclose()

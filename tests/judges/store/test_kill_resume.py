@@ -8,11 +8,15 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
+
+from multicrop.judges.store import CallStore
+from multicrop.judges.store.store import readonly_uri
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
@@ -30,7 +34,7 @@ def _server_module():
 def _count(db: Path) -> int:
     if not db.exists():
         return 0
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    con = sqlite3.connect(readonly_uri(db), uri=True, timeout=5)
     try:
         return con.execute("SELECT count(*) FROM calls").fetchone()[0]
     except sqlite3.OperationalError:  # not migrated yet
@@ -79,12 +83,11 @@ def test_sigkill_then_resume_performs_exactly_the_missing_calls(tmp_path):
         assert f"{kept} already in" in done.stdout
         second = srv.requests - requests_first
     assert second == total - kept  # nothing completed was asked again
-    con = sqlite3.connect(db)
-    try:
-        n, distinct = con.execute("SELECT count(*), count(DISTINCT call_key) FROM calls").fetchone()
-        per_cell = con.execute(
-            "SELECT max(c) FROM (SELECT count(*) c FROM calls GROUP BY image_sha256, dimension, repetition)"
-        ).fetchone()[0]
-    finally:
-        con.close()
-    assert n == distinct == total and per_cell == 1
+    with CallStore(db, readonly=True) as store:
+        recs = list(store.iter_records())
+        runs = store.runs()
+        assert store.claims() == []  # the killed run's claims were taken over and released
+    cells = Counter((r.image_sha256, r.dimension, r.repetition) for r in recs)
+    assert len(recs) == len({r.call_key for r in recs}) == total and max(cells.values()) == 1
+    # The killed run stays "running" in the log (it never ended); the resume finished.
+    assert [r.status for r in runs] == ["running", "finished"] and runs[1].performed == total - kept

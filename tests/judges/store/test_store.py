@@ -39,10 +39,10 @@ def _sql(path, query, *args):
 def test_new_store_is_migrated_and_in_wal_mode(tmp_path):
     db = tmp_path / "r.sqlite"
     with CallStore(db) as store:
-        assert store.schema_version == len(MIGRATIONS) == 2
+        assert store.schema_version == len(MIGRATIONS) == 4
     assert _sql(db, "PRAGMA journal_mode") == [("wal",)]
     tables = {t for (t,) in _sql(db, "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"calls", "failures"} <= tables
+    assert {"calls", "failures", "claims", "runs", "prompts", "questions", "images"} <= tables
 
 
 def test_migrations_are_applied_in_order_to_an_old_store(tmp_path):
@@ -51,7 +51,7 @@ def test_migrations_are_applied_in_order_to_an_old_store(tmp_path):
     con.executescript(MIGRATIONS[0] + "; PRAGMA user_version = 1;")
     con.close()
     with CallStore(db) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == 4
         store.record_failure(call_key="sha256:x", family="f", image="i", error="e", attempts=1)
         assert store.stats().n_failures == 1
 
@@ -94,13 +94,14 @@ def test_each_record_call_commits_immediately(tmp_path):
 
 def test_verify_reports_tampered_rows(tmp_path):
     db = tmp_path / "r.sqlite"
-    recs = [_rec(i) for i in range(4)]
+    recs = [_rec(0), _rec(1, dimension="colour_and_tone"), _rec(2), _rec(3)]
     with CallStore(db) as store:
         store.record(recs)
         assert store.verify().ok and store.verify().n_checked == 4
-    _sql(db, "UPDATE calls SET score = 1 WHERE call_key = ?", recs[0].call_key)
-    _sql(db, "UPDATE calls SET temperature = 0.9 WHERE call_key = ?", recs[1].call_key)
-    _sql(db, "UPDATE calls SET key_json = replace(key_json, '0.3', '0.4') WHERE call_key = ?", recs[2].call_key)
+    raw = [bytes.fromhex(r.call_key[7:]) for r in recs]
+    _sql(db, "UPDATE calls SET score = 1 WHERE key = ?", raw[0])
+    _sql(db, "UPDATE questions SET temperature = 0.9 WHERE id = (SELECT question_id FROM calls WHERE key = ?)", raw[1])
+    _sql(db, "UPDATE calls SET key_json = ? WHERE key = ?", recs[2].key_json.replace("0.3", "0.4"), raw[2])
     with CallStore(db, readonly=True) as store:
         rep = store.verify()
     problems = {}

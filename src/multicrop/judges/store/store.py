@@ -4,6 +4,8 @@ One row per completed call, keyed by a content hash of everything that
 determines the reply.  WAL mode; every write is one transaction (a batch of
 completed calls together with the failures logged beside them), committed
 as soon as the calls complete, so a killed run loses only calls in flight.
+Runs claim calls before making them (:mod:`~multicrop.judges.store.claims`),
+so two runs over one store never pay for the same call twice.
 
 Examples
 --------
@@ -25,98 +27,75 @@ Examples
 
 from __future__ import annotations
 
-import json
-import math
 import sqlite3
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ...errors import StoreError
 from ...hashing import hash_text
-from ...serialize import Serializable
-from .export import export_records
+from .claims import ClaimsMixin
+from .layout import digest_bytes, pack_pieces, split_key_json
 from .migrations import MIGRATIONS
-from .records import CALL_COLUMNS, CallRecord, utc_now
+from .reads import ReadsMixin, StoreStats, VerifyReport
+from .records import CallRecord, utc_now
 
 __all__ = ["CallStore", "StoreStats", "VerifyReport"]
 
-# Columns whose values also appear in key_json: verify() checks they agree.
-_KEY_COLUMNS = {
-    "backend": "backend", "model": "model_requested", "template": "template",
-    "rubric_sha256": "rubric_sha256", "image_sha256": "image_sha256", "temperature": "temperature",
-    "repetition": "repetition", "dimension": "dimension",
-}
-_INSERT = f"INSERT OR IGNORE INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({', '.join('?' * len(CALL_COLUMNS))})"
+_INSERT = (
+    "INSERT OR IGNORE INTO calls (key, question_id, image_id, repetition, run_id, key_json, model_returned, "
+    "prompt_tokens, completion_tokens, cost_usd, latency_s, attempts, created_utc, raw_reply, score, reason, "
+    "parse_error, row_sha) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _INSERT_FAILURE = "INSERT INTO failures (call_key, family, image, error, attempts, created_utc) VALUES (?, ?, ?, ?, ?, ?)"
+_QUESTION_COLUMNS = ("family", "backend", "model_requested", "template", "rubric_sha256", "temperature",
+                     "prompt_kind", "dimension", "prompt_sha256", "key_pieces")
 
 
-@dataclass(frozen=True)
-class StoreStats(Serializable):
-    """Summary of a store."""
-
-    path: str
-    schema_version: int
-    n_calls: int
-    n_parse_failures: int
-    n_failures: int
-    n_images: int
-    cost_usd: float
-    prompt_tokens: int
-    completion_tokens: int
-    per_family: dict[str, int]
-    first_utc: str | None
-    last_utc: str | None
+def damaged(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """The one-line error for a store SQLite cannot read."""
+    return StoreError(f"{path}: the store is damaged ({exc}); restore it from a backup, or run `multicrop store "
+                      "export` on a copy to save the calls that can still be read")
 
 
-@dataclass(frozen=True)
-class VerifyReport:
-    """Result of :meth:`CallStore.verify`."""
-
-    n_checked: int
-    mismatches: tuple[tuple[str, str], ...]  # (call_key, what is wrong)
-
-    @property
-    def ok(self) -> bool:
-        return not self.mismatches
-
-    def to_dict(self) -> dict[str, Any]:
-        """What ``multicrop store verify --json`` prints.
-
-        Written by hand, not by :mod:`multicrop.serialize`: it adds ``ok`` and
-        names the parts of each mismatch (``{"call_key", "problem"}``).
-        """
-        return {"n_checked": self.n_checked, "ok": self.ok,
-                "mismatches": [{"call_key": k, "problem": p} for k, p in self.mismatches]}
+def readonly_uri(path: Path) -> str:
+    """A read-only SQLite URI for ``path``, every special character quoted (``#``, ``?``, ``%``, spaces)."""
+    return "file:" + quote(str(path.absolute()), safe="/") + "?mode=ro"
 
 
-class CallStore:
+class CallStore(ReadsMixin, ClaimsMixin):
     """SQLite store of judge calls; migrations are applied on open.
 
     Parameters
     ----------
     path : str or Path
-        Database file (created if missing).
+        Database file (created if missing).  Opened by path: ``#``, ``?`` and
+        spaces in the name are part of the name.
     readonly : bool
         Open without creating or migrating (``stats``/``export``/``verify``).
 
     Raises
     ------
     StoreError
-        The file is not a multicrop store, or was written by a newer version.
+        The file is not a multicrop store, is damaged, or was written by a
+        newer version.
     """
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        if readonly and not self.path.exists():
-            raise StoreError(f"{self.path}: no such store")
+        self.readonly = readonly
+        if readonly and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such store" if not self.path.exists() else f"{self.path}: not a file")
+        self._questions: dict[tuple, int] = {}
+        self._images: dict[tuple[str, str], int] = {}
+        self._prompts: set[str] = set()
         try:
             if readonly:
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+                self._db = sqlite3.connect(readonly_uri(self.path), uri=True, isolation_level=None)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+                self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 # NORMAL in WAL mode: a committed transaction survives a killed
                 # process (only an OS crash or power loss can lose the last ones).
@@ -137,16 +116,27 @@ class CallStore:
 
     def _migrate(self, version: int) -> None:
         for number in range(version + 1, len(MIGRATIONS) + 1):
+            step = MIGRATIONS[number - 1]
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                for stmt in MIGRATIONS[number - 1].split(";"):
-                    if stmt.strip():
-                        self._db.execute(stmt)
+                if callable(step):
+                    step(self._db)
+                else:
+                    for stmt in step.split(";"):
+                        if stmt.strip():
+                            self._db.execute(stmt)
                 self._db.execute(f"PRAGMA user_version = {number}")
                 self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                self._db.close()
                 raise StoreError(f"{self.path}: migration {number} failed ({exc})") from None
+        if 0 < version < 4:  # the compact layout frees most pages of an old store
+            try:
+                self._db.execute("VACUUM")
+            except sqlite3.DatabaseError:  # pragma: no cover - another connection is reading
+                pass
 
     @property
     def schema_version(self) -> int:
@@ -163,7 +153,9 @@ class CallStore:
         self.close()
 
     # Writes ----------------------------------------------------------------
-    def record(self, records: Sequence[CallRecord], *, failures: Sequence[dict[str, Any]] = ()) -> int:
+    def record(self, records: Sequence[CallRecord], *, failures: Sequence[dict[str, Any]] = (),
+               prompts: Sequence[str | None] | None = None, run_id: int | None = None,
+               owner: str | None = None, release: Sequence[str] = ()) -> int:
         """Insert completed calls and log failed ones, all in one transaction.
 
         Parameters
@@ -172,27 +164,45 @@ class CallStore:
         failures : sequence of dict
             Calls that failed after all retries (they stay missing), each with
             the keyword arguments of :meth:`record_failure`.
+        prompts : sequence of str or None, optional
+            The exact prompt text sent for each record (stored once per distinct text).
+        run_id : int, optional
+            The run (:meth:`begin_run`) that made these calls.
+        owner : str, optional
+            The claimant: its claims on these calls, these failures and
+            ``release`` are dropped in the same transaction.
+        release : sequence of str
+            More call keys whose claims ``owner`` gives up (calls not made).
 
         Returns
         -------
         int
             How many of ``records`` were new.
         """
-        if not records and not failures:
+        if not records and not failures and not (owner and release):
             return 0
-        rows = [r.row() for r in records]
         now = utc_now()
         frows = [(f["call_key"], f["family"], f["image"], f["error"], f["attempts"], now) for f in failures]
+        texts = list(prompts) if prompts is not None else [None] * len(records)
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            rows = [self._row(r, t, run_id) for r, t in zip(records, texts)]
             before = self._db.total_changes
             self._db.executemany(_INSERT, rows)
             n_new = self._db.total_changes - before
             if frows:
                 self._db.executemany(_INSERT_FAILURE, frows)
+            if owner is not None:
+                keys = [r[0] for r in rows] + [_maybe_raw(k) for k in (*(f["call_key"] for f in failures), *release)]
+                self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
+                                     [(k, owner) for k in keys if k is not None])
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._questions.clear()
+            self._images.clear()
+            self._prompts.clear()
             raise
         return n_new
 
@@ -201,75 +211,58 @@ class CallStore:
         self.record((), failures=[{"call_key": call_key, "family": family, "image": image, "error": error,
                                    "attempts": attempts}])
 
-    # Reads -----------------------------------------------------------------
-    def completed_keys(self) -> set[str]:
-        """Keys of every completed call."""
-        return {k for (k,) in self._db.execute("SELECT call_key FROM calls")}
+    def _row(self, r: CallRecord, prompt: str | None, run_id: int | None) -> tuple:
+        pieces = split_key_json(r.key_json, r.image_sha256, r.repetition)
+        prompt_sha = None
+        if prompt is not None:
+            prompt_sha = hash_text(prompt)
+            if prompt_sha not in self._prompts:
+                self._db.execute("INSERT OR IGNORE INTO prompts (sha256, text) VALUES (?, ?)", (prompt_sha, prompt))
+                self._prompts.add(prompt_sha)
+        q = (r.family, r.backend, r.model_requested, r.template, r.rubric_sha256, r.temperature, r.prompt_kind,
+             r.dimension, prompt_sha, pack_pieces(pieces) if pieces else None)
+        qid = self._questions.get(q)
+        if qid is None:
+            qid = self._questions[q] = self._lookup(
+                "questions", _QUESTION_COLUMNS, q)
+        img = (r.image, r.image_sha256)
+        iid = self._images.get(img)
+        if iid is None:
+            iid = self._images[img] = self._lookup("images", ("label", "sha256"), img)
+        score = None if r.score != r.score else r.score
+        return (digest_bytes(r.call_key), qid, iid, r.repetition, run_id, None if pieces else r.key_json,
+                r.model_returned, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.latency_s, r.attempts,
+                r.created_utc, r.raw_reply, score, r.reason, r.parse_error, digest_bytes(r.row_sha256))
 
-    def scores(self) -> dict[str, float]:
-        """``call_key -> score`` (NaN for parse failures)."""
-        return {k: (math.nan if s is None else s) for k, s in self._db.execute("SELECT call_key, score FROM calls")}
+    def _lookup(self, table: str, columns: tuple[str, ...], values: tuple) -> int:
+        where = " AND ".join(f"{c} IS ?" for c in columns)
+        row = self._db.execute(f"SELECT id FROM {table} WHERE {where}", values).fetchone()
+        if row is not None:
+            return int(row[0])
+        cur = self._db.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                               values)
+        return int(cur.lastrowid)
 
-    def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM calls").fetchone()[0])
+    # Runs ------------------------------------------------------------------
+    def begin_run(self, *, command: str, panel_json: str, owner: str, tool_version: str | None = None) -> int:
+        """Log the start of a run; returns its id (its calls point to it)."""
+        if tool_version is None:
+            from ... import __version__ as tool_version
+        cur = self._db.execute(
+            "INSERT INTO runs (tool_version, command, panel_json, owner, started_utc, status) VALUES (?, ?, ?, ?, ?, ?)",
+            (tool_version, command, panel_json, owner, utc_now(), "running"))
+        return int(cur.lastrowid)
 
-    def iter_records(self) -> Iterator[CallRecord]:
-        """Every stored call, oldest first."""
-        cur = self._db.execute(f"SELECT {', '.join(CALL_COLUMNS)} FROM calls ORDER BY created_utc, call_key")
-        for row in cur:
-            yield CallRecord.from_row(row)
+    def end_run(self, run_id: int, *, status: str, counts: dict[str, Any]) -> None:
+        """Log the end of a run: ``status`` and its counts (planned, performed, ..., cost_usd)."""
+        cols = ("planned", "already_done", "performed", "parse_failures", "failed", "skipped", "cost_usd")
+        self._db.execute(
+            f"UPDATE runs SET ended_utc = ?, status = ?, {', '.join(f'{c} = ?' for c in cols)} WHERE id = ?",
+            (utc_now(), status, *(counts.get(c) for c in cols), run_id))
 
-    def stats(self) -> StoreStats:
-        q = self._db.execute
-        n, n_parse, n_img, cost, pt, ct, first, last = q(
-            "SELECT count(*), sum(parse_error IS NOT NULL), count(DISTINCT image_sha256), "
-            "coalesce(sum(cost_usd), 0), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), "
-            "min(created_utc), max(created_utc) FROM calls"
-        ).fetchone()
-        per_family = dict(q("SELECT family, count(*) FROM calls GROUP BY family ORDER BY family").fetchall())
-        n_fail = q("SELECT count(DISTINCT call_key) FROM failures WHERE call_key NOT IN (SELECT call_key FROM calls)").fetchone()[0]
-        return StoreStats(
-            path=str(self.path), schema_version=self.schema_version, n_calls=n, n_parse_failures=int(n_parse or 0),
-            n_failures=int(n_fail), n_images=n_img, cost_usd=float(cost), prompt_tokens=int(pt),
-            completion_tokens=int(ct), per_family=per_family, first_utc=first, last_utc=last,
-        )
 
-    def verify(self) -> VerifyReport:
-        """Re-hash every row: key from key_json, key fields against columns, row content.
-
-        Returns
-        -------
-        VerifyReport
-            Lists each row whose call key, key fields or content hash does not match.
-        """
-        bad: list[tuple[str, str]] = []
-        n = 0
-        for rec in self.iter_records():
-            n += 1
-            if hash_text(rec.key_json) != rec.call_key:
-                bad.append((rec.call_key, "call_key does not match the hash of key_json"))
-                continue
-            try:
-                kf = json.loads(rec.key_json)
-            except ValueError:
-                bad.append((rec.call_key, "key_json is not valid JSON"))
-                continue
-            for kname, col in _KEY_COLUMNS.items():
-                if kname in kf and kf[kname] != getattr(rec, col):
-                    bad.append((rec.call_key, f"column {col}={getattr(rec, col)!r} but key says {kf[kname]!r}"))
-            if CallRecord.content_sha256(rec.to_dict()) != rec.row_sha256:
-                bad.append((rec.call_key, "row content does not match row_sha256"))
-        return VerifyReport(n, tuple(bad))
-
-    def export(self, path: str | Path) -> int:
-        """Write every record to ``path`` (.csv, .jsonl, .parquet); returns the count.
-
-        A score that did not parse is written as the judge table writes it:
-        ``NaN`` in CSV, NaN in Parquet; JSON has no NaN, so ``.jsonl`` has ``null``.
-
-        Raises
-        ------
-        InvalidParameterError
-            For an unsupported extension.
-        """
-        return export_records(self.iter_records(), Path(path))
+def _maybe_raw(key: str) -> bytes | None:
+    try:
+        return digest_bytes(key)
+    except StoreError:
+        return None
