@@ -176,20 +176,20 @@ def create_app(
             data = await f.read(limit + 1)
             await f.close()
             if len(data) > limit:
-                refused.append({"name": name, "error": f"{name}: larger than the {max_upload_mb:g} MB upload limit"})
+                refused.append({"name": name, "error": f"{name}: larger than the {max_upload_mb:g} MB upload limit",
+                                "status": 413})
                 continue
             if not data:
-                refused.append({"name": name, "error": f"{name}: the file is empty"})
+                refused.append({"name": name, "error": f"{name}: the file is empty", "status": 422})
                 continue
             try:
                 photo = await asyncio.to_thread(store.add, name, data)
             except MulticropError as exc:
-                refused.append({"name": name, "error": str(exc)})
+                refused.append({"name": name, "error": str(exc), "status": 422})
                 continue
             accepted.append(photo.info())
         if not accepted and refused:
-            raise HTTPException(422 if all("limit" not in r["error"] for r in refused) else 413,
-                                "; ".join(r["error"] for r in refused))
+            raise HTTPException(min(r["status"] for r in refused), "; ".join(r["error"] for r in refused))
         return {"photos": accepted, "refused": refused}
 
     @app.get("/api/photos", summary="The uploaded photos")

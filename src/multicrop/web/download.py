@@ -1,15 +1,14 @@
 """The carousel as a zip: crops (full resolution or platform width) plus the JSON record.
 
 The files are written by :func:`multicrop.crop.outputs.write_outputs`, the
-writer the command line uses, so the zip follows the same rules (source
-format and quality, colour profile, all-or-nothing).  Before writing, GPS
-tags are removed from the EXIF block the crops inherit: a carousel made on a
-web page is usually posted publicly.
+writer the command line uses, with its defaults, so the zip follows the same
+rules: private EXIF tags (GPS, serial numbers, ...) dropped, JPEG crops of
+JPEGs cut losslessly where jpegtran can, the source's format, quality and
+colour profile otherwise.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import tempfile
@@ -17,31 +16,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from ..crop.config import OutputConfig
-from ..crop.outputs import write_outputs
+from ..crop.outputs import WriteOptions, write_outputs
 from ..crop.pipeline import CropResult
 from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
 from ..geometry import Box, parse_ratio, snap_box
 
-__all__ = ["strip_gps", "edited_crops", "carousel_zip"]
-
-_GPS_IFD = 0x8825
-
-
-def strip_gps(exif: bytes | None) -> bytes | None:
-    """``exif`` without its GPS block (None stays None)."""
-    if not exif:
-        return exif
-    ex = Image.Exif()
-    ex.load(exif)
-    if _GPS_IFD not in ex:
-        return exif
-    del ex[_GPS_IFD]
-    return ex.tobytes()
-
+__all__ = ["edited_crops", "carousel_zip"]
 
 def edited_crops(result: CropResult, boxes: list[dict[str, Any]]) -> tuple[ScoredCrop, ...]:
     """The page's crops (moved, added, reordered) as whole-pixel boxes of their exact ratio.
@@ -89,11 +71,9 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None) -> 
     """
     if result.image is None:
         raise InvalidParameterError("the result carries no image to cut crops from")
-    loaded = dataclasses.replace(result.image, exif=strip_gps(result.image.exif))
-    result = dataclasses.replace(result, image=loaded)
     out_cfg = OutputConfig(widths=(width,) if width else (), preview=False, record=True)
     with tempfile.TemporaryDirectory(prefix="multicrop-zip-") as tmp:
-        rec = write_outputs(result, tmp, config=out_cfg, stem=stem)
+        rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=WriteOptions())
         names = []
         for crop in rec["crops"]:
             small = crop.get("resized", {}).get(str(width)) if width else None
@@ -103,6 +83,5 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None) -> 
             for name in names:
                 zf.write(Path(tmp) / name, arcname=name)
             rec["files"] = names
-            rec["gps_removed"] = True
             zf.writestr(f"{stem}.json", json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
     return buf.getvalue()

@@ -1,0 +1,124 @@
+"""Fixtures of the web tests: a fast crop config, generated photos, a live server for the browser."""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytest.importorskip("fastapi", reason="the web extra is not installed")
+
+from multicrop.crop.config import CropConfig  # noqa: E402
+
+#: Spectral saliency and no face model: the tests exercise the web layer, not the models.
+FAST = CropConfig(saliency="spectral", faces=False)
+
+
+def photo_bytes(width: int = 900, height: int = 400, *, fmt: str = "JPEG", gps: bool = False) -> bytes:
+    """A photo with two bright subjects, left and right (with a GPS tag when asked)."""
+    img = np.full((height, width, 3), 40, np.uint8)
+    s = height // 2
+    img[height // 4: height // 4 + s, width // 9: width // 9 + s] = (230, 200, 90)
+    img[height // 4: height // 4 + s, width - width // 9 - s: width - width // 9] = (90, 200, 230)
+    im = Image.fromarray(img)
+    buf = io.BytesIO()
+    if gps:
+        ex = Image.Exif()
+        ex[0x010F] = "TestCam"  # Make
+        ex[0x8825] = {1: "N", 2: (48.0, 51.0, 30.0), 3: "E", 4: (2.0, 17.0, 40.0)}
+        im.save(buf, format=fmt, exif=ex.tobytes(), quality=92)
+    else:
+        im.save(buf, format=fmt)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def make_app():
+    """Build apps with the fast config; their temporary directories are removed afterwards."""
+    from multicrop.web import create_app
+
+    apps = []
+
+    def build(**kwargs):
+        kwargs.setdefault("config", FAST)
+        app = create_app(**kwargs)
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.state.store.close()
+
+
+@pytest.fixture
+def label_dir(tmp_path: Path) -> Path:
+    """A Carousel-layout folder with three unlabelled photos."""
+    d = tmp_path / "labels" / "dataset"
+    d.mkdir(parents=True)
+    for i, (w, h) in enumerate([(900, 400), (600, 800), (800, 600)]):
+        (d / f"photo{i}.jpg").write_bytes(photo_bytes(w, h))
+    return d.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """uvicorn serving an app in a thread, on a free loopback port."""
+
+    def __init__(self, app) -> None:
+        import uvicorn
+
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, driven by Playwright (no browser download)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the test extra (playwright) is not installed")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing; install Debian's chromium package (.ci/run does)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where browser tests save their screenshots (MULTICROP_SHOTS overrides, to look at them)."""
+    import os
+
+    d = Path(os.environ.get("MULTICROP_SHOTS", tmp_path / "shots"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
