@@ -355,18 +355,17 @@ def write_outputs(
         try:
             for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
                 name = f"{stem}_{i}{suffix}"
-                box, reason = crop.box, why_not
+                box, reason, tmp = crop.box, why_not, target(name)
                 if reason is None:
                     box = _lossless.snap_box(crop.box, loaded.jpeg_block, loaded.size)
                     try:
-                        _lossless.lossless_crop(loaded.path, box, target(name), exif=saver.exif or b"",
+                        _lossless.lossless_crop(loaded.path, box, tmp, exif=saver.exif or b"",
                                                 keep_all=opts.keep_metadata)
-                    except MulticropError as exc:
+                    except MulticropError as exc:  # re-encoded below, into the same temporary
                         reason, box = str(exc), crop.box
-                        written_names.remove(name)  # re-encoded below, under the same name
                 if reason is not None:
                     piece = full.get().crop(tuple(int(v) for v in box.corners()))
-                    saver.save(piece, target(name))
+                    saver.save(piece, tmp)
                 elif out_cfg.widths:
                     piece = full.get().crop(tuple(int(v) for v in box.corners()))
                 else:

@@ -169,11 +169,14 @@ def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
     """
     limit = Image.MAX_IMAGE_PIXELS
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             if max_pixels is not None:
                 Image.MAX_IMAGE_PIXELS = None
-            return Image.open(path)
+            im = Image.open(path)
+        # Pillow warns (once per bad tag) while reading a corrupt EXIF block at open; one line is said later.
+        im._multicrop_warned = any(not issubclass(w.category, Image.DecompressionBombWarning) for w in caught)
+        return im
     except FileNotFoundError:
         raise ImageLoadError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -306,6 +309,8 @@ def _exif_unreadable(im: Image.Image) -> bool:
     """True when Pillow cannot parse the image's EXIF block without complaint."""
     from .metadata import read_exif
 
+    if getattr(im, "_multicrop_warned", False):
+        return True
     raw = im.info.get("exif")
     if raw:
         return read_exif(raw if isinstance(raw, bytes) else bytes(raw))[1]
