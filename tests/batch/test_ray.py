@@ -42,3 +42,20 @@ def test_ray_engine_writes_the_rows_and_files_the_local_engine_writes(tree, tmp_
     # A rerun on Ray skips what is done (and, without retries, what failed).
     again = run_crop_batch(root, tmp_path / "ray", crop=FAST, output=NO_PREVIEW, engine="ray", retry_failed=False)
     assert (again.skipped, again.done, again.failed) == (len(good) + len(bad), 0, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning", "ignore::ResourceWarning")
+def test_ray_judge_batch_records_through_one_writer_the_calls_the_local_engine_records(tree, tmp_path, local_ray):
+    from multicrop.batch.judge_job import run_judge_batch
+    from multicrop.judges.store import CallStore
+
+    root, good, bad = tree
+    s_local = run_judge_batch(root, tmp_path / "local.sqlite", engine="local", workers=2, chunk=3)
+    s_ray = run_judge_batch(root, tmp_path / "ray.sqlite", engine="ray", chunk=3)
+    assert (s_ray.done, s_ray.failed, s_ray.performed) == (s_local.done, s_local.failed, s_local.performed)
+    with CallStore(tmp_path / "local.sqlite") as a, CallStore(tmp_path / "ray.sqlite") as b:
+        assert a.completed_keys() == b.completed_keys() and len(b) == s_ray.performed > 0
+        assert b.verify().ok
+    again = run_judge_batch(root, tmp_path / "ray.sqlite", engine="ray", chunk=3)
+    assert (again.performed, again.already_done) == (0, s_ray.performed)
