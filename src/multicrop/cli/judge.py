@@ -1,8 +1,9 @@
-"""``multicrop judge``, ``multicrop judges list`` and ``multicrop store stats|export|verify``."""
+"""``multicrop judge``, ``multicrop judges list`` and ``multicrop store path|stats|runs|show|export|verify``."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -77,10 +78,31 @@ def _paths_of(item: Path) -> list[tuple[Path, str]]:
 _RUN = RunConfig()
 
 
+#: The command line as typed (set by ``multicrop.cli.main.main``), logged with each run.
+_COMMAND_LINE: list[str] = []
+
+
+def set_command_line(argv: list[str]) -> None:
+    """Remember the command line of this invocation, for the run log."""
+    _COMMAND_LINE[:] = argv
+
+
+_DB_HELP = "Store file (default: runs.sqlite in the user data directory; see `multicrop store path`)."
+
+
+def _db_path(db: Path | None) -> Path:
+    from ..judges.store.paths import default_store_path
+
+    return default_store_path() if db is None else db
+
+
 def judge_command(
     inputs: list[Path] = typer.Argument(..., help="Images, directories of images, or CSV files with an 'image' column."),
     panel: Path | None = typer.Option(None, "--panel", "-p", help="Panel TOML (default: the offline 'measured' judge)."),
-    db: Path = typer.Option(Path("runs.sqlite"), "--db", "-d", help="Checkpoint store (SQLite); reruns perform only missing calls."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Judge with this one model (OpenAI-compatible endpoint), no panel file."),
+    base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of --model, e.g. http://localhost:8000/v1 (default: OpenAI)."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="Environment variable holding the key of --model ('' for none)."),
+    db: Path | None = typer.Option(None, "--db", "-d", help="Checkpoint store (SQLite; default: `multicrop store path`); reruns perform only missing calls."),
     concurrency: int = typer.Option(_RUN.concurrency, "--concurrency", "-c", help="Calls in flight at once."),
     timeout: float = typer.Option(_RUN.timeout_s, "--timeout", help="Per-call timeout in seconds."),
     retries: int = typer.Option(_RUN.max_retries, "--retries", help="Retries on 429 / 5xx / timeouts."),
@@ -90,15 +112,21 @@ def judge_command(
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
 ) -> None:
-    """Score images with a panel of judges, holistically and on the five rubric dimensions."""
+    """Score images with a panel of judges (or one model, -m), holistically and on the five rubric dimensions.
+
+    With no -o, a short table of mean scores per image is printed.
+    """
     from ..io.tables import write_table
+    from ..judges.quick import format_summary, score_summary
     from ..judges.runner import judge_images, scores_table
     from ..judges.store import CallStore
 
     if output is not None and output.suffix.lower() not in (".csv", ".parquet"):
         raise InvalidParameterError(f"--output must end in .csv or .parquet, got {output.name!r}")
-    pnl = _panel(panel, holistic_repetitions=holistic_repetitions, dimension_repetitions=dimension_repetitions)
-    cfg = RunConfig(concurrency=concurrency, timeout_s=timeout, max_retries=retries)
+    cfg = _run_config(concurrency=concurrency, timeout=timeout, retries=retries)
+    pnl = _panel(panel, model=model, base_url=base_url, api_key_env=api_key_env,
+                 holistic_repetitions=holistic_repetitions, dimension_repetitions=dimension_repetitions)
+    db = _db_path(db)
     images = _expand_inputs(inputs)
     # Create the backends before the store is opened: a missing API key (or a
     # bad option) must fail without leaving an empty store file behind.
@@ -106,25 +134,48 @@ def judge_command(
     bar = _ProgressBar(enabled=progress)
     with CallStore(db) as store, bar:
         summary, plan = judge_images(images, pnl, store, config=cfg, backends=backends, on_start=bar.start,
-                                     on_progress=bar.advance, on_bad_image=bar.bad_image)
-        table = scores_table(plan, store) if output is not None else None
+                                     on_progress=bar.advance, on_bad_image=bar.bad_image,
+                                     command=shlex.join(_COMMAND_LINE) if _COMMAND_LINE else None)
+        table = scores_table(plan, store)
     if output is not None:
         write_table(table, output)
     if as_json:
         info = summary.to_dict() | {"db": str(db), "output": str(output) if output else None, "images": len(images)}
         typer.echo(json.dumps(info))
     else:
+        if output is None:
+            typer.echo(format_summary(score_summary(table)))
         typer.echo(_summary_line(summary, n_images=len(images), db=db, output=output))
     problems = _problems(summary)
     if problems:
         raise JudgeError("; ".join(problems))
 
 
-def _panel(path: Path | None, *, holistic_repetitions: int | None, dimension_repetitions: int | None):
-    """The panel of ``--panel`` (or the default one) with the repetition overrides applied and validated."""
-    from ..judges.panel import default_panel, load_panel, parse_panel
+def _run_config(*, concurrency: int, timeout: float, retries: int) -> RunConfig:
+    """The run settings, each checked under the name of its option."""
+    if concurrency < 1:
+        raise InvalidParameterError(f"--concurrency must be an integer >= 1, got {concurrency}")
+    if not timeout > 0:
+        raise InvalidParameterError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    if retries < 0:
+        raise InvalidParameterError(f"--retries must be an integer >= 0, got {retries}")
+    return RunConfig(concurrency=concurrency, timeout_s=timeout, max_retries=retries)
 
-    pnl = load_panel(path) if path is not None else default_panel()
+
+def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_key_env: str | None,
+           holistic_repetitions: int | None, dimension_repetitions: int | None):
+    """The panel of ``--panel``, of ``--model`` or the default one, with the repetition overrides applied."""
+    from ..judges.panel import default_panel, load_panel, parse_panel
+    from ..judges.quick import model_panel
+
+    if model is None and (base_url is not None or api_key_env is not None):
+        raise InvalidParameterError("--base-url and --api-key-env go with --model (a panel file sets them per family)")
+    if model is not None and path is not None:
+        raise InvalidParameterError("give either --panel or --model, not both")
+    if model is not None:
+        pnl = model_panel(model, base_url=base_url, api_key_env=api_key_env)
+    else:
+        pnl = load_panel(path) if path is not None else default_panel()
     overrides = {k: v for k, v in (("holistic_repetitions", holistic_repetitions),
                                    ("dimension_repetitions", dimension_repetitions)) if v is not None}
     return parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
@@ -179,6 +230,7 @@ def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> s
         + (f"{summary.skipped} skipped (unreadable images: {len(summary.bad_images)}), " if summary.skipped else "")
         + (f"{summary.identical} shared by identical images, " if summary.identical else "")
         + (f"{summary.abandoned} not made (stopped families), " if summary.abandoned else "")
+        + (f"{summary.done_elsewhere} made by another run on the same store, " if summary.done_elsewhere else "")
         + f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
     )
 
@@ -222,12 +274,17 @@ def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON."
         typer.echo(f"    options: {', '.join(f'{k}={v!r}' for k, v in r['options'].items()) or '-'}")
 
 
-def store_stats(db: Path = typer.Argument(..., help="Store file."),
+def store_path() -> None:
+    """Where the default store lives (used when --db is not given)."""
+    typer.echo(str(_db_path(None)))
+
+
+def store_stats(db: Path | None = typer.Argument(None, help=_DB_HELP),
                 as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Counts, spend and families of a store."""
     from ..judges.store import CallStore
 
-    with CallStore(db, readonly=True) as store:
+    with CallStore(_db_path(db), readonly=True) as store:
         st = store.stats()
     if as_json:
         typer.echo(json.dumps(st.to_dict(), indent=2))
@@ -240,23 +297,30 @@ def store_stats(db: Path = typer.Argument(..., help="Store file."),
         typer.echo(f"  {fam}: {n}")
 
 
-def store_export(db: Path = typer.Argument(..., help="Store file."),
+def store_export(db: Path | None = typer.Argument(None, help=_DB_HELP),
                  output: Path = typer.Option(..., "--output", "-o", help="Output .csv, .jsonl or .parquet.")) -> None:
     """Export every call record."""
     from ..judges.store import CallStore
 
-    with CallStore(db, readonly=True) as store:
+    with CallStore(_db_path(db), readonly=True) as store:
         n = store.export(output)
     typer.echo(f"{n} calls -> {output}")
 
 
-def store_verify(db: Path = typer.Argument(..., help="Store file."),
+def store_verify(db: Path | None = typer.Argument(None, help=_DB_HELP),
                  as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Re-hash every record; exit 1 listing mismatches."""
+    """SQLite's integrity check, then re-hash every record; exit 1 on damage or mismatches."""
     from ..judges.store import CallStore
 
+    db = _db_path(db)
     with CallStore(db, readonly=True) as store:
         rep = store.verify()
+    if rep.damage:
+        if as_json:
+            typer.echo(json.dumps(rep.to_dict(), indent=2))
+        more = f" (and {len(rep.damage) - 1} more problems)" if len(rep.damage) > 1 else ""
+        raise StoreError(f"{db}: the store is damaged: SQLite's integrity check says {rep.damage[0]!r}{more}; "
+                         "restore it from a backup")
     if as_json:
         typer.echo(json.dumps(rep.to_dict(), indent=2))
     else:
@@ -267,11 +331,53 @@ def store_verify(db: Path = typer.Argument(..., help="Store file."),
         raise StoreError(f"{db}: {len(rep.mismatches)} records fail verification")
 
 
+def store_runs(db: Path | None = typer.Argument(None, help=_DB_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """The run log: one line per run (when, status, counts, spend, command)."""
+    from ..judges.store import CallStore
+
+    with CallStore(_db_path(db), readonly=True) as store:
+        runs = store.runs()
+    if as_json:
+        typer.echo(json.dumps([r.to_dict() for r in runs], indent=2))
+        return
+    for r in runs:
+        counts = (f"{r.performed} performed, {r.already_done} already done, {r.failed} failed, ${r.cost_usd:.4f}"
+                  if r.performed is not None else "no counts (did not end)")
+        typer.echo(f"run {r.id}  {r.started_utc} .. {r.ended_utc or '-'}  {r.status}  multicrop {r.tool_version}  "
+                   f"{counts}  $ {r.command}")
+    if not runs:
+        typer.echo("no runs logged")
+
+
+def store_show(call: str = typer.Argument(..., help="Call key (sha256:...) or a unique prefix of its digits."),
+               db: Path | None = typer.Option(None, "--db", "-d", help=_DB_HELP),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """One call: its record, the exact prompt text sent, and the run that made it."""
+    from ..judges.store import CallStore
+
+    with CallStore(_db_path(db), readonly=True) as store:
+        d = store.show(call)
+    info = d.record.to_dict() | {"prompt": d.prompt, "run": d.run.to_dict() if d.run else None}
+    if as_json:
+        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    for k, v in d.record.to_dict().items():
+        typer.echo(f"{k}: {v}")
+    typer.echo(f"run: {d.run.id} ({d.run.started_utc}, {d.run.command})" if d.run else "run: not logged (older store)")
+    typer.echo("prompt:" if d.prompt is not None else "prompt: not recorded (older store)")
+    if d.prompt is not None:
+        typer.echo(d.prompt)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``judge``, ``judges`` and ``store`` to the root app."""
     app.command("judge")(judge_command)
     judges_app.command("list")(judges_list)
+    store_app.command("path")(store_path)
     store_app.command("stats")(store_stats)
+    store_app.command("runs")(store_runs)
+    store_app.command("show")(store_show)
     store_app.command("export")(store_export)
     store_app.command("verify")(store_verify)
     app.add_typer(judges_app, name="judges")

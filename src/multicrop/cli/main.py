@@ -61,8 +61,10 @@ for _module, _target in _GROUPS:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; library errors become one line on stderr and exit code 1."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    judge.set_command_line(["multicrop", *args])
     try:
-        app(args=argv, standalone_mode=True)
+        app(args=args, standalone_mode=True)
     except SystemExit as exc:
         return int(exc.code or 0)
     except MulticropError as exc:

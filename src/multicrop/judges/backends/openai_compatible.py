@@ -33,6 +33,13 @@ def _endpoint(base_url: str) -> str:
     return url.strip().rstrip("/")
 
 
+def _public_endpoint(base_url: str) -> str:
+    """:func:`_endpoint` without ``user:password@``: what keys, records and logs may hold."""
+    from ..store.runlog import strip_userinfo
+
+    return strip_userinfo(_endpoint(base_url))
+
+
 def _limits(n: int):
     """Keep-alive pool sized to the calls in flight (one connection each)."""
     import openai
@@ -78,6 +85,8 @@ class OpenAICompatibleBackend(JudgeBackend):
     -------
     base_url : str
         Endpoint, e.g. ``http://localhost:8000/v1`` (vLLM); empty for OpenAI.
+        User-info in it (``http://user:secret@host/v1``) is used for the
+        requests but removed before the endpoint enters a call key or a log.
     api_key_env : str
         Name of the environment variable holding the key; ``""`` for servers
         that need none (local vLLM, Ollama).
@@ -141,7 +150,8 @@ class OpenAICompatibleBackend(JudgeBackend):
         # local vLLM and by OpenRouter gives different replies (other weights,
         # quantisation, defaults), so it enters the key.
         # max_tokens can truncate a reply, so it changes replies too.
-        return {"base_url": _endpoint(options.base_url), "max_side": options.max_side,
+        # Credentials in the URL (http://user:secret@host/v1) never enter a key.
+        return {"base_url": _public_endpoint(options.base_url), "max_side": options.max_side,
                 "jpeg_quality": options.jpeg_quality, "structured_output": options.structured_output,
                 "max_tokens": options.max_tokens}
 

@@ -11,6 +11,7 @@ blocks nobody for longer than its lease.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,9 +58,13 @@ class ClaimsMixin:
                            (raw, owner, now + lease_s))
                 claimed.append(key)
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                from .store import damaged
+
+                raise damaged(self.path, exc) from None
             raise
         return ClaimResult(tuple(claimed), tuple(done), tuple(busy))
 

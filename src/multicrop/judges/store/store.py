@@ -54,9 +54,12 @@ _QUESTION_COLUMNS = ("family", "backend", "model_requested", "template", "rubric
 
 
 def damaged(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    """The one-line error for a store SQLite cannot read."""
-    return StoreError(f"{path}: the store is damaged ({exc}); restore it from a backup, or run `multicrop store "
-                      "export` on a copy to save the calls that can still be read")
+    """The one-line error for a store SQLite cannot read or write."""
+    text = str(exc)
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return StoreError(f"{path}: the store is damaged ({text}); restore it from a backup "
+                          "(`multicrop store verify` says what SQLite finds)")
+    return StoreError(f"{path}: cannot use the store ({text})")
 
 
 def readonly_uri(path: Path) -> str:
@@ -197,12 +200,14 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
                                      [(k, owner) for k in keys if k is not None])
             self._db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             self._questions.clear()
             self._images.clear()
             self._prompts.clear()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise damaged(self.path, exc) from None
             raise
         return n_new
 
@@ -248,17 +253,23 @@ class CallStore(ReadsMixin, ClaimsMixin):
         """Log the start of a run; returns its id (its calls point to it)."""
         if tool_version is None:
             from ... import __version__ as tool_version
-        cur = self._db.execute(
-            "INSERT INTO runs (tool_version, command, panel_json, owner, started_utc, status) VALUES (?, ?, ?, ?, ?, ?)",
-            (tool_version, command, panel_json, owner, utc_now(), "running"))
+        try:
+            cur = self._db.execute(
+                "INSERT INTO runs (tool_version, command, panel_json, owner, started_utc, status) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (tool_version, command, panel_json, owner, utc_now(), "running"))
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
         return int(cur.lastrowid)
 
     def end_run(self, run_id: int, *, status: str, counts: dict[str, Any]) -> None:
         """Log the end of a run: ``status`` and its counts (planned, performed, ..., cost_usd)."""
         cols = ("planned", "already_done", "performed", "parse_failures", "failed", "skipped", "cost_usd")
-        self._db.execute(
-            f"UPDATE runs SET ended_utc = ?, status = ?, {', '.join(f'{c} = ?' for c in cols)} WHERE id = ?",
-            (utc_now(), status, *(counts.get(c) for c in cols), run_id))
+        try:
+            self._db.execute(
+                f"UPDATE runs SET ended_utc = ?, status = ?, {', '.join(f'{c} = ?' for c in cols)} WHERE id = ?",
+                (utc_now(), status, *(counts.get(c) for c in cols), run_id))
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, exc) from None
 
 
 def _maybe_raw(key: str) -> bytes | None:
