@@ -181,3 +181,20 @@ def test_option_defaults_are_the_config_defaults():
     assert (got["repetitions"], got["seed"], got["resamples"], got["splits"], got["confidence"], got["image_key"]) == (
         ProbeConfig.repetitions, ProbeConfig.seed, ProbeConfig.n_resamples, ProbeConfig.n_splits,
         ProbeConfig.confidence, ProbeConfig.image_key)
+
+
+def test_judges_warns_on_stderr_about_a_single_family_panel_and_prints_arm_intervals(tmp_path, capsys):
+    sim = simulate_study(60, n_families=1, rng=np.random.default_rng(5))
+    sim.judge_table.to_csv(tmp_path / "j.csv", index=False)
+    sim.ratings.to_csv(tmp_path / "r.csv", index=False)
+    rc = main(["eval", "judges", "-s", str(tmp_path / "j.csv"), "-r", str(tmp_path / "r.csv"), "-o",
+               str(tmp_path / "rep"), "-B", "100", "--partitions", "0", "--splits", "5", "-c", "ridge"])
+    cap = capsys.readouterr()
+    assert rc == 0
+    warns = [ln for ln in cap.err.splitlines() if ln.startswith("warning: ")]
+    assert len(warns) == 2 and "one family (family0): panel_mean is the best single member" in warns[0]
+    assert "12 held-out images per fold" in warns[1]
+    assert "member:family0     n=60 rho=" in cap.out
+    summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert [w["code"] for w in summary["warnings"]] == ["single_family", "few_images"]
+    assert "<h2 class='warn'>Warnings</h2>" in (tmp_path / "rep" / "index.html").read_text()

@@ -77,10 +77,15 @@ def judges(
                                  progress=lambda step, frac: bar.update(task, completed=frac, description=step))
     write_judges_report(report, output)
     s = report.summary
+    for w in s.get("warnings", []):
+        console.print(f"warning: {w['message']}", markup=False, highlight=False, soft_wrap=True)
     if as_json:
         typer.echo(json.dumps(summary_jsonable(report), sort_keys=True))
         return
     typer.echo(f"{s['n_images']} images; best single {s['best_single']} rho={s['best_single_rho']:.3f}")
+    for _, r in report.arms.iterrows():
+        typer.echo(f"  {r['arm']:<18} n={r['n']} rho={r['rho']:.3f} [{r['rho_ci_low']:.3f}, {r['rho_ci_high']:.3f}] "
+                   f"tau_b={r['tau_b']:.3f} [{r['tau_b_ci_low']:.3f}, {r['tau_b_ci_high']:.3f}]")
     if s.get("headroom") is not None:
         typer.echo(f"noise ceiling {s['ceiling']['ceiling']:.3f}; headroom {s['headroom']:.1%}")
     c = report.comparisons

@@ -17,6 +17,7 @@ scikit-learn is imported only inside :func:`out_of_fold`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -170,14 +171,38 @@ def best_member(arms: Sequence[Arm], scores: ArmScores) -> str:
 
 
 def arms_table(arms: Sequence[Arm], scores: ArmScores, *, calls: Mapping[str, float], y: np.ndarray,
-               top_fraction: float) -> pd.DataFrame:
-    """One row per arm: ``arm, kind, n_features, calls_per_image, rho, tau_b, precision_top``."""
+               top_fraction: float, confidence: float = 0.95) -> pd.DataFrame:
+    """One row per arm: ``arm, kind, n_features, calls_per_image, n, rho, rho_ci_low, rho_ci_high, tau_b,
+    tau_b_ci_low, tau_b_ci_high, precision_top``.
+
+    ``n`` is the number of images; the intervals are percentile intervals at
+    ``confidence`` of the arm's correlation on the shared bootstrap resamples
+    (resamples where it is undefined are left out).
+    """
+    alpha = 100 * (1 - confidence) / 2
+
+    def ci(metric: str) -> tuple[np.ndarray, np.ndarray]:
+        r = scores.resampled[metric]
+        if r.size == 0 or np.isnan(r).all():
+            nan = np.full(len(arms), np.nan)
+            return nan, nan
+        with warnings.catch_warnings():  # an arm constant in every resample: NaN interval
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lo, hi = np.nanpercentile(r, [alpha, 100 - alpha], axis=0)
+        return lo, hi
+
+    (rlo, rhi), (tlo, thi) = ci("spearman"), ci("kendall")
     return pd.DataFrame({
         "arm": [a.name for a in arms],
         "kind": [a.kind for a in arms],
         "n_features": [a.n_features for a in arms],
         "calls_per_image": [calls[a.cost_key] for a in arms],
+        "n": len(y),
         "rho": scores.observed["spearman"],
+        "rho_ci_low": rlo,
+        "rho_ci_high": rhi,
         "tau_b": scores.observed["kendall"],
+        "tau_b_ci_low": tlo,
+        "tau_b_ci_high": thi,
         "precision_top": [precision_at_top(a.prediction, y, fraction=top_fraction) for a in arms],
     })

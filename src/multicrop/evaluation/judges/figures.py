@@ -69,7 +69,7 @@ def accuracy_vs_calls_png(report: JudgesReport) -> bytes:
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:13px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}p.note{color:#555;font-size:14px}"""
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}p.note{color:#555;font-size:14px}.warn{color:#8a4b00}"""
 
 
 def _table(df) -> str:
@@ -105,13 +105,19 @@ def render_html(report: JudgesReport) -> str:
     if tr:
         lines.append(f"<p>Label transfer: {tr['n_transfer_images']} images of the second dataset; "
                      f"{tr['n_transfer_overlap']} images shared with this dataset were dropped from it.</p>")
+    warns = s.get("warnings") or []
+    if warns:
+        lines.append("<h2 class='warn'>Warnings</h2>")
+        lines.append("<ul class='warn'>" + "".join(f"<li><b>{html.escape(w['code'])}</b>: {html.escape(w['message'])}"
+                                                   "</li>" for w in warns) + "</ul>")
     notes = s.get("notes") or {}
     if notes:
         lines.append("<h2>Notes</h2>")
         lines.append("<ul>" + "".join(f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(v))}</li>"
                                       for k, v in sorted(notes.items())) + "</ul>")
     sections = [
-        ("Arms", report.arms, "Spearman ρ and Kendall τb of each arm with the human mean; fused arms are out of fold."),
+        ("Arms", report.arms, "Spearman ρ and Kendall τb of each arm with the human mean on n images, each with "
+         "its percentile bootstrap interval; fused arms are out of fold."),
         ("Comparisons", report.comparisons,
          "Δ = arm − comparator, paired bootstrap over images; p one-sided; p_max against the best member "
          "re-selected in every resample; p_bh Benjamini–Hochberg within each metric."),

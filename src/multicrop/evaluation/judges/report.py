@@ -41,6 +41,7 @@ from .mtmm import mtmm
 from .result import JudgesReport, summary_jsonable
 from .robustness import fold_partitions, precision_checks, robustness_table
 from .transfer import TransferInfo, label_transfer
+from .warnings import design_warnings
 
 __all__ = ["evaluate_judges", "write_judges_report", "check_report_dir"]
 
@@ -154,7 +155,8 @@ def evaluate_judges(
     arms = fit_arms(data, families=families, config=cfg, progress=say)
     scores = bootstrap_arms(arms, data.y, seed=cfg.seed, n_resamples=cfg.n_resamples, progress=say)
     best = best_member(arms, scores)
-    arm_table = arms_table(arms, scores, calls=calls, y=data.y, top_fraction=cfg.top_fraction)
+    arm_table = arms_table(arms, scores, calls=calls, y=data.y, top_fraction=cfg.top_fraction,
+                           confidence=cfg.confidence)
     comparisons = compare_arms(arms, scores, best=best, confidence=cfg.confidence)
     members = compare_members(arms, scores, best=best, confidence=cfg.confidence)
 
@@ -176,6 +178,8 @@ def evaluate_judges(
 
     summary = _summary(table, ratings, data, scores, best=best, families=families, key_mode=key_mode,
                        ceiling=ceiling, unparsed=unparsed, notes=notes, config=cfg, transfer=t_info)
+    summary["warnings"] = [w.to_dict() for w in design_warnings(table, families=families, n_images=data.n_images,
+                                                                config=cfg)]
     say("done", 1.0)
     predictions = pd.DataFrame({"human": data.y, **{a.name: a.prediction for a in arms}},
                                index=pd.Index(data.images, name="image"))
