@@ -157,6 +157,10 @@ def create_app(
     async def label_page() -> FileResponse:
         return FileResponse(str(_STATIC / "label.html"))
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(status_code=204)
+
     app.mount("/static", StaticFiles(directory=str(_STATIC)), name="static")
 
     # -- carousel API ----------------------------------------------------------------------

@@ -48,7 +48,7 @@ function outSize(b) {
   const w = Math.round(b.w), h = Math.round(b.h);
   const pw = Number($("width").value) || 0;
   if (!pw) return `${w}×${h}`;
-  if (w < pw) return `${w}×${h} (narrower than ${pw})`;
+  if (w < pw) return `${w}×${h}, under ${pw} px: kept full size`;
   return `${pw}×${Math.round(h * pw / w)}`;
 }
 
@@ -63,10 +63,15 @@ function renderStrip() {
     const card = document.createElement("div");
     card.className = "card";
     card.dataset.index = i;
-    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, 220));
+    if (img.complete && img.naturalWidth) {
+      const c = thumbnail(img, b, p.width, 220);
+      card.appendChild(c);
+      card.style.width = `${Math.max(c.width, 150) + 14}px`;
+    }
     const meta = document.createElement("div");
     meta.className = "meta";
     const label = document.createElement("span");
+    label.className = "what";
     label.textContent = `${i + 1} · ${b.ratio} · ${outSize(b)}`;
     meta.appendChild(label);
     const btns = document.createElement("span");

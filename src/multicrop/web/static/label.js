@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const st = { items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null };
+const st = { kTouched: false, items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null };
 
 function message(text) {
   const d = document.createElement("div");
@@ -15,13 +15,14 @@ function message(text) {
 const editor = new BoxEditor($("overlay"), {
   draw: true,
   drawRatio: () => $("ratio").value,
-  onChange: (boxes, final) => { if (final) save(); },
+  onChange: (boxes, final) => { if (final) { describe(); save(); } },
 });
 
 function metadata() {
   const f = $("meta");
   const k = f.k.value.trim();
-  return { k: k ? Number(k) : null, title: f.title.value, creator: f.creator.value,
+  // k follows the number of boxes until the person types another number
+  return { k: st.kTouched && k ? Number(k) : null, title: f.title.value, creator: f.creator.value,
            licence: f.licence.value, url: f.url.value };
 }
 
@@ -58,9 +59,15 @@ function save() {
       progress(r.progress);
       renderItems();
       $("saved").textContent = `saved ${new Date().toLocaleTimeString()}`;
-      if (st.item && st.item.name === name && !$("meta").k.value) $("meta").k.value = r.metadata.k || "";
+      if (st.item && st.item.name === name && !st.kTouched) $("meta").k.value = r.metadata.k || "";
     } catch (e) { $("saved").textContent = "not saved"; message(`${name}: ${e.message}`); }
   });
+}
+
+function describe() {
+  const it = st.item;
+  const n = editor.boxes.length;
+  $("status").textContent = `${it.file} · ${it.width}×${it.height} px · ${n} box${n === 1 ? "" : "es"}`;
 }
 
 async function open(i) {
@@ -77,8 +84,9 @@ async function open(i) {
   $("photo").src = `/api/label/items/${encodeURIComponent(name)}/image`;
   const f = $("meta");
   f.k.value = item.metadata.k || "";
+  st.kTouched = item.metadata.k != null && item.metadata.k !== item.boxes.length;
   for (const key of ["title", "creator", "licence", "url"]) f[key].value = item.metadata[key] || "";
-  $("status").textContent = `${item.file} · ${item.width}×${item.height} px · ${item.boxes.length} boxes`;
+  describe();
   $("saved").textContent = item.labelled ? "labelled" : "not labelled yet";
   renderItems();
 }
@@ -125,6 +133,7 @@ async function init() {
   $("next").onclick = () => open(st.index + 1);
   $("suggest").onclick = suggest;
   $("delete").onclick = () => editor.deleteSelected();
+  $("meta").k.oninput = () => { st.kTouched = true; };
   $("meta").oninput = () => { clearTimeout(st.timer); st.timer = setTimeout(save, 400); };
   document.addEventListener("keydown", (e) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;

@@ -1,0 +1,127 @@
+"""End to end in headless Chromium (Debian's, driven by Playwright): both pages as a person uses them."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+from PIL import Image
+
+from multicrop.datasets.carousel import load_carousel
+
+from .conftest import LiveServer, photo_bytes
+
+
+def _box_rects(page):
+    return page.eval_on_selector_all(
+        "#overlay rect.crop-box", "els => els.map(e => ['x','y','width','height'].map(a => +e.getAttribute(a)))")
+
+
+def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path, shots):
+    src = tmp_path / "lamps.jpg"
+    src.write_bytes(photo_bytes(1800, 800))
+    bad = tmp_path / "notes.jpg"
+    bad.write_bytes(b"not a photo")
+    with LiveServer(make_app()) as srv:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url)
+        page.select_option("#k", "2")
+        page.set_input_files("#files", [str(src), str(bad)])
+        page.wait_for_selector(".card >> nth=1")
+        assert page.locator(".card").count() == 2
+        assert "notes.jpg: " in page.locator(".msg.error").first.inner_text()
+        page.screenshot(path=str(shots / "carousel_1_suggested.png"), full_page=True)
+
+        page.select_option("#k", "3")
+        page.wait_for_function("document.querySelectorAll('.card').length === 3")
+        assert len(_box_rects(page)) == 3
+        page.select_option("#ratios", "1:1")
+        page.wait_for_function("[...document.querySelectorAll('.card .what')].every(s => s.textContent.includes('1:1'))")
+
+        # the last box is drawn on top of the others: drag it away from the edge it touches
+        before = _box_rects(page)[-1]
+        step = 60 if before[0] == 0 else -60
+        rect = page.locator("#overlay rect.crop-box").last.bounding_box()
+        page.mouse.move(rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(rect["x"] + rect["width"] / 2 + step, rect["y"] + rect["height"] / 2, steps=6)
+        page.mouse.up()
+        after = _box_rects(page)[-1]
+        assert abs(after[0] - before[0]) > 20 and after[1:] == before[1:]  # moved sideways, same size
+        handle = page.locator("#overlay rect.handle").last.bounding_box()
+        page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(handle["x"] - 40, handle["y"] - 10, steps=6)
+        page.mouse.up()
+        resized = _box_rects(page)[-1]
+        assert resized[2] < after[2] and abs(resized[2] - resized[3]) < 1e-6  # smaller, still square
+        page.screenshot(path=str(shots / "carousel_2_edited.png"), full_page=True)
+
+        page.fill("#width", "300")
+        with page.expect_download() as dl:
+            page.click("#dlWidth")
+        path = tmp_path / "out.zip"
+        dl.value.save_as(path)
+        assert errors == []
+    z = zipfile.ZipFile(path)
+    names = sorted(z.namelist())
+    assert names == ["lamps.json", "lamps_1_w300.jpg", "lamps_2_w300.jpg", "lamps_3_w300.jpg"]
+    record = json.loads(z.read("lamps.json"))
+    assert [c["ratio"] for c in record["crops"]] == ["1:1"] * 3
+    assert abs(record["crops"][2]["box"]["w"] - round(resized[2])) <= 1  # the dragged size was cut
+    for n in names[1:]:
+        with z.open(n) as f:
+            im = Image.open(f)
+            assert im.width == 300 and abs(im.height - 300) <= 1 and 0x8825 not in im.getexif()
+
+
+def test_label_draw_two_boxes_reload_and_evaluate(browser, make_app, label_dir, shots):
+    with LiveServer(make_app(label_dir=label_dir)) as srv:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(srv.url)
+        page.wait_for_selector(".item.active")
+        assert page.inner_text("#progress") == "0 / 3 labelled"
+        page.wait_for_function("document.getElementById('photo').naturalWidth > 0")
+        stage = page.locator("#overlay").bounding_box()
+        # portrait box on the left, then O flips the orientation and a landscape box on the right
+        page.mouse.move(stage["x"] + 20, stage["y"] + 20)
+        page.mouse.down()
+        page.mouse.move(stage["x"] + 140, stage["y"] + 60, steps=5)
+        page.mouse.up()
+        page.locator("#overlay").click(position={"x": 5, "y": 5})  # a click draws a box a third of the photo wide
+        assert page.locator("#overlay rect.crop-box").count() == 2
+        page.keyboard.press("Delete")  # and Delete removes the selected box again
+        assert page.locator("#overlay rect.crop-box").count() == 1
+        page.keyboard.press("o")
+        page.mouse.move(stage["x"] + stage["width"] * 0.55, stage["y"] + 30)
+        page.mouse.down()
+        page.mouse.move(stage["x"] + stage["width"] * 0.55 + 180, stage["y"] + 60, steps=5)
+        page.mouse.up()
+        page.fill("input[name=title]", "Two lamps")
+        page.fill("input[name=creator]", "A. Person")
+        page.wait_for_function("document.getElementById('saved').textContent.startsWith('saved')")
+        page.wait_for_function("document.getElementById('progress').textContent === '1 / 3 labelled'")
+        page.wait_for_timeout(600)  # the metadata save is debounced
+        page.wait_for_function("document.getElementById('saved').textContent.startsWith('saved')")
+        page.screenshot(path=str(shots / "label_1_drawn.png"), full_page=True)
+
+        page.reload()
+        page.wait_for_selector("#overlay rect.crop-box >> nth=1")
+        assert page.locator("#overlay rect.crop-box").count() == 2
+        assert page.input_value("input[name=title]") == "Two lamps"
+        assert page.input_value("input[name=k]") == "2"
+        page.keyboard.press("n")
+        page.wait_for_function("location.hash === '#photo1'")
+        page.wait_for_function("document.getElementById('status').textContent.startsWith('photo1.jpg')")
+        assert page.locator("#overlay rect.crop-box").count() == 0
+        page.keyboard.press("p")
+        page.wait_for_function("document.querySelectorAll('#overlay rect.crop-box').length === 2")
+    ds = load_carousel(label_dir)
+    item = ds["photo0"]
+    assert item.k == 2 and len(item.boxes) == 2
+    assert sorted(str(r) for r in item.ratios) == ["2:3", "3:2"]
+    assert item.metadata.title == "Two lamps" and item.metadata.creator == "A. Person"
+    for box, ratio in zip(item.boxes, item.ratios):
+        assert abs(box.w / box.h - ratio.value) < 0.01
