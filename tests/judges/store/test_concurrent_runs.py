@@ -43,7 +43,7 @@ def test_two_processes_on_one_store_split_the_work_and_pay_once_per_key(tmp_path
     with _server_module().FakeOpenAIServer() as srv:
         panel = tmp_path / "panel.toml"
         panel.write_text(
-            '[[families]]\nname = "slow"\nbackend = "openai-compatible"\nmodel = "slow:0.1"\n'
+            '[[families]]\nname = "slow"\nbackend = "openai-compatible"\nmodel = "slow:0.15"\n'
             f'options = {{ base_url = "{srv.base_url}", api_key_env = "", max_side = 64 }}\n'
         )
         cmds = [[sys.executable, "-m", "multicrop", "judge", *imgs, "--panel", str(panel), "--db", str(db),

@@ -118,24 +118,31 @@ class CallStore(ReadsMixin, ClaimsMixin):
             raise StoreError(f"{self.path}: schema version {version} is out of date; open it with `multicrop judge` to migrate")
 
     def _migrate(self, version: int) -> None:
-        for number in range(version + 1, len(MIGRATIONS) + 1):
-            step = MIGRATIONS[number - 1]
+        # The version is read again inside each migration's write transaction:
+        # two processes opening a new store at once must not both migrate it.
+        first = version
+        while True:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version >= len(MIGRATIONS):
+                    self._db.execute("COMMIT")
+                    break
+                step = MIGRATIONS[version]
                 if callable(step):
                     step(self._db)
                 else:
                     for stmt in step.split(";"):
                         if stmt.strip():
                             self._db.execute(stmt)
-                self._db.execute(f"PRAGMA user_version = {number}")
+                self._db.execute(f"PRAGMA user_version = {version + 1}")
                 self._db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 self._db.close()
-                raise StoreError(f"{self.path}: migration {number} failed ({exc})") from None
-        if 0 < version < 4:  # the compact layout frees most pages of an old store
+                raise StoreError(f"{self.path}: migration {version + 1} failed ({exc})") from None
+        if 0 < first < 4:  # the compact layout frees most pages of an old store
             try:
                 self._db.execute("VACUUM")
             except sqlite3.DatabaseError:  # pragma: no cover - another connection is reading
