@@ -62,9 +62,22 @@ def damaged(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     return StoreError(f"{path}: cannot use the store ({text})")
 
 
-def readonly_uri(path: Path) -> str:
-    """A read-only SQLite URI for ``path``, every special character quoted (``#``, ``?``, ``%``, spaces)."""
-    return "file:" + quote(str(path.absolute()), safe="/") + "?mode=ro"
+def readonly_uri(path: Path, mode: str = "ro") -> str:
+    """A SQLite URI for ``path`` that never creates it, every special character quoted (``#``, ``?``, ``%``, spaces)."""
+    return "file:" + quote(str(path.absolute()), safe="/") + f"?mode={mode}"
+
+
+def _open_for_reading(path: Path) -> sqlite3.Connection:
+    # Read-write without creating, then query_only: as the last connection to
+    # close, it checkpoints and removes the -wal and -shm files, which a
+    # mode=ro connection would leave behind.  mode=ro where writing is refused.
+    try:
+        db = sqlite3.connect(readonly_uri(path, "rw"), uri=True, isolation_level=None, timeout=30.0)
+        db.execute("PRAGMA query_only = ON")
+        db.execute("PRAGMA user_version").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        return sqlite3.connect(readonly_uri(path), uri=True, isolation_level=None)
 
 
 class CallStore(ReadsMixin, ClaimsMixin):
@@ -95,7 +108,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
         self._prompts: set[str] = set()
         try:
             if readonly:
-                self._db = sqlite3.connect(readonly_uri(self.path), uri=True, isolation_level=None)
+                self._db = _open_for_reading(self.path)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)

@@ -1,0 +1,137 @@
+"""Schema v4: old stores migrate (keys unchanged, resume makes no call), the compact layout is
+>= 3x smaller per call, credentials never reach the file, odd file names open the right file,
+and a damaged file is reported as damage."""
+
+import os
+import sqlite3
+
+import numpy as np
+import pytest
+
+from multicrop.errors import StoreError
+from multicrop.judges.panel import default_panel
+from multicrop.judges.runner import judge_images
+from multicrop.judges.store import MIGRATIONS, CallStore
+from multicrop.judges.types import ImageRef
+
+_V2_COLUMNS = ("call_key, key_json, family, backend, model_requested, model_returned, image, image_sha256, "
+               "prompt_kind, dimension, template, rubric_sha256, temperature, repetition, prompt_tokens, "
+               "completion_tokens, cost_usd, latency_s, attempts, created_utc, raw_reply, score, reason, "
+               "parse_error, row_sha256")
+
+
+def _refs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return [ImageRef((rng.random((40, 48, 3)) * 255).astype(np.uint8), label=f"im{i}.jpg") for i in range(n)]
+
+
+def _write_v2_store(path, records):
+    """A store exactly as multicrop wrote it before schema v3 (migrations 1-2, the same rows)."""
+    con = sqlite3.connect(path)
+    for step in MIGRATIONS[:2]:
+        con.executescript(step)
+    con.executemany(f"INSERT INTO calls ({_V2_COLUMNS}) VALUES ({', '.join('?' * 25)})", [r.row() for r in records])
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.execute("VACUUM")
+    con.close()
+
+
+def _vacuumed_size(path):
+    con = sqlite3.connect(path)
+    con.execute("VACUUM")
+    con.close()
+    return path.stat().st_size
+
+
+def test_an_old_store_migrates_keeps_every_key_and_a_resume_makes_no_call(tmp_path):
+    images = _refs(5)  # 5 images x 20 calls = 100 calls
+    fresh = tmp_path / "fresh.sqlite"
+    with CallStore(fresh) as store:
+        summary, plan = judge_images(images, default_panel(), store)
+        records = list(store.iter_records())
+    assert summary.performed == len(records) == 100
+    old, empty_v2, empty_v4 = tmp_path / "old.sqlite", tmp_path / "e2.sqlite", tmp_path / "e4.sqlite"
+    _write_v2_store(old, records)
+    _write_v2_store(empty_v2, [])
+    CallStore(empty_v4).close()
+    v2_per_call = (old.stat().st_size - empty_v2.stat().st_size) / 100
+    with CallStore(old) as store:
+        assert store.schema_version == len(MIGRATIONS) == 4
+        assert {r.call_key: r for r in store.iter_records()} == {r.call_key: r for r in records}
+        assert store.verify().ok and store.runs() == []
+        again, _ = judge_images(images, default_panel(), store)
+        assert (again.performed, again.already_done) == (0, 100)
+        detail = store.show(records[0].call_key[:20])
+        assert detail.record == records[0] and detail.prompt is None and detail.run is None
+    # Bytes per call (beyond the empty schema): the compact layout against the v2 layout of the same calls.
+    v4_per_call = (_vacuumed_size(fresh) - _vacuumed_size(empty_v4)) / 100
+    assert v2_per_call / v4_per_call >= 3.0, (v2_per_call, v4_per_call)
+
+
+def test_runs_and_prompts_are_logged_once(tmp_path):
+    db = tmp_path / "r.sqlite"
+    with CallStore(db) as store:
+        judge_images(_refs(2), default_panel(), store, command="multicrop judge a b --db r.sqlite")
+        judge_images(_refs(3), default_panel(), store, command="multicrop judge a b c")
+        runs = store.runs()
+        assert [(r.status, r.performed, r.already_done, r.planned) for r in runs] == [
+            ("finished", 40, 0, 40), ("finished", 20, 40, 60)]
+        assert runs[0].command == "multicrop judge a b --db r.sqlite" and '"families"' in runs[0].panel_json
+        detail = store.show(next(store.iter_records()).call_key)
+        assert detail.run.id == 1 and "photograph" in detail.prompt
+    con = sqlite3.connect(db)
+    n_prompts, n_questions = con.execute("SELECT (SELECT count(*) FROM prompts), (SELECT count(*) FROM questions)").fetchone()
+    per_run = dict(con.execute("SELECT run_id, count(*) FROM calls GROUP BY run_id").fetchall())
+    con.close()
+    assert n_prompts == 6 and n_questions == 6 and per_run == {1: 40, 2: 20}  # holistic + 5 dimensions
+
+
+def test_show_refuses_unknown_and_ambiguous_calls(tmp_path):
+    from collections import Counter
+
+    with CallStore(tmp_path / "r.sqlite") as store:
+        judge_images(_refs(1), default_panel(), store)
+        keys = [r.call_key for r in store.iter_records()]
+        # 20 keys, 16 hex digits: some first digit is shared (pigeonhole).
+        digit, n = Counter(k[7] for k in keys).most_common(1)[0]
+        assert n > 1
+        with pytest.raises(StoreError, match="more than one"):
+            store.show(digit)
+        with pytest.raises(StoreError, match="no call"):
+            store.show("sha256:" + ("0" if keys[0][7:] != "0" * 64 else "1") * 64)
+        with pytest.raises(StoreError, match="not a call key"):
+            store.show("zz-top")
+        assert store.show(keys[3][7:]).record.call_key == keys[3]
+
+
+@pytest.mark.parametrize("name", ["dir#1/runs.sqlite", "a#b.sqlite", "a?b.sqlite", "sp ace/r s.sqlite",
+                                  "ünï cödé.sqlite", "100%.sqlite", "q?x=1#frag.sqlite", "file:x.sqlite"])
+def test_odd_store_names_open_the_right_file_and_leave_no_stray_files(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / name
+    with CallStore(db) as store:
+        judge_images(_refs(1), default_panel(), store)
+    with CallStore(db, readonly=True) as store:
+        assert len(store) == 20 and store.schema_version == 4 and store.verify().ok
+    with CallStore(name, readonly=True) as store:  # relative, as typed
+        assert len(store) == 20
+    top = db.relative_to(tmp_path).parts[0]
+    assert sorted(os.listdir(tmp_path)) == [top]
+
+
+def test_damaged_pages_are_reported_as_damage(tmp_path):
+    db = tmp_path / "r.sqlite"
+    with CallStore(db) as store:
+        judge_images(_refs(4), default_panel(), store)
+    size = db.stat().st_size
+    with open(db, "r+b") as fh:
+        for page in range(2, size // 4096, 3):
+            fh.seek(page * 4096 + 100)
+            fh.write(b"\xff" * 3000)
+    with CallStore(db, readonly=True) as store:
+        rep = store.verify()
+        assert not rep.ok and rep.damage and rep.n_checked == 0
+        with pytest.raises(StoreError, match="damaged"):
+            store.export(tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
