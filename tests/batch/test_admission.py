@@ -31,6 +31,7 @@ class _FakeEngine:
     """Finishes the oldest submitted item on each wait; records the pixels in flight at every submit."""
 
     workers = 4
+    max_in_flight = 8
 
     def __init__(self, budget):
         self.budget, self.running, self.seen = budget, set(), []

@@ -51,6 +51,7 @@ class LocalEngine:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
+        self.max_in_flight = 2 * workers  # the pool runs `workers`; the rest wait in its queue
         self._pool = self._new_pool()
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
@@ -105,6 +106,9 @@ class RayEngine:
         self.threads = threads
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers or max(1, cpus // threads)
+        # Tasks in flight run at once when the cluster has the CPUs: an explicit
+        # worker count caps them; otherwise keep a second round queued.
+        self.max_in_flight = workers or 2 * self.workers
         self._remote: dict[Callable, Any] = {}
 
     def submit(self, fn: Callable, *args: Any):
@@ -155,7 +159,7 @@ def dispatch(engine, fn: Callable, items: Iterable[Item], *, on_result: Callable
         Admit an item only while the pixels in flight (its header's width x
         height) fit; None admits by count only and reads no header.
     max_in_flight : int, optional
-        Items submitted and not finished (default: twice the engine's workers).
+        Items submitted and not finished (default: the engine's ``max_in_flight``).
     pixels : callable(str) -> int
         Reads an item's pixel count (the header reader; tests swap it).
 
@@ -164,7 +168,7 @@ def dispatch(engine, fn: Callable, items: Iterable[Item], *, on_result: Callable
     PixelBudget or None
         The budget, whose ``peak`` says how many pixels were ever in flight.
     """
-    cap = max_in_flight or 2 * engine.workers
+    cap = max_in_flight or engine.max_in_flight
     queue = collections.deque(items)
     head_px: int | None = None
     in_flight: dict[Any, tuple[Item, int]] = {}

@@ -161,6 +161,10 @@ def run_judge_batch(source: str | os.PathLike, db: str | os.PathLike, *, panel: 
     from ..judges.panel import default_panel, load_panel
     from ..judges.store import CallRecord, CallStore
 
+    from .engines import ENGINES
+
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if chunk < 1:
         raise InvalidParameterError(f"--chunk must be >= 1, got {chunk!r}")
     t0 = time.perf_counter()

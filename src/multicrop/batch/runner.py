@@ -22,7 +22,7 @@ from ..errors import InvalidParameterError
 from ..serialize import Serializable
 from .admission import PixelBudget
 from .crop_job import CropJob, crop_task
-from .engines import Item, default_budget, dispatch, make_engine
+from .engines import ENGINES, Item, default_budget, dispatch, make_engine
 from .manifest import ManifestWriter, latest_rows, new_run_id, read_manifest
 from .sources import Photo, list_photos, output_stems
 
@@ -190,6 +190,8 @@ def run_crop_batch(
     -------
     BatchSummary
     """
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise InvalidParameterError(f"--threads must be a positive integer, got {threads!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
