@@ -1,6 +1,7 @@
 """``multicrop judge``, ``judges list`` and ``store stats|export|verify``."""
 
 import json
+import sys
 import sqlite3
 
 import numpy as np
@@ -184,3 +185,81 @@ def test_judge_option_defaults_are_run_configs():
     assert params["concurrency"].default.default == defaults.concurrency == 16
     assert params["timeout"].default.default == defaults.timeout_s == 60.0
     assert params["retries"].default.default == defaults.max_retries == 5
+
+
+def _fake_server_module():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "fake_openai_server_cli2", Path(__file__).resolve().parents[1] / "judges" / "fake_openai_server.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG_DATA_HOME moves the user data dir on Linux only")
+def test_quick_run_with_a_model_prints_scores_and_uses_the_user_data_store(tmp_path, photos, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    with _fake_server_module().FakeOpenAIServer() as srv:
+        code, out, err = run(["judge", *photos, "-m", "ok", "--base-url", srv.base_url, "--api-key-env", "",
+                              "--holistic-repetitions", "2", "--dimension-repetitions", "1"], capsys)
+        requests = srv.requests
+    assert code == 0, err
+    store = tmp_path / "xdg" / "multicrop" / "runs.sqlite"
+    lines = out.splitlines()
+    assert lines[0].split() == ["image", "family", "holistic", "technical_quality", "composition",
+                                "colour_and_tone", "distinctiveness", "emotional_impact"]
+    assert [ln.split()[:2] for ln in lines[1:3]] == [[str(p), "ok"] for p in photos]
+    assert all(1 <= float(v) <= 10 for ln in lines[1:3] for v in ln.split()[2:])
+    assert f"14 performed" in lines[3] and str(store) in lines[3] and requests == 14
+    assert store.is_file() and not (tmp_path / "runs.sqlite").exists()
+    code, out, _ = run(["store", "path"], capsys)
+    assert code == 0 and out.strip() == str(store)
+    code, out, _ = run(["store", "runs"], capsys)
+    assert code == 0 and out.startswith("run 1 ") and "finished" in out and "14 performed" in out
+    assert "multicrop judge" in out and "-m ok" in out
+    code, out, _ = run(["store", "stats", "--json"], capsys)
+    assert code == 0 and json.loads(out)["per_family"] == {"ok": 14}
+
+
+def test_credentials_in_an_endpoint_url_never_reach_the_store(tmp_path, photos, capsys):
+    db = tmp_path / "r.sqlite"
+    with _fake_server_module().FakeOpenAIServer() as srv:
+        url = srv.base_url.replace("http://", "http://alice:s3cr3t-pw@")
+        code, out, err = run(["judge", photos[0], "-m", "ok", "--base-url", url, "--api-key-env", "", "--db", db,
+                              "--holistic-repetitions", "1", "--dimension-repetitions", "0"], capsys)
+        assert code == 0, err
+        assert srv.requests == 1
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("r.sqlite"))
+    assert b"s3cr3t-pw" not in data and b"alice" not in data
+    code, out, _ = run(["store", "export", db, "-o", tmp_path / "e.jsonl"], capsys)
+    assert code == 0 and srv.base_url in (tmp_path / "e.jsonl").read_text()  # the endpoint, without user-info
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--timeout", "0"], "--timeout must be a number of seconds > 0, got 0"),
+    (["--concurrency", "0"], "--concurrency must be an integer >= 1, got 0"),
+    (["--retries", "-1"], "--retries must be an integer >= 0, got -1"),
+    (["--base-url", "http://x/v1"], "--base-url and --api-key-env go with --model (a panel file sets them per family)"),
+    (["-m", "x", "-p", "p.toml"], "give either --panel or --model, not both"),
+])
+def test_run_settings_are_named_as_the_options_are(tmp_path, photos, capsys, argv, line):
+    code, _, err = run(["judge", photos[0], "--db", tmp_path / "r.sqlite", *argv], capsys)
+    assert code == 1 and err == f"multicrop: error: {line}\n"
+    assert "timeout_s" not in err and not (tmp_path / "r.sqlite").exists()
+
+
+def test_verify_and_export_report_a_damaged_store_in_one_line(tmp_path, photos, capsys):
+    db = tmp_path / "r.sqlite"
+    assert run(["judge", *photos, "--db", db, "-o", tmp_path / "t.csv"], capsys)[0] == 0
+    with open(db, "r+b") as fh:
+        for page in range(2, db.stat().st_size // 4096, 2):
+            fh.seek(page * 4096 + 64)
+            fh.write(b"\x00\xff" * 1500)
+    code, out, err = run(["store", "verify", db], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"multicrop: error: {db}: the store is damaged: SQLite's integrity check says ")
+    code, out, err = run(["store", "export", db, "-o", tmp_path / "e.csv"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "damaged" in err and not (tmp_path / "e.csv").exists()

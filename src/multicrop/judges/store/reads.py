@@ -147,7 +147,7 @@ class ReadsMixin:
             rows = self._db.execute("PRAGMA integrity_check(20)").fetchall()
         except sqlite3.DatabaseError as exc:
             return (str(exc),)
-        found = tuple(str(r[0]) for r in rows)
+        found = tuple(line.strip() for r in rows for line in str(r[0]).splitlines() if line.strip())
         return () if found == ("ok",) else found
 
     def verify(self) -> VerifyReport:
@@ -196,7 +196,8 @@ class ReadsMixin:
         """
         damage = self.integrity()
         if damage:
-            raise StoreError(f"{self.path}: the store is damaged ({damage[0]}); nothing exported")
+            raise StoreError(f"{self.path}: the store is damaged (SQLite's integrity check says {damage[0]!r}); "
+                             "nothing exported")
         return export_records(self.iter_records(), Path(path))
 
     # Run log ---------------------------------------------------------------
