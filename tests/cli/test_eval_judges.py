@@ -198,3 +198,38 @@ def test_judges_warns_on_stderr_about_a_single_family_panel_and_prints_arm_inter
     summary = json.loads((tmp_path / "rep" / "summary.json").read_text())
     assert [w["code"] for w in summary["warnings"]] == ["single_family", "few_images"]
     assert "<h2 class='warn'>Warnings</h2>" in (tmp_path / "rep" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("kind, skipped, arms", [
+    ("holistic", "no dimension rows: P and H+P arms skipped", {"H_ridge", "Hsplit_ridge"}),
+    ("dimension", "no holistic rows: the H, H+P and Hsplit arms are skipped", {"P_ridge"}),
+])
+def test_judges_on_one_prompt_kind_builds_what_it_can_and_says_what_it_skipped(files, tmp_path, capsys, kind,
+                                                                                skipped, arms):
+    t = pd.read_csv(files / "judges.csv")
+    t[t["prompt_kind"] == kind].to_csv(tmp_path / "j.csv", index=False)
+    rc = main(["eval", "judges", "-s", str(tmp_path / "j.csv"), "-r", str(files / "ratings.csv"), "-o",
+               str(tmp_path / "rep"), "-B", "100", "--partitions", "0", "--splits", "5", "-c", "ridge"])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    assert "80 images; best single member:family" in cap.out and "Traceback" not in cap.err
+    assert any(ln.startswith("warning: " + skipped) for ln in cap.err.splitlines())
+    got = set(pd.read_csv(tmp_path / "rep" / "arms.csv")["arm"])
+    assert got == {"member:family0", "member:family1", "panel_mean", *arms}
+
+
+def test_judges_lists_ratings_far_outside_their_inferred_scale(files, tmp_path, capsys):
+    r = pd.read_csv(files / "ratings.csv")
+    r["score"] = np.clip(np.round(3 + r["score"]), 1, 5)
+    r.loc[r.index % 5 == 0, "score"] = 99
+    r.to_csv(tmp_path / "r.csv", index=False)
+    rc = main(["eval", "judges", "-s", str(files / "judges.csv"), "-r", str(tmp_path / "r.csv"), "-o",
+               str(tmp_path / "rep"), "-B", "100", "--partitions", "0", "--splits", "5", "-c", "ridge"])
+    cap = capsys.readouterr()
+    assert rc == 0
+    n_bad = int((r.index % 5 == 0).sum())
+    assert f"warning: r.csv: {n_bad} rating rows lie outside their scale (first: score 99 outside [1, 5])" in cap.err
+    head = [ln for ln in cap.out.splitlines() if "headroom" in ln]
+    assert head and float(head[0].split("headroom ")[1].rstrip("%")) < 100
+    skipped = pd.read_csv(tmp_path / "rep" / "skipped_ratings.csv")
+    assert len(skipped) == n_bad and skipped["line"].iloc[0] == 2

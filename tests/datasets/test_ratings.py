@@ -205,3 +205,48 @@ def test_eva_with_four_checkbox_fields_after_vote_time(tmp_path, extra):
     assert r.means.loc["100", "colour"] == pytest.approx(2.5)  # visual
     assert r.means.loc["200", "semantic"] == pytest.approx(2.5)
     assert r.raters["rater"].tolist() == ["u1", "u2", "u1", "u2"]
+
+
+GIAA_HEADER = ("imageName,aestheticScore_mean,aestheticScore_std,qualityScore_mean,compositionScore_mean,"
+               "colorScore_mean,dofScore_mean,contentScore_mean,lightScore_mean,semantic")
+
+
+@pytest.mark.parametrize("text, fmt", [
+    (GIAA_HEADER + "\nx.jpg,3.2,0.5,3,3,3,3,3,3,animal\n", "para"),
+    ("sessionId,imageName,userId2,aestheticScore\ns1,x.jpg,u,3\n", "para"),
+    (EVA, "eva"),
+])
+def test_a_layout_read_with_the_wrong_format_suggests_the_right_one(tmp_path, text, fmt):
+    path = tmp_path / "ratings.csv"
+    path.write_text(text)
+    with pytest.raises(DatasetError, match=rf"^ratings\.csv: no column for .*it looks like {fmt} ratings: "
+                                           rf"use --format {fmt} \(-f {fmt}\)$") as err:
+        load_ratings(path, "csv")
+    assert str(err.value).count(",") < 40  # the column list is shortened, not all names
+
+
+def test_a_header_of_many_columns_is_listed_shortly(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text(",".join(f"c{i}" for i in range(95)) + "\n" + ",".join("1" * 95) + "\n")
+    with pytest.raises(DatasetError, match=r"c7 and 87 more\)$"):
+        load_ratings_csv(path)
+
+
+def test_scores_far_outside_the_inferred_scale_are_listed_as_skipped_rows(tmp_path):
+    rows = ["image,rater,score"] + [f"i{i // 5},r{i % 5},{99 if i % 5 == 0 else 1 + i % 4}" for i in range(100)]
+    (tmp_path / "r.csv").write_text("\n".join(rows) + "\n")
+    r = load_ratings_csv(tmp_path / "r.csv")
+    assert [s.reason for s in r.skipped] == ["score 99 outside [1, 5]"] * 20
+    assert [s.line for s in r.skipped][:2] == [2, 7]
+    assert r.means["score"].max() <= 5
+    assert any("score scale inferred as [1, 5]" in n for n in r.notes)
+
+
+def test_a_declared_or_unusual_scale_is_left_alone(tmp_path):
+    rng = np.random.default_rng(0)
+    z = "\n".join(f"i{i},r{j},{v:.3f}" for i in range(30) for j, v in enumerate(rng.normal(0, 1, 3)))
+    (tmp_path / "z.csv").write_text("image,rater,score\n" + z + "\n")
+    assert load_ratings_csv(tmp_path / "z.csv").skipped == ()  # z-scores: no standard scale, nothing inferred
+    pct = "\n".join(f"i{i},r0,{v}" for i, v in enumerate([3, 40, 55, 80, 100, 12, 67, 90]))
+    (tmp_path / "p.csv").write_text("image,rater,score\n" + pct + "\n")
+    assert load_ratings_csv(tmp_path / "p.csv").skipped == ()  # a 0-100 scale used in full

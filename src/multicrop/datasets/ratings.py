@@ -75,6 +75,9 @@ __all__ = [
     "load_ratings",
     "load_ratings_csv",
     "ratings_from_frame",
+    "guess_format",
+    "infer_scale",
+    "STANDARD_SCALES",
 ]
 
 ATTRIBUTES = ("quality", "composition", "colour", "light", "depth_of_field", "content", "semantic")
@@ -170,8 +173,69 @@ def _map_columns(columns, *, need_rater: bool, source: str, attributes=ATTRIBUTE
     missing = [r for r in required if r not in found]
     if missing:
         wanted = "; ".join(f"{m}: one of {', '.join(_ALIASES[m])}" for m in missing)
-        raise DatasetError(f"{source}: no column for {wanted} (columns: {', '.join(map(str, columns))})")
+        names = [str(c) for c in columns]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        hint = guess_format(names)
+        advice = f"; it looks like {hint} ratings: use --format {hint} (-f {hint})" if hint else ""
+        raise DatasetError(f"{source}: no column for {wanted} (columns: {shown}){advice}")
     return found
+
+
+def guess_format(columns) -> str | None:
+    """The registered ratings format a header looks like, or None.
+
+    Examples
+    --------
+    >>> guess_format(["sessionId", "imageName", "aestheticScore_mean", "qualityScore_mean"])
+    'para'
+    >>> guess_format(["image_id=user_id=score=difficulty=visual=composition=quality=semantic=vote_time"])
+    'eva'
+    >>> guess_format(["image", "rater", "score"]) is None
+    True
+    """
+    normed = [_norm(str(c)) for c in columns]
+    raw = [str(c) for c in columns]
+    if any("=" in c and "imageid" in _norm(c.split("=")[0]) for c in raw) or {"imageid", "userid", "votetime"} <= set(
+            normed):
+        return "eva"
+    if "imagename" in normed and any(n.startswith("aestheticscore") or n == "sessionid" for n in normed):
+        return "para"
+    return None
+
+
+#: Rating scales people use; a column's scale is the smallest of these holding the bulk of its values.
+STANDARD_SCALES = ((0, 1), (1, 5), (0, 5), (1, 7), (0, 7), (1, 9), (1, 10), (0, 10), (0, 100), (1, 100))
+
+#: Values further than this many interquartile ranges beyond the quartiles are "far out" when inferring a scale.
+FAR_OUT_IQR = 6.0
+
+
+def infer_scale(values) -> tuple[float, float] | None:
+    """The scale a score column was most likely given on, from its values; None when none fits.
+
+    The bulk of the values lies within :data:`FAR_OUT_IQR` interquartile ranges
+    of the quartiles; the scale is the smallest of :data:`STANDARD_SCALES` that
+    holds the bulk.  A few wild values (99 on a 1-5 scale) do not move it.
+
+    Examples
+    --------
+    >>> infer_scale([1, 2, 3, 4, 5, 3, 2, 4, 99, 99])
+    (1.0, 5.0)
+    >>> infer_scale([-0.3, 1.2, 0.4]) is None
+    True
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 4:
+        return None
+    q1, q3 = np.quantile(v, [0.25, 0.75])
+    spread = max(q3 - q1, 1e-9)
+    bulk = v[(v >= q1 - FAR_OUT_IQR * spread) & (v <= q3 + FAR_OUT_IQR * spread)]
+    lo, hi = float(bulk.min()), float(bulk.max())
+    for a, b in STANDARD_SCALES:
+        if a <= lo and hi <= b:
+            return float(a), float(b)
+    return None
 
 
 def _check_range(name, value_range):
@@ -194,6 +258,7 @@ def ratings_from_frame(
     attributes: tuple[str, ...] = GENERIC_ATTRIBUTES,
     lines=None,
     notes: tuple[str, ...] = (),
+    infer: bool = True,
 ) -> Ratings:
     """Validate a per-rater frame and aggregate it.
 
@@ -217,6 +282,10 @@ def ratings_from_frame(
         File line number of every row (a parser that dropped rows knows them).
     notes : tuple of str
         Notes from the parser, carried into the result.
+    infer : bool
+        With no ``score_range``, infer the scale from the scores
+        (:func:`infer_scale`) and skip rows far outside it, each listed with
+        its line and value.
 
     Returns
     -------
@@ -288,6 +357,15 @@ def ratings_from_frame(
         return val
 
     out = pd.DataFrame({"image": image.to_numpy(dtype=object), "rater": rater.to_numpy(dtype=object)})
+    if score_range is None and infer:
+        raw_scores = pd.to_numeric(text("score"), errors="coerce").astype(float).to_numpy()
+        inferred = infer_scale(raw_scores)
+        if inferred is not None:
+            n_out = int(np.sum(np.isfinite(raw_scores) & ((raw_scores < inferred[0]) | (raw_scores > inferred[1]))))
+            if n_out:
+                score_range = inferred
+                notes.append(f"score scale inferred as [{inferred[0]:g}, {inferred[1]:g}] from the bulk of the "
+                             f"ratings; {n_out} rows outside it skipped (see the skipped rows)")
     out["score"] = numeric("score", score_range, allow_empty=False)
     for a in attrs:
         out[a] = numeric(a, attribute_range, allow_empty=True)

@@ -45,6 +45,10 @@ class AlignedData:
         Images with holistic judge scores (before matching).
     notes : mapping of str to str
         Blocks skipped and why.
+    members : DataFrame
+        ``H:<family>``: each single judge's score of every image (the ``H``
+        block, or each family's mean dimension score when there are no
+        holistic rows).
     """
 
     blocks: Mapping[str, pd.DataFrame]
@@ -52,6 +56,16 @@ class AlignedData:
     n_rated: int
     n_scored: int
     notes: Mapping[str, str] = field(default_factory=dict)
+    members: pd.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        if self.members is None:
+            object.__setattr__(self, "members", self.blocks["H"])
+
+    @property
+    def holistic(self) -> bool:
+        """Whether the judge table has holistic rows (members are holistic verdicts)."""
+        return "H" in self.blocks
 
     @property
     def images(self) -> pd.Index:
@@ -69,7 +83,8 @@ class AlignedData:
 
     def subset(self, images: pd.Index) -> AlignedData:
         """The same data on ``images`` only."""
-        return replace(self, blocks={b: f.loc[images] for b, f in self.blocks.items()}, human=self.human.loc[images])
+        return replace(self, blocks={b: f.loc[images] for b, f in self.blocks.items()}, human=self.human.loc[images],
+                       members=self.members.loc[images])
 
 
 # ---------------------------------------------------------------- matching
@@ -158,22 +173,45 @@ def match_images(table: JudgeTable, ratings: Ratings, mode: str = "auto") -> tup
 
 
 def _feature_blocks(table: JudgeTable, families: Sequence[str]) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """Every block that can be built, in :data:`BLOCKS` order, and notes on those that cannot."""
+    """Every block that can be built, in :data:`BLOCKS` order, and notes on those that cannot.
+
+    A table with dimension rows only has no ``H``, ``H+P`` or ``Hsplit``
+    block; one with holistic rows only has no ``P`` or ``H+P``.
+    """
+    has_h = bool((table.data["prompt_kind"] == HOLISTIC).any())
+    has_p = bool((table.data["prompt_kind"] == DIMENSION).any())
+    if not has_h and not has_p:
+        raise DatasetError("judge table has neither holistic nor dimension rows with a score")
     blocks: dict[str, pd.DataFrame] = {}
     notes: dict[str, str] = {}
+    if not has_h:
+        notes["H"] = ("no holistic rows: the H, H+P and Hsplit arms are skipped, and each single judge (and "
+                      "panel_mean) is its family's mean dimension score")
+        blocks["P"] = build_features(table, "P", families=families)
+        return blocks, notes
     for b in BLOCKS:
+        if b in ("P", "H+P") and not has_p:
+            continue
         try:
             blocks[b] = build_features(table, b, families=families)
         except InvalidParameterError as exc:
             if b != "Hsplit":
                 raise
             notes["Hsplit"] = f"feature-count control skipped: {exc}"
-    if blocks["H"].shape[1] == 0:
-        raise DatasetError("judge table has no holistic rows; the protocol needs holistic verdicts")
-    if blocks["P"].shape[1] == 0:
+    if not has_p or blocks["P"].shape[1] == 0:
         notes["P"] = "no dimension rows: P and H+P arms skipped"
-        del blocks["P"], blocks["H+P"]
+        blocks.pop("P", None)
+        blocks.pop("H+P", None)
     return blocks, notes
+
+
+def _members(blocks: Mapping[str, pd.DataFrame], families: Sequence[str]) -> pd.DataFrame:
+    """One column ``H:<family>`` per family: its holistic mean, or (no holistic rows) its mean dimension score."""
+    if "H" in blocks:
+        return blocks["H"]
+    P = blocks["P"]
+    return pd.DataFrame({f"H:{f}": P[[c for c in P.columns if c.startswith(f"P:{f}:")]].mean(axis=1, skipna=False)
+                         for f in families}, index=P.index)
 
 
 def align(table: JudgeTable, ratings: Ratings, *, families: Sequence[str]) -> AlignedData:
@@ -186,9 +224,10 @@ def align(table: JudgeTable, ratings: Ratings, *, families: Sequence[str]) -> Al
         human score and complete features.
     """
     blocks, notes = _feature_blocks(table, families)
+    members = _members(blocks, families)
     human = ratings.means["score"].dropna()
     images = human.index
-    for b in blocks.values():
+    for b in (*blocks.values(), members):
         images = images.intersection(b.dropna().index)
     images = images.sort_values()
     if len(images) < MIN_IMAGES:
@@ -199,8 +238,9 @@ def align(table: JudgeTable, ratings: Ratings, *, families: Sequence[str]) -> Al
         blocks={b: f.loc[images] for b, f in blocks.items()},
         human=human.loc[images],
         n_rated=int(len(human)),
-        n_scored=int(blocks["H"].shape[0]),
+        n_scored=int(members.shape[0]),
         notes=notes,
+        members=members.loc[images],
     )
 
 
@@ -219,10 +259,11 @@ def calls_per_arm(table: JudgeTable, *, families: Sequence[str], paid: Sequence[
     def kind(k: str) -> float:
         return float(c.loc[c["prompt_kind"] == k, "calls_per_image"].sum())
 
-    per = {f: float(c.loc[(c["family"] == f) & (c["prompt_kind"] == HOLISTIC), "calls_per_image"].sum())
+    member_kind = HOLISTIC if (c["prompt_kind"] == HOLISTIC).any() else DIMENSION  # dimension-only tables
+    per = {f: float(c.loc[(c["family"] == f) & (c["prompt_kind"] == member_kind), "calls_per_image"].sum())
            for f in families}
     return {"H": kind(HOLISTIC), "P": kind(DIMENSION), "H+P": kind(HOLISTIC) + kind(DIMENSION),
-            "Hsplit": kind(HOLISTIC), **{f"member:{f}": v for f, v in per.items()}, "panel_mean": kind(HOLISTIC)}
+            "Hsplit": kind(HOLISTIC), **{f"member:{f}": v for f, v in per.items()}, "panel_mean": kind(member_kind)}
 
 
 def unparsed_families(table: JudgeTable) -> dict[str, int]:

@@ -116,7 +116,7 @@ def out_of_fold(block: pd.DataFrame, y: np.ndarray, *, combiner: str, random_sta
 
 
 def _member_arms(data: AlignedData, families: Sequence[str]) -> list[Arm]:
-    return [Arm(f"member:{f}", SINGLE, 1, data.blocks["H"][f"H:{f}"].to_numpy(dtype=float)) for f in families]
+    return [Arm(f"member:{f}", SINGLE, 1, data.members[f"H:{f}"].to_numpy(dtype=float)) for f in families]
 
 
 def _fused_arms(data: AlignedData, *, config: JudgesReportConfig, progress: Progress) -> list[Arm]:
@@ -133,7 +133,7 @@ def _fused_arms(data: AlignedData, *, config: JudgesReportConfig, progress: Prog
 def fit_arms(data: AlignedData, *, families: Sequence[str], config: JudgesReportConfig,
              progress: Progress) -> tuple[Arm, ...]:
     """Every arm's prediction of the human mean: members, the panel mean, then fused arms."""
-    panel = Arm("panel_mean", PANEL_MEAN, len(families), panel_mean(data.blocks["H"]).to_numpy(dtype=float))
+    panel = Arm("panel_mean", PANEL_MEAN, len(families), panel_mean(data.members).to_numpy(dtype=float))
     return (*_member_arms(data, families), panel, *_fused_arms(data, config=config, progress=progress))
 
 

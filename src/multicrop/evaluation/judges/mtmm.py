@@ -58,10 +58,11 @@ def _attributes(ratings: Ratings, images: pd.Index) -> list[str]:
 
 def _prompts(data: AlignedData, families: Sequence[str]) -> list[tuple[str, str, pd.Series]]:
     """``(family, prompt, scores)`` of every holistic and dimension prompt, family by family."""
-    H, P = data.blocks["H"], data.blocks.get("P", pd.DataFrame(index=data.images))
+    H, P = data.blocks.get("H", pd.DataFrame(index=data.images)), data.blocks.get("P", pd.DataFrame(index=data.images))
     prompts = []
     for f in families:
-        prompts.append((f, HOLISTIC, H[f"H:{f}"]))
+        if f"H:{f}" in H:
+            prompts.append((f, HOLISTIC, H[f"H:{f}"]))
         prompts += [(f, d, P[f"P:{f}:{d}"]) for d in DIMENSIONS if f"P:{f}:{d}" in P]
     return prompts
 
@@ -82,13 +83,14 @@ def _matrix(prompts, human: pd.DataFrame, attrs: Sequence[str], overall: np.ndar
 
 def _cells(data: AlignedData, human: pd.DataFrame, attrs: Sequence[str], overall: np.ndarray, partial: _Partials,
            *, families: Sequence[str], counts: np.ndarray, confidence: float) -> pd.DataFrame:
-    H, P = data.blocks["H"], data.blocks.get("P", pd.DataFrame(index=data.images))
+    H, P = data.blocks.get("H", pd.DataFrame(index=data.images)), data.blocks.get("P", pd.DataFrame(index=data.images))
     cells = []
     cache: dict = {}  # resampled ranks shared across cells
     for f in families:  # family outermost: its holistic ranks and the 3 attributes' stay cached
         for d, a in DIMENSION_ATTRIBUTES.items():
             col = f"P:{f}:{d}"
-            if a not in attrs or col not in P or P[col].isna().any() or H[f"H:{f}"].isna().any():
+            if (a not in attrs or col not in P or f"H:{f}" not in H or P[col].isna().any()
+                    or H[f"H:{f}"].isna().any()):
                 continue
             ds, hs, at = P[col].to_numpy(), H[f"H:{f}"].to_numpy(), human[a].to_numpy(dtype=float)
             r = bootstrap_partial_difference(ds, hs, at, overall, counts, confidence=confidence, cache=cache)

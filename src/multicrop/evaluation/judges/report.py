@@ -41,7 +41,7 @@ from .mtmm import mtmm
 from .result import JudgesReport, summary_jsonable
 from .robustness import fold_partitions, precision_checks, robustness_table
 from .transfer import TransferInfo, label_transfer
-from .warnings import design_warnings
+from .warnings import design_warnings, ratings_warnings, skipped_arms_warnings
 
 __all__ = ["evaluate_judges", "write_judges_report", "check_report_dir"]
 
@@ -178,8 +178,10 @@ def evaluate_judges(
 
     summary = _summary(table, ratings, data, scores, best=best, families=families, key_mode=key_mode,
                        ceiling=ceiling, unparsed=unparsed, notes=notes, config=cfg, transfer=t_info)
-    summary["warnings"] = [w.to_dict() for w in design_warnings(table, families=families, n_images=data.n_images,
-                                                                config=cfg)]
+    summary["warnings"] = [w.to_dict() for w in (
+        *design_warnings(table, families=families, n_images=data.n_images, config=cfg),
+        *ratings_warnings([s.reason for s in ratings.skipped], source=ratings.source),
+        *skipped_arms_warnings(notes))]
     say("done", 1.0)
     predictions = pd.DataFrame({"human": data.y, **{a.name: a.prediction for a in arms}},
                                index=pd.Index(data.images, name="image"))

@@ -102,7 +102,7 @@ def label_transfer(data: AlignedData, transfer: tuple[JudgeTable | pd.DataFrame,
 
     t_data, info = _transfer_data(transfer, data.images, families=families, image_key=config.image_key)
     y, t_y = data.y, t_data.y
-    members = {f: t_data.blocks["H"][f"H:{f}"].to_numpy(dtype=float) for f in families}
+    members = {f: t_data.members[f"H:{f}"].to_numpy(dtype=float) for f in families}
     t_best = max(members, key=lambda f: finite_or_low(correlation(members[f], t_y)))
     counts = resample_counts(len(t_y), config.n_resamples, stream_rng(config.seed, TRANSFER))
     checks = []

@@ -17,6 +17,11 @@ few_images
 offline_calls
     A family whose backend is registered as offline (``needs_network`` false)
     is counted in "calls per image", which reads as API calls.
+arms_skipped
+    A block (and its arms) could not be built from this table: which, and why.
+ratings_out_of_scale
+    Rating rows outside their declared or inferred scale were left out
+    (``skipped_ratings.csv`` lists them with their line and value).
 proxy_dimensions
     A family's backend scores some dimensions from proxies (its
     ``proxy_dimensions``), e.g. the ``measured`` judge's distinctiveness and
@@ -35,7 +40,7 @@ from ...schema import HOLISTIC
 from ...serialize import Serializable
 from .config import JudgesReportConfig
 
-__all__ = ["DesignWarning", "design_warnings", "MIN_IMAGES_PER_FOLD"]
+__all__ = ["DesignWarning", "design_warnings", "ratings_warnings", "skipped_arms_warnings", "MIN_IMAGES_PER_FOLD"]
 
 #: Fewer held-out images per fold than this gives the ``few_images`` warning.
 MIN_IMAGES_PER_FOLD = 20
@@ -110,3 +115,30 @@ def design_warnings(table: JudgeTable, *, families: Sequence[str], n_images: int
                 f"{f} scores {', '.join(proxies)} from proxies, not measures of them "
                 "(see docs/measured-judge.md); do not read those columns as judgements")))
     return out
+
+
+def ratings_warnings(skipped_reasons: Sequence[str], *, source: str) -> list[DesignWarning]:
+    """A warning when rating rows were left out for lying outside their scale.
+
+    >>> [w.code for w in ratings_warnings(["score 99 outside [1, 5]", "missing rater id"], source="r.csv")]
+    ['ratings_out_of_scale']
+    """
+    outside = [r for r in skipped_reasons if "outside [" in r]
+    if not outside:
+        return []
+    return [DesignWarning("ratings_out_of_scale", (
+        f"{source}: {len(outside)} rating rows lie outside their scale (first: {outside[0]}) and were left out; "
+        "skipped_ratings.csv lists them with their line"))]
+
+
+#: notes of the protocol that say an arm or block was skipped
+_SKIP_NOTES = ("H", "P", "Hsplit", "robustness")
+
+
+def skipped_arms_warnings(notes: dict[str, str]) -> list[DesignWarning]:
+    """One ``arms_skipped`` warning per skipped block (from the protocol's notes).
+
+    >>> [w.message for w in skipped_arms_warnings({"P": "no dimension rows: P and H+P arms skipped", "x": "y"})]
+    ['no dimension rows: P and H+P arms skipped']
+    """
+    return [DesignWarning("arms_skipped", notes[k]) for k in _SKIP_NOTES if k in notes]
