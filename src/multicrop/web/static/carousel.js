@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { photos: [], current: null, settings: null, seq: 0 };
+const state = { photos: [], current: null, settings: null };
 
 function message(text, kind) {
   const d = document.createElement("div");
@@ -63,6 +63,11 @@ function renderStrip() {
     const card = document.createElement("div");
     card.className = "card";
     card.dataset.index = i;
+    const pw = Number($("width").value) || 0;
+    if (pw && b.w < pw / 2) {
+      card.classList.add("warn");
+      card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
+    }
     if (img.complete && img.naturalWidth) {
       const c = thumbnail(img, b, p.width, 220);
       card.appendChild(c);
@@ -146,13 +151,13 @@ async function waitReady(p) {
 }
 
 async function suggest(p) {
-  const seq = ++state.seq;
+  const seq = p.seq = (p.seq || 0) + 1;
   const info = await waitReady(p);
   if (info.status === "error") { message(info.error); return; }
   if (p.id === state.current) busy(true, `${p.name}: choosing crops…`);
   try {
     const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
-    if (seq !== state.seq && p.id === state.current) return; // a newer request is on its way
+    if (seq !== p.seq) return; // newer settings for this photo are on their way
     p.result = r;
     p.boxes = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
     if (p.id === state.current) {
@@ -230,7 +235,7 @@ async function init() {
   $("limit").textContent = `up to ${s.max_upload_mb} MB each · ${s.suffixes.join(" ")}`;
   $("labelLink").classList.toggle("hidden", !s.label_mode);
   for (const id of ["k", "ratios", "strategy"]) $(id).onchange = () => {
-    for (const p of state.photos) if (p.id !== state.current) p.boxes = null;
+    for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seq = (p.seq || 0) + 1; }
     const p = cur(); if (p) suggest(p);
   };
   $("width").oninput = renderStrip;
