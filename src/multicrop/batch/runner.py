@@ -28,6 +28,8 @@ from .sources import Photo, list_photos, output_stems
 
 __all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME"]
 
+_PLAN_COLUMNS = ("path", "settings_hash", "size", "modified", "status")
+
 #: The manifest folder's name inside the destination (a Parquet dataset).
 MANIFEST_NAME = "manifest.parquet"
 
@@ -205,7 +207,8 @@ def run_crop_batch(
     summary = BatchSummary(total=len(photos), engine=engine, threads=threads, manifest=str(folder))
     reasons: collections.Counter[str] = collections.Counter()
     with _run_lock(folder):
-        plan = plan_batch(photos, latest_rows(read_manifest(folder)), settings_hash, retry_failed=retry_failed)
+        previous = latest_rows(read_manifest(folder, columns=_PLAN_COLUMNS))
+        plan = plan_batch(photos, previous, settings_hash, retry_failed=retry_failed)
         summary.skipped = plan.skipped
         if on_start:
             on_start(len(plan.todo), plan.skipped)

@@ -130,21 +130,23 @@ def list_photos(source: str | os.PathLike) -> list[Photo]:
 
 
 def _from_manifest(fs, path: str, text: str) -> list[Photo]:
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.csv
+    import pyarrow.parquet
 
     try:
         with fs.open(path, "rb") as fh:
-            df = pd.read_csv(fh) if path.lower().endswith(".csv") else pd.read_parquet(fh)
-    except (OSError, ValueError) as exc:
+            table = pyarrow.csv.read_csv(fh) if path.lower().endswith(".csv") else pyarrow.parquet.read_table(fh)
+    except (OSError, ValueError, pa.ArrowException) as exc:
         raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc})") from None
-    column = next((c for c in MANIFEST_COLUMNS if c in df.columns), None)
+    column = next((c for c in MANIFEST_COLUMNS if c in table.column_names), None)
     if column is None:
         raise InvalidParameterError(
-            f"SRC {text!r}: a manifest needs a column {' or '.join(MANIFEST_COLUMNS)}, has {list(df.columns)}")
+            f"SRC {text!r}: a manifest needs a column {' or '.join(MANIFEST_COLUMNS)}, has {table.column_names}")
     fsspec = _fsspec()
     base = posixpath.dirname(path)
     entries: list[tuple[object, str]] = []
-    for value in dict.fromkeys(df[column].astype(str)):
+    for value in dict.fromkeys(str(v) for v in table.column(column).to_pylist() if v is not None):
         if "://" in value:
             efs, epath = fsspec.core.url_to_fs(value)
         else:

@@ -61,9 +61,11 @@ def _summary_text(s) -> str:
 
 
 def crop(
-    source: str = typer.Argument(..., help="Folder tree, glob ('photos/**/*.jpg') or CSV/Parquet manifest of paths or URIs."),
+    source: str = typer.Argument(
+        ..., help="Folder tree, glob ('photos/**/*.jpg') or CSV/Parquet manifest of paths or URIs."),
     out_dir: Path = typer.Option(..., "--out", "-o", help="Destination; outputs mirror the source's folders."),
-    engine: str = typer.Option("local", "--engine", "-e", help="local (process pool) or ray (RAY_ADDRESS or a local Ray)."),
+    engine: str = typer.Option(
+        "local", "--engine", "-e", help="local (process pool) or ray (RAY_ADDRESS or a local Ray)."),
     workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs / threads)."),
     threads: int = typer.Option(1, "--threads", "-t", min=1, help="Threads per worker for the saliency model."),
     k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {_CROP.k})."),
@@ -73,7 +75,8 @@ def crop(
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format (default: the source's)."),
     preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.png."),
     config_file: Path | None = typer.Option(None, "--config", "-c", help="JSON of CropConfig fields."),
-    manifest: Path | None = typer.Option(None, "--manifest", "-m", help="Results manifest folder (default OUT/manifest.parquet)."),
+    manifest: Path | None = typer.Option(
+        None, "--manifest", "-m", help="Results manifest folder (default OUT/manifest.parquet)."),
     max_megapixels: int | None = typer.Option(
         None, "--max-megapixels", min=1, help="Most source megapixels in flight at once (default: half the RAM)."),
     retry_failed: bool = typer.Option(True, "--retry-failed/--no-retry-failed", help="Try failed photos again."),
@@ -108,7 +111,8 @@ def crop(
 
 def judge(
     source: str = typer.Argument(..., help="Folder tree, glob or CSV/Parquet manifest of images."),
-    panel: Path | None = typer.Option(None, "--panel", "-p", help="Panel TOML (default: the offline 'measured' judge)."),
+    panel: Path | None = typer.Option(
+        None, "--panel", "-p", help="Panel TOML (default: the offline 'measured' judge)."),
     db: Path = typer.Option(..., "--db", "-d", help="Judge call store (SQLite; one machine, shared by the workers)."),
     engine: str = typer.Option("local", "--engine", "-e", help="local or ray."),
     workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs)."),
