@@ -127,7 +127,12 @@ def _parse_family(f: Any, *, where: str, prices: dict[str, Any], source: str) ->
     for k in ("name", "backend", "model"):
         if not isinstance(f.get(k), str) or not f[k]:
             raise InvalidParameterError(f"{where}: {k!r} must be a non-empty string, got {f.get(k)!r}")
+    if not isinstance(f.get("options", {}), dict):
+        raise InvalidParameterError(f"{where}: options must be a table, got {f['options']!r}")
     options = dict(f.get("options", {}))
+    if f["backend"] not in JUDGE_BACKENDS:
+        raise InvalidParameterError(f"{where}: unknown judge backend {f['backend']!r}; available: "
+                                    f"{', '.join(JUDGE_BACKENDS.names())}")
     cls = JUDGE_BACKENDS.get(f["backend"])
     price = prices.get(f["model"])
     opt_names = {x.name for x in dataclasses.fields(cls.Options)}
@@ -169,6 +174,9 @@ def _parse_repetitions(doc: dict[str, Any], source: str) -> dict[str, int]:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise InvalidParameterError(f"{source}: {k} must be an integer >= 0, got {v!r}")
         reps[k] = v
+    if not any(reps.values()):
+        raise InvalidParameterError(f"{source}: holistic_repetitions and dimension_repetitions are both 0, so no "
+                                    "call would be made; set at least one of them >= 1")
     return reps
 
 
