@@ -1,0 +1,81 @@
+"""multicrop.io.guard: which names a photo may write, what a rerun removes."""
+
+import json
+import os
+
+from multicrop.io.guard import file_id, plan_names, previous_files, remove_parts, remove_stale
+
+
+def _names(stem):
+    return [f"{stem}_1.jpg", f"{stem}.json"]
+
+
+def _record(out, stem, source, files):
+    rec = {"stem": stem, "source": str(source), "crops": [{"path": f, "resized": {}} for f in files],
+           "preview": None}
+    (out / f"{stem}.json").write_text(json.dumps(rec))
+
+
+def test_free_names_keep_the_stem(tmp_path):
+    plan = plan_names(tmp_path, "a", _names, source=None)
+    assert (plan.stem, plan.previous, plan.blocked) == ("a", frozenset(), None)
+
+
+def test_previous_set_of_the_same_source_is_replaceable(tmp_path):
+    src = tmp_path / "a.jpg"
+    src.write_bytes(b"x")
+    _record(tmp_path, "a", src, ["a_1.jpg", "a_2.jpg"])
+    (tmp_path / "a_1.jpg").write_bytes(b"old crop")
+    plan = plan_names(tmp_path, "a", _names, source=src)
+    assert plan.stem == "a" and plan.previous == {"a.json", "a_1.jpg", "a_2.jpg"}
+
+
+def test_a_record_of_another_source_is_foreign(tmp_path):
+    other = tmp_path / "other.jpg"
+    other.write_bytes(b"y")
+    mine = tmp_path / "a.jpg"
+    mine.write_bytes(b"x")
+    _record(tmp_path, "a", other, ["a_1.jpg"])
+    plan = plan_names(tmp_path, "a", _names, source=mine)
+    assert plan.stem == "a-2" and "a.json exists" in plan.blocked
+
+
+def test_record_cannot_point_outside_the_folder(tmp_path):
+    src = tmp_path / "a.jpg"
+    src.write_bytes(b"x")
+    _record(tmp_path, "a", src, ["../etc/passwd", "/abs.jpg", ".hidden", "a_1.jpg"])
+    assert previous_files(tmp_path, "a", src) == {"a.json", "a_1.jpg"}
+
+
+def test_inputs_and_taken_stems_are_skipped(tmp_path):
+    src = tmp_path / "a.jpg"
+    src.write_bytes(b"x")
+    os.link(src, tmp_path / "a_1.jpg")
+    _record(tmp_path, "a", src, ["a_1.jpg"])  # even when the record lists it
+    plan = plan_names(tmp_path, "a", _names, source=src, protected=frozenset({file_id(src)}), taken={"A-2"})
+    assert plan.stem == "a-3" and plan.blocked == "a_1.jpg is an input of this run"
+
+
+def test_remove_stale_spares_inputs_links_and_unlisted(tmp_path):
+    src = tmp_path / "in.jpg"
+    src.write_bytes(b"x")
+    os.link(src, tmp_path / "p_3.jpg")
+    os.symlink(src, tmp_path / "p_4.jpg")
+    (tmp_path / "p_2.jpg").write_bytes(b"old")
+    (tmp_path / "p_5.jpg").write_bytes(b"unlisted")
+    removed = remove_stale(tmp_path, ["p_2.jpg", "p_3.jpg", "p_4.jpg", "p_1.jpg", "gone.jpg"], ["p_1.jpg"],
+                           frozenset({file_id(src)}))
+    assert removed == ["p_2.jpg"]
+    assert sorted(os.listdir(tmp_path)) == ["in.jpg", "p_3.jpg", "p_4.jpg", "p_5.jpg"]
+
+
+def test_remove_parts_only_this_stems_temporaries(tmp_path):
+    for name in (".p_1.jpg.abcdefgh.part", ".p.json.a1b2c3d4.part", ".p_10_w200.webp.zzzzzzzz.part",
+                 ".p_preview.jpg.qwertyui.part", ".pp_1.jpg.abcdefgh.part", ".p_1.jpg.short.part",
+                 ".p_x.jpg.abcdefgh.part"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / ".p_1.jpg.dir12345.part").mkdir()
+    assert remove_parts(tmp_path, "p") == [".p.json.a1b2c3d4.part", ".p_1.jpg.abcdefgh.part",
+                                           ".p_10_w200.webp.zzzzzzzz.part", ".p_preview.jpg.qwertyui.part"]
+    assert sorted(os.listdir(tmp_path)) == [".p_1.jpg.dir12345.part", ".p_1.jpg.short.part",
+                                            ".p_x.jpg.abcdefgh.part", ".pp_1.jpg.abcdefgh.part"]
