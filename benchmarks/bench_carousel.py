@@ -5,7 +5,9 @@
 Each method's report (results.jsonl, table.csv/json, report.html) goes to
 ``OUT/rep_<method>``; reruns resume.  The table has the rows all / ok /
 failures per method, with seconds per image (per worker process) and the wall
-time of each method's run.
+time of each method's run, then the share of images given exactly k crops
+(k-exact, the metadata's ``subcrops``), the mean absolute error of the crop
+count and the per-subject orientation accuracy against the labels.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from multicrop.evaluation.carousel.evaluate import evaluate_carousel
 from multicrop.evaluation.carousel.methods import METHODS
 from multicrop.evaluation.carousel.report import write_report
 
-DEFAULT_METHODS = ("partition", "topk", "smartcrop", "vips", "slices")
+DEFAULT_METHODS = ("partition", "topk", "direct", "direct-auto", "smartcrop", "vips", "slices")
 
 
 def main() -> None:
@@ -41,7 +43,7 @@ def main() -> None:
         t0 = time.perf_counter()
         s = make_synth(args.labels, data, seed=args.seed, max_side=args.max_side)
         print(f"built {s.n_images} images ({s.n_boxes} boxes) in {time.perf_counter() - t0:.1f} s -> {data}")
-    header = f"{'method':<10} {'subset':<9} {'kIoU@.5:.95':>11} {'kIoU@.5':>8} {'img-mean@.5':>11} {'images':>6} {'fail':>5} {'err':>4} {'s/img':>6} {'wall s':>7}"
+    header = f"{'method':<10} {'subset':<9} {'kIoU@.5:.95':>11} {'kIoU@.5':>8} {'img-mean@.5':>11} {'images':>6} {'fail':>5} {'err':>4} {'s/img':>6} {'wall s':>7} {'k-exact':>7} {'k-MAE':>6} {'orient':>6}"
     lines = []
     for name in args.methods.split(","):
         t0 = time.perf_counter()
@@ -50,7 +52,8 @@ def main() -> None:
         write_report(ev, args.out / f"rep_{name}")
         for r in ev.rows:
             lines.append(f"{r.method:<10} {r.subset:<9} {r.kiou_50_95:>11.3f} {r.kiou_50:>8.3f} {r.image_mean_50:>11.3f} "
-                         f"{r.n_images:>6} {r.failures:>5} {r.errors:>4} {r.seconds_per_image:>6.2f} {wall:>7.1f}")
+                         f"{r.n_images:>6} {r.failures:>5} {r.errors:>4} {r.seconds_per_image:>6.2f} {wall:>7.1f} "
+                         f"{r.k_exact:>7.3f} {r.k_mae:>6.2f} {r.orientation_accuracy:>6.3f}")
         print(f"{name}: done in {wall:.1f} s ({ev.n_resumed} resumed; {ev.workers} workers x {ev.threads} threads)", flush=True)
     print(f"\ncarousel-synth seed {args.seed}, {os.cpu_count()} CPUs, {args.workers} workers")
     print(header)

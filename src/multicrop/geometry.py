@@ -22,6 +22,7 @@ __all__ = [
     "parse_ratio",
     "parse_ratios",
     "RATIO_PRESETS",
+    "ONE_RATIO_PRESETS",
     "iou",
     "iou_matrix",
     "fit_ratio_box",
@@ -169,6 +170,15 @@ RATIO_PRESETS: dict[str, tuple[Ratio, ...]] = {
     "story": (Ratio(9, 16),),
     "widescreen": (Ratio(16, 9),),
 }
+
+#: Presets whose platform shows every slide of a carousel at one ratio: with one of these
+#: named, :class:`multicrop.crop.config.CropConfig` sets ``one_ratio`` and the photo's crops
+#: all take the ratio that fits it best.  ``instagram``: every slide is re-cropped to the
+#: first slide's ratio, so the carousel takes 4:5, 1:1 or 1.91:1 for all its slides.
+#: The one-ratio presets (``square``, ``portrait``, ``landscape``, ``story``,
+#: ``widescreen``) fix it by construction; ``carousel`` (2:3 or 3:2 per crop, the
+#: Carousel dataset's labels) keeps per-crop freedom, as does any ``ratios`` list.
+ONE_RATIO_PRESETS: frozenset[str] = frozenset({"instagram"})
 
 _RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:x/]\s*(\d+(?:\.\d+)?)\s*$")
 

@@ -26,7 +26,7 @@ True
 >>> CropConfig(k=0)
 Traceback (most recent call last):
 ...
-multicrop.errors.InvalidParameterError: k must be an integer >= 1, got 0
+multicrop.errors.InvalidParameterError: k must be an integer >= 1 or 'auto', got 0
 >>> CropConfig.from_dict({"k": 2, "colour": 1})
 Traceback (most recent call last):
 ...
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidParameterError
-from ..geometry import RATIO_PRESETS, Ratio, parse_ratios
+from ..geometry import ONE_RATIO_PRESETS, RATIO_PRESETS, Ratio, parse_ratios
 from ..hashing import canonical_json
 from ..io.load import DEFAULT_MAX_PIXELS
 from ..io.save import DEFAULT_QUALITY, format_suffix
@@ -55,12 +55,18 @@ __all__ = [
     "PartitionConfig",
     "CandidateConfig",
     "CompositionWeights",
+    "DirectConfig",
+    "AUTO_K",
     "CropConfig",
     "OutputConfig",
 ]
 
-#: Selection strategies: per-partition best crop, or top-k over the whole image with NMS.
-STRATEGIES = ("partition", "topk")
+#: Selection strategies: per-partition best crop, top-k over the whole image with NMS, or
+#: direct multi-target selection (:mod:`multicrop.crop.direct`, the only one with ``k="auto"``).
+STRATEGIES = ("partition", "topk", "direct")
+
+#: ``k="auto"``: the ``direct`` strategy decides how many crops the photo supports.
+AUTO_K = "auto"
 
 
 def _check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool = False) -> None:
@@ -259,20 +265,153 @@ class CompositionWeights(Serializable):
 
 
 @dataclass(frozen=True)
+class DirectConfig(Serializable):
+    """Weights and thresholds of ``strategy="direct"`` (:mod:`multicrop.crop.direct`).
+
+    The objective, maximised greedily one crop at a time: with ``s_b`` the
+    share of salient blob ``b`` a candidate holds, ``cov_b`` the largest
+    share of ``b`` held by a crop already chosen (times ``group_credit``
+    when ``b`` was not that crop's main blob), ``imp_b`` the blob's
+    importance and ``q`` the scorer's quality of the candidate framing its
+    main blob (at least 0)::
+
+        new    = imp_main * max(s_main - cov_main, 0)
+                 + group_credit * sum_{b != main} imp_b * max(s_b - cov_b, 0)
+        shared = sum_b imp_b * min(s_b, cov_b)
+        gain   = q * new - shared_weight * shared - overlap_weight * max IoU(crop, chosen)
+        q      = max(score + aspect_weight * aspect_fit - other_weight * sum_{b != main} imp_b * s_b, 0)
+
+    Shared saliency costs far more than shared rectangle (``shared_weight``
+    2.0 against ``overlap_weight`` 0.25): two crops of distinct subjects may
+    overlap, two crops of one subject may not.  ``k="auto"`` stops when the
+    best gain is below ``min_gain``; a fixed ``k`` stops when no candidate
+    adds at least ``distinct_share`` of a new subject (and says so).
+
+    Attributes
+    ----------
+    blob_level : float
+        Salient blobs are connected components of saliency at or above this
+        fraction of the maximum.
+    blob_close : float
+        Morphological closing radius, fraction of the long side, applied
+        before labelling (joins the parts of one subject).
+    min_peak : float
+        A blob whose highest saliency is below this fraction of the maximum is noise.
+    min_blob_share : float
+        A blob whose mass is below this share of the largest blob's is noise.
+    max_blobs : int
+        At most this many blobs (the most massive) are subjects.
+    size_exponent : float
+        Importance of a blob: ``(mass / largest mass) ** size_exponent``.
+    fills : tuple of float
+        Blob framings: the blob spans these fractions of the crop.
+    placements : tuple of float
+        Blob framings: the blob's centre at these fractions of the crop
+        along each axis (centre and thirds).
+    window_scales : tuple of float
+        Sliding windows over the whole image, relative to the largest box of the ratio.
+    window_stride : float
+        Their stride, fraction of the window.
+    hold_share, whole_share : float
+        A crop never holds a blob by a share in ``[hold_share, whole_share)``
+        (it does not cut a blob it mostly holds), and holds at least
+        ``whole_share`` of its own main blob.
+    group_credit : float
+        Weight of the new saliency of blobs other than the main one (a
+        crop of two subjects counts less than two crops).
+    other_weight : float
+        Quality lost per unit of importance-weighted share of other blobs the
+        crop holds (a crop shows one subject).
+    aspect_weight, aspect_sigma : float
+        Quality gained for a crop ratio near its main blob's own aspect:
+        ``aspect_weight * exp(-log(ratio / blob aspect)**2 / (2 aspect_sigma**2))``
+        (the orientation follows the subject's extent).
+    shared_weight : float
+        Cost per unit of importance-weighted saliency already covered.
+    overlap_weight : float
+        Cost per unit of the largest IoU with a chosen crop.
+    min_gain : float
+        ``k="auto"``: stop when the best gain falls below this.
+    distinct_share : float
+        Fixed ``k``: a crop adding less new importance-weighted saliency
+        than this is not a distinct subject.
+    """
+
+    blob_level: float = 0.3
+    blob_close: float = 0.01
+    min_peak: float = 0.5
+    min_blob_share: float = 0.01
+    max_blobs: int = 12
+    size_exponent: float = 0.25
+    fills: tuple[float, ...] = (0.55, 0.62, 0.7, 0.78, 0.85, 0.92)
+    placements: tuple[float, ...] = (1 / 3, 0.5, 2 / 3)
+    window_scales: tuple[float, ...] = (1.0, 0.75, 0.55, 0.4, 0.3, 0.22)
+    window_stride: float = 0.2
+    hold_share: float = 0.5
+    whole_share: float = 0.9
+    group_credit: float = 0.25
+    other_weight: float = 1.0
+    aspect_weight: float = 0.3
+    aspect_sigma: float = 0.5
+    shared_weight: float = 2.0
+    overlap_weight: float = 0.25
+    min_gain: float = 0.15
+    distinct_share: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("blob_level", "min_peak", "whole_share", "window_stride"):
+            _check_range(self, name, 0, 1, lo_open=True)
+        for name in ("min_blob_share", "hold_share", "group_credit", "distinct_share"):
+            _check_range(self, name, 0, 1)
+        _check_range(self, "blob_close", 0, 0.25)
+        _check_range(self, "aspect_sigma", 0, 10, lo_open=True)
+        for name in ("size_exponent", "shared_weight", "overlap_weight", "min_gain", "other_weight",
+                     "aspect_weight"):
+            _check_range(self, name, 0, 1e6)
+        _check_positive_int(self, "max_blobs")
+        if self.hold_share > self.whole_share:
+            raise InvalidParameterError(
+                f"hold_share must be <= whole_share ({self.whole_share}), got {self.hold_share!r}")
+        for name in ("fills", "placements", "window_scales"):
+            vals = tuple(float(v) for v in getattr(self, name))
+            if not vals or any(not 0 < v <= 1 for v in vals):
+                raise InvalidParameterError(f"{name} must be numbers in (0, 1], got {getattr(self, name)!r}")
+            object.__setattr__(self, name, vals)
+
+
+@dataclass(frozen=True)
 class CropConfig(Serializable):
     """Everything that decides which crops a photo gets.
 
     Parameters
     ----------
-    k : int
-        Number of crops per photo.
+    k : int or "auto"
+        Number of crops per photo; ``"auto"`` (``direct`` only): as many as
+        the photo has distinct subjects, between 1 and ``max_k``.  With a
+        fixed ``k``, ``direct`` writes fewer crops when the photo has fewer
+        distinct subjects, and says so in the result's ``notes``.
+    max_k : int
+        ``k="auto"``: at most this many crops.
+    force_k : bool
+        ``direct`` with a fixed ``k``: fill up to ``k`` with the best
+        remaining crops even when they show no new subject.
     ratios : tuple of Ratio, or str
         Allowed aspect ratios (``"2:3,3:2"`` or a preset name such as
-        ``"instagram"``); each crop may take any of them, the scorer chooses.
-    strategy : {"partition", "topk"}
+        ``"instagram"``); each crop may take any of them, the scorer chooses,
+        unless ``one_ratio``.
+    one_ratio : bool or None
+        Every crop of the photo takes the same ratio, the one whose crops
+        score best (a carousel whose slides share one shape).  None: true
+        when ``ratios`` names a platform preset that requires it
+        (:data:`multicrop.geometry.ONE_RATIO_PRESETS`, e.g. ``instagram``),
+        false otherwise.
+    strategy : {"partition", "topk", "direct"}
         ``partition``: best crop in each saliency partition (Carousel §IV-A).
         ``topk``: score candidates over the whole image and keep the top k
         with non-maximum suppression (the paper's VPN* protocol).
+        ``direct``: one pool of candidates over the whole image, chosen
+        greedily for quality and distinct subjects, k given or found
+        (:class:`DirectConfig` documents the objective).
     saliency : str
         Registered saliency backend (``multicrop saliency list``).
     faces : bool
@@ -291,14 +430,18 @@ class CropConfig(Serializable):
     min_crop_side : int
         Smallest crop side in source pixels; photos that cannot hold k such
         crops are refused.
-    partition, candidates, weights
+    partition, candidates, weights, direct
         The nested settings (:class:`PartitionConfig`,
-        :class:`CandidateConfig`, :class:`CompositionWeights`).
+        :class:`CandidateConfig`, :class:`CompositionWeights`,
+        :class:`DirectConfig`).
     """
 
-    k: int = 2
+    k: int | str = 2
     ratios: tuple[Ratio, ...] | str = RATIO_PRESETS["carousel"]
     strategy: str = "partition"
+    max_k: int = 6
+    force_k: bool = False
+    one_ratio: bool | None = None
     saliency: str = "u2netp"
     faces: bool = True
     analysis_max_side: int = 1024
@@ -309,15 +452,26 @@ class CropConfig(Serializable):
     partition: PartitionConfig = field(default_factory=PartitionConfig)
     candidates: CandidateConfig = field(default_factory=CandidateConfig)
     weights: CompositionWeights = field(default_factory=CompositionWeights)
+    direct: DirectConfig = field(default_factory=DirectConfig)
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            raise InvalidParameterError(f"k must be an integer >= 1, got {self.k!r}")
-        object.__setattr__(self, "ratios", parse_ratios(self.ratios))
         if self.strategy not in STRATEGIES:
             raise InvalidParameterError(
                 f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}"
             )
+        if self.k == AUTO_K:
+            if self.strategy != "direct":
+                raise InvalidParameterError(
+                    f"k='auto' needs strategy 'direct', got strategy {self.strategy!r}; give an integer k")
+        elif isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {self.k!r}")
+        if self.one_ratio is None:
+            named = isinstance(self.ratios, str) and self.ratios.strip().lower() in ONE_RATIO_PRESETS
+            object.__setattr__(self, "one_ratio", named)
+        object.__setattr__(self, "ratios", parse_ratios(self.ratios))
+        _check_positive_int(self, "max_k")
+        _check_bool(self, "force_k")
+        _check_bool(self, "one_ratio")
         _check_bool(self, "faces")
         for name in ("analysis_max_side", "min_crop_side"):
             _check_positive_int(self, name)
@@ -326,7 +480,7 @@ class CropConfig(Serializable):
         _check_range(self, "nms_iou", 0, 1)
         _check_range(self, "distinct_iou", 0, 1)
         for name, cls in (("partition", PartitionConfig), ("candidates", CandidateConfig),
-                          ("weights", CompositionWeights)):
+                          ("weights", CompositionWeights), ("direct", DirectConfig)):
             v = getattr(self, name)
             if not isinstance(v, cls):
                 raise InvalidParameterError(f"{name} must be a {cls.__name__}, got {type(v).__name__}")
@@ -334,6 +488,11 @@ class CropConfig(Serializable):
     def replace(self, **changes: Any) -> CropConfig:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
+
+    @property
+    def min_k(self) -> int:
+        """The fewest crops this config asks for (1 for ``k="auto"``)."""
+        return 1 if self.k == AUTO_K else int(self.k)
 
     def to_json(self) -> str:
         """Canonical JSON (sorted keys, compact): what records hold and caches hash."""

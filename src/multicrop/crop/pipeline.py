@@ -2,8 +2,9 @@
 
 photo -> io (reduced decode) -> saliency (+ faces) -> partition -> candidates
 -> scoring -> select -> crops in source pixels.  :func:`crop_photo` runs these
-as named steps: load and check the size, :func:`analyse`, then
-``_select_by_partition`` or ``_select_topk`` (each scoring candidates through
+as named steps: load and check the size, :func:`analyse`, then the
+strategy's selection (:func:`multicrop.crop.strategies.select_crops`:
+``partition``, ``topk`` or ``direct``, each scoring candidates through
 ``_Candidates``), then :func:`~multicrop.crop.select.to_source`.  Writing
 files is :mod:`multicrop.crop.outputs`.
 
@@ -31,11 +32,12 @@ from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..saliency import SALIENCY, compute_saliency
 from ..serialize import to_data
-from .candidates import candidate_boxes, subject_windows
 from .config import CropConfig
-from .partition import PARTITION_VERSION, Partition, partition_saliency
-from .scoring import ScoredCrop, Scorer, ScoringContext, get_scorer
-from .select import SELECT_VERSION, select_distinct, select_topk, to_source
+from .direct import DIRECT_VERSION
+from .partition import PARTITION_VERSION, Partition
+from .scoring import ScoredCrop, ScoringContext, get_scorer
+from .select import SELECT_VERSION, to_source
+from .strategies import Candidates, Stopwatch, best_partition, select_crops
 
 __all__ = ["CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
 
@@ -67,6 +69,11 @@ class CropResult:
         The file, if the photo came from one.
     timings : dict of str to float
         Seconds spent per stage.
+    k_requested : int or "auto"
+        The ``k`` asked for (``len(crops)`` may be smaller with ``direct``).
+    notes : tuple of str
+        Plain statements about the result, e.g. "this photo has 2 distinct
+        subjects; wrote 2 crops, asked for 5" (``direct``).
     """
 
     crops: tuple[ScoredCrop, ...]
@@ -78,6 +85,8 @@ class CropResult:
     versions: dict[str, str]
     faces: tuple[Box, ...] = ()
     source: str | None = None
+    k_requested: int | str | None = None
+    notes: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     image: LoadedImage | None = field(default=None, repr=False, compare=False)
     saliency: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -110,6 +119,8 @@ class CropResult:
             "size": list(self.size),
             "analysis_size": list(self.analysis_size),
             "k": len(self.crops),
+            "k_requested": self.k_requested,
+            "notes": list(self.notes),
             "crops": to_data(self.crops),
             "partition": to_data(self.partition_source),
             "failure": self.failure,
@@ -135,6 +146,7 @@ def _versions(config: CropConfig, scorer) -> dict[str, str]:
         "scorer": f"{scorer.name}/{scorer.version}",
         "partition": PARTITION_VERSION,
         "select": SELECT_VERSION,
+        **({"direct": DIRECT_VERSION} if config.strategy == "direct" else {}),
         "saliency": f"{config.saliency}/{SALIENCY.get(config.saliency).version}",
         "faces": "yunet" if config.faces else "off",
     }
@@ -184,109 +196,11 @@ def _check_fits(name: str, size: tuple[int, int], config: CropConfig) -> None:
     m = config.min_crop_side
     if min(W, H) < m:
         raise ImageTooSmallError(f"{name}: {W}x{H} is smaller than the smallest crop side of {m} px")
-    if config.k * m > max(W, H):
+    if config.min_k * m > max(W, H):
         raise ImageTooSmallError(
             f"{name}: a {W}x{H} image cannot hold k={config.k} crops of at least {m} px "
             f"(at most {max(W, H) // m})"
         )
-
-
-class _Stopwatch:
-    """Seconds per stage: each :meth:`lap` records the time since the previous one."""
-
-    def __init__(self) -> None:
-        self.start = self.last = time.perf_counter()
-        self.timings: dict[str, float] = {}
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.timings[stage] = now - self.last
-        self.last = now
-
-    def stop(self) -> dict[str, float]:
-        self.timings["total"] = time.perf_counter() - self.start
-        return self.timings
-
-
-@dataclass(frozen=True)
-class _Candidates:
-    """Scores the candidate crops of a region: the pipeline's candidates -> scoring step.
-
-    ``min_side`` is the smallest crop side in analysis pixels; ``bounds`` the
-    whole analysis image (subject framings may reach past their region).
-    """
-
-    context: ScoringContext
-    scorer: Scorer
-    config: CropConfig
-    bounds: Box
-    min_side: float
-
-    def scored_in(self, region: Box, *, windows: bool, subject: Box | None = None) -> list[ScoredCrop]:
-        cfg = self.config
-        out: list[ScoredCrop] = []
-        for ratio in cfg.ratios:
-            boxes = candidate_boxes(region, ratio, config=cfg.candidates, windows=windows)
-            if subject is not None:
-                boxes = boxes + subject_windows(subject, ratio, bounds=self.bounds, config=cfg.candidates)
-            boxes = [b for b in boxes if min(b.w, b.h) >= self.min_side]
-            if subject is not None:
-                out.extend(self.scorer.score(self.context, boxes, ratio=ratio, region=region, subject=subject))
-            else:
-                out.extend(self.scorer.score(self.context, boxes, ratio=ratio, region=region))
-        return out
-
-
-@dataclass(frozen=True)
-class _Selection:
-    """The chosen crops (analysis pixels), the partition they came from and what went wrong."""
-
-    crops: tuple[ScoredCrop, ...]
-    partition: Partition | None
-    failure: str | None
-
-
-def _select_by_partition(saliency: np.ndarray, candidates: _Candidates, name: str,
-                         clock: _Stopwatch) -> _Selection:
-    """``partition``: one crop per region of the best partition, distinct across regions."""
-    cfg = candidates.config
-    partition = best_partition(saliency, cfg)
-    failure = partition.failure
-    clock.lap("partition")
-    framing = bool(getattr(candidates.scorer, "uses_subject", False))
-    subjects = _region_subjects(partition) if framing else [None] * partition.k
-    per_region = [candidates.scored_in(region, windows=False, subject=subj)
-                  for region, subj in zip(partition.regions, subjects)]
-    for i, region in enumerate(partition.regions):
-        if per_region[i]:
-            continue
-        # No anchor of the minimum size fits: the region is too narrow.  Report it and
-        # look in the region widened (about its centre) to the smallest crop size.
-        bounds = candidates.bounds
-        grown = _grow(region, candidates.min_side, bounds.w, bounds.h)
-        per_region[i] = candidates.scored_in(grown, windows=True, subject=subjects[i])
-        failure = failure or (
-            f"region {i + 1} ({region.w:.0f}x{region.h:.0f} analysis px) is too small for a crop of "
-            f"{cfg.min_crop_side} px; its crop reaches into the neighbouring regions"
-        )
-        if not per_region[i]:
-            raise ImageTooSmallError(
-                f"{name}: no crop of at least {cfg.min_crop_side} px fits partition {i + 1}; use a smaller k"
-            )
-    chosen, overlaps = select_distinct(per_region, max_iou=cfg.distinct_iou)
-    if overlaps:
-        failure = "; ".join(([failure] if failure else []) + overlaps)
-    return _Selection(tuple(chosen), partition, failure)
-
-
-def _select_topk(candidates: _Candidates) -> _Selection:
-    """``topk``: the best crops of the whole image, non-maximum suppressed."""
-    cfg = candidates.config
-    chosen = select_topk(candidates.scored_in(candidates.bounds, windows=True), k=cfg.k, nms_iou=cfg.nms_iou)
-    failure = None
-    if len(chosen) < cfg.k:
-        failure = f"only {len(chosen)} of k={cfg.k} crops remain after non-maximum suppression"
-    return _Selection(tuple(chosen), None, failure)
 
 
 def crop_photo(
@@ -296,7 +210,7 @@ def crop_photo(
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
 ) -> CropResult:
-    """Find ``config.k`` distinct crops of a photo.
+    """Find ``config.k`` distinct crops of a photo (with ``direct``: as many as it has, up to k).
 
     Parameters
     ----------
@@ -326,7 +240,7 @@ def crop_photo(
         Unknown saliency backend or scorer.
     """
     cfg = config or CropConfig()
-    clock = _Stopwatch()
+    clock = Stopwatch()
     scorer = get_scorer(cfg)
     loaded = source if isinstance(source, LoadedImage) else load_image(
         source, max_side=cfg.analysis_max_side, max_pixels=max_pixels
@@ -341,12 +255,9 @@ def crop_photo(
     clock.lap("saliency")
 
     sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    candidates = _Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
+    candidates = Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
                              cfg.min_crop_side / max(sx, sy))
-    if cfg.strategy == "partition":
-        selection = _select_by_partition(sal, candidates, name, clock)
-    else:
-        selection = _select_topk(candidates)
+    selection = select_crops(sal, candidates, name, clock)
     clock.lap("score")
     crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in selection.crops)
     return CropResult(
@@ -362,33 +273,8 @@ def crop_photo(
         timings=clock.stop(),
         image=loaded,
         saliency=sal,
+        k_requested=cfg.k,
+        notes=selection.notes,
     )
 
 
-def _grow(region: Box, side: float, width: int, height: int) -> Box:
-    """``region`` widened about its centre to at least ``side`` on both axes, inside the image."""
-    w, h = min(max(region.w, side), width), min(max(region.h, side), height)
-    cx, cy = region.center
-    x = min(max(cx - w / 2, 0), width - w)
-    y = min(max(cy - h / 2, 0), height - h)
-    return Box(x, y, w, h)
-
-
-def _region_subjects(partition: Partition) -> list[Box]:
-    """The subject each region owns: subjects ordered along the cut axis, like the regions."""
-    axis = 0 if partition.orientation == "vertical" else 1
-    return sorted(partition.subjects, key=lambda b: b.center[axis])
-
-
-def best_partition(saliency: np.ndarray, cfg: CropConfig) -> Partition:
-    """Partition with each of ``cfg.ratios``; prefer no failure, then the tightest boxes.
-
-    The partition :func:`crop_photo` uses; evaluation runs peer methods on it.
-    """
-    best: tuple[tuple[int, float], Partition] | None = None
-    for ratio in cfg.ratios:
-        p = partition_saliency(saliency, k=cfg.k, ratio=ratio, config=cfg.partition)
-        key = (p.failure is not None, sum(b.area for b in p.boxes))
-        if best is None or key < best[0]:
-            best = (key, p)
-    return best[1]  # type: ignore[index]  # ratios is never empty (CropConfig validates it)

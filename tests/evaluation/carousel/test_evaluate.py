@@ -127,6 +127,24 @@ def test_plugged_in_method_needs_no_command_change(small_synth, tmp_path):
     # Not exactly 1: the oracle returns the raw labels, the ground truth is clipped (Hockey_players).
     assert ev.rows[0].kiou_50 == pytest.approx(1.0, abs=1e-3)
     assert ev.rows[0].kiou_50_95 == pytest.approx(1.0, abs=1e-3)
+    # the labels face the way the labels face; their count differs from subcrops where the files disagree
+    assert ev.rows[0].orientation_accuracy == 1.0
+    expected = sum(len(r.gt) == r.prediction.k for r in ev.results) / len(ev.results)
+    assert ev.rows[0].k_exact == pytest.approx(expected)
+    assert ev.rows[0].k_mae == pytest.approx(
+        sum(abs(len(r.gt) - r.prediction.k) for r in ev.results) / len(ev.results))
+
+
+def test_k_and_orientation_columns_of_slices(small_synth, tmp_path):
+    ev = evaluate_carousel(small_synth, "slices", out_dir=tmp_path)
+    row = ev.rows[0]
+    assert row.k_exact == 1.0 and row.k_mae == 0.0  # slices always gives k crops
+    matched = sum(r.orientation.matched for r in ev.results)
+    correct = sum(r.orientation.correct for r in ev.results)
+    assert matched > 0 and row.orientation_accuracy == pytest.approx(correct / matched)
+    write_report(ev, tmp_path)
+    header = (tmp_path / "table.csv").read_text().splitlines()[0].split(",")
+    assert header[-3:] == ["k_exact", "k_mae", "orientation_accuracy"]
 
 
 def test_report_files(small_synth, tmp_path):

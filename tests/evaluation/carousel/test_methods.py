@@ -29,7 +29,15 @@ def scene():
 
 
 def test_builtins_registered():
-    assert {"partition", "topk", "smartcrop", "vips", "slices"} <= set(METHODS.names())
+    assert {"partition", "topk", "direct", "direct-auto", "smartcrop", "vips", "slices"} <= set(METHODS.names())
+
+
+def test_direct_auto_decides_k_itself(scene):
+    # two subjects: asked for 5, direct writes the distinct ones; direct-auto never reads k
+    given = METHODS.create("direct").predict(scene, 5, "2:3,3:2")
+    auto = METHODS.create("direct-auto").predict(scene, 5, "2:3,3:2")
+    assert len(given.boxes) == 2 and auto.boxes == METHODS.create("direct-auto").predict(scene, 1, "2:3,3:2").boxes
+    assert METHODS.create("direct").version != METHODS.create("partition").version
 
 
 def test_unknown_method_suggests():

@@ -88,6 +88,9 @@ class ScoreRow(Serializable):
     failures: int
     errors: int
     seconds_per_image: float
+    k_exact: float = 0.0
+    k_mae: float = 0.0
+    orientation_accuracy: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,11 @@ class CarouselEvaluation:
 def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[str]) -> tuple[ScoreRow, ...]:
     """Table rows for ``subsets`` of ``results`` (subsets with no image are left out).
 
+    Besides kIoU: ``k_exact``, the share of images with exactly ``k`` crops
+    (the metadata's ``subcrops``), ``k_mae``, the mean absolute difference,
+    and ``orientation_accuracy``, the share of matched (prediction, label)
+    pairs facing the same way (:mod:`multicrop.metrics.orientation`).
+
     kIoU is box-weighted (summed matched IoU over all ground-truth boxes), as
     :func:`multicrop.metrics.kiou.summarize_kiou`; the per-image sums come from
     each :class:`ImageResult`, so nothing is matched twice.
@@ -162,6 +170,10 @@ def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[st
                 failures=sum(r.prediction.failure is not None for r in sel),
                 errors=sum(r.prediction.error is not None for r in sel),
                 seconds_per_image=statistics.fmean(r.prediction.seconds for r in sel),
+                k_exact=statistics.fmean(r.k_error == 0 for r in sel),
+                k_mae=statistics.fmean(abs(r.k_error) for r in sel),
+                orientation_accuracy=(sum(r.orientation.correct for r in sel)
+                                      / max(sum(r.orientation.matched for r in sel), 1)),
             )
         )
     return tuple(rows)

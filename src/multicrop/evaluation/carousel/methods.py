@@ -13,6 +13,12 @@ Built-in methods
 ``topk``
     Our pipeline with ``strategy="topk"``: the top k candidates of the whole
     image, no partitioning (the paper's VPN* protocol).
+``direct``, ``direct-auto``
+    Our pipeline with ``strategy="direct"`` (:mod:`multicrop.crop.direct`):
+    distinct crops chosen from one pool over the whole image, no
+    partitioning, with the metadata's k (``direct``; fewer when the photo
+    shows fewer distinct subjects) or k decided by the method
+    (``direct-auto``, the paper's §V request).
 ``smartcrop``, ``vips``
     Single-crop peers (smartcrop.py; libvips ``smartcrop`` with
     ``interesting="attention"``) run on OUR partitions, the paper's protocol
@@ -249,17 +255,17 @@ def partition_regions(image: Any, k: int, ratios: Sequence[Ratio], *, threads: i
     return loaded, best_partition(sal, cfg)
 
 
-def pipeline_version(base: str) -> str:
-    """``base`` plus a short hash of the pipeline's versions and default config.
+def pipeline_version(base: str, *, strategy: str = "partition") -> str:
+    """``base`` plus a short hash of the pipeline's versions and default config for ``strategy``.
 
     A result cache keyed on it is invalidated by any change to the scorer,
-    the partitioner, the saliency model or a default weight.
+    the partitioner, the direct selection, the saliency model or a default weight.
     """
     from ...crop.config import CropConfig
     from ...crop.pipeline import pipeline_versions
     from ...hashing import content_hash
 
-    cfg = CropConfig()
+    cfg = CropConfig(strategy=strategy)
     digest = content_hash({"versions": pipeline_versions(cfg), "config": cfg.to_dict()})
     return f"{base}+{digest.split(':', 1)[1][:12]}"
 
@@ -283,16 +289,17 @@ class PipelineMethod(CarouselMethod):
     """:func:`multicrop.crop_photo` with a fixed strategy."""
 
     strategy = "partition"
+    auto_k = False
 
     @property
     def version(self) -> str:  # results change with the pipeline's versions and weights
-        return pipeline_version("2")
+        return pipeline_version("2", strategy=self.strategy)
 
     def _predict(self, image, k, ratios):
         from ...crop.config import CropConfig
         from ...crop.pipeline import crop_photo
 
-        cfg = CropConfig(k=k, ratios=tuple(ratios), strategy=self.strategy)
+        cfg = CropConfig(k="auto" if self.auto_k else k, ratios=tuple(ratios), strategy=self.strategy)
         result = crop_photo(image, cfg, threads=self.threads)
         return [c.box for c in result.crops], result.failure
 
@@ -310,3 +317,18 @@ class TopKMethod(PipelineMethod):
     name = "topk"
     description = "our pipeline: top-k candidates of the whole image with NMS, no partitions (VPN* protocol)"
     strategy = "topk"
+
+
+@METHODS.register
+class DirectMethod(PipelineMethod):
+    name = "direct"
+    description = "our pipeline: distinct crops chosen directly from one pool over the whole image, k given"
+    strategy = "direct"
+
+
+@METHODS.register
+class DirectAutoMethod(PipelineMethod):
+    name = "direct-auto"
+    description = "our pipeline: direct selection that decides k itself (the metadata's k is not used)"
+    strategy = "direct"
+    auto_k = True

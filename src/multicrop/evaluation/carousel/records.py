@@ -20,6 +20,7 @@ from ...datasets.carousel import CarouselItem
 from ...errors import InvalidParameterError
 from ...geometry import Box
 from ...metrics.kiou import KIOU_THRESHOLDS, image_kiou
+from ...metrics.orientation import OrientationScore, orientation_matches
 from ...serialize import Serializable
 from .methods import CarouselMethod, MethodResult
 
@@ -153,12 +154,19 @@ class ImageResult:
     gt: tuple[Box, ...]
     hard_failure: bool
     totals: tuple[float, ...]
+    orientation: OrientationScore = OrientationScore(0, 0)
 
     @classmethod
     def score(cls, prediction: Prediction, item: CarouselItem) -> ImageResult:
-        """Score ``prediction`` against ``item.boxes``."""
+        """Score ``prediction`` against ``item.boxes`` (kIoU and per-subject orientation)."""
         totals = tuple(image_kiou(prediction.boxes, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS)
-        return cls(prediction, item.boxes, item.hard_failure, totals)
+        return cls(prediction, item.boxes, item.hard_failure, totals,
+                   orientation_matches(prediction.boxes, item.boxes))
+
+    @property
+    def k_error(self) -> int:
+        """Crops predicted minus crops asked for (the metadata's ``subcrops``)."""
+        return len(self.prediction.boxes) - self.prediction.k
 
     @property
     def kiou_50(self) -> float:

@@ -38,7 +38,8 @@ _GT = (40, 220, 90)
 _PRED = (255, 40, 200)
 _COLUMNS = (
     "method", "subset", "kiou_50_95", "kiou_50", "image_mean_50_95", "image_mean_50",
-    "n_images", "n_boxes", "failures", "errors", "seconds_per_image",
+    "n_images", "n_boxes", "failures", "errors", "seconds_per_image", "k_exact", "k_mae",
+    "orientation_accuracy",
 )
 
 

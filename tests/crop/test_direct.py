@@ -1,0 +1,173 @@
+"""``strategy="direct"``: distinct crops from one pool, on constructed saliency scenes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from multicrop.crop.config import CropConfig, DirectConfig
+from multicrop.crop.direct import salient_blobs, select_direct
+from multicrop.crop.pipeline import crop_photo
+from multicrop.crop.scoring import ScoringContext, get_scorer
+from multicrop.errors import InvalidParameterError
+from multicrop.geometry import Box
+
+
+def _ellipse(sal, cx, cy, rx, ry, value=1.0):
+    yy, xx = np.mgrid[: sal.shape[0], : sal.shape[1]]
+    sal[((xx - cx) / rx) ** 2 + ((yy - cy) / ry) ** 2 <= 1] = value
+
+
+def _select(sal, k, faces=(), **changes):
+    h, w = sal.shape
+    img = np.full((h, w, 3), 128, np.uint8)
+    img[sal > 0] = 220
+    cfg = CropConfig(k=k, strategy="direct", faces=False, **changes)
+    ctx = ScoringContext(img, sal.astype(np.float32), tuple(faces))
+    return select_direct(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, w, h), min_side=16), ctx
+
+
+def _held(box, sal, blob_mask):
+    x1, y1 = int(round(box.x)), int(round(box.y))
+    x2, y2 = int(round(box.x2)), int(round(box.y2))
+    inside = np.zeros_like(blob_mask)
+    inside[max(y1, 0):y2, max(x1, 0):x2] = True
+    return float((sal * (blob_mask & inside)).sum() / (sal * blob_mask).sum())
+
+
+def _masks(sal):
+    blobs, labels = salient_blobs(sal)
+    return [labels == b.label for b in blobs]
+
+
+@pytest.fixture
+def overlapping():
+    """Two subjects whose extents overlap in x and in y (the partition's failure case)."""
+    sal = np.zeros((300, 450), np.float32)
+    _ellipse(sal, 130, 110, 70, 60)
+    _ellipse(sal, 260, 200, 70, 60)
+    return sal
+
+
+def test_blobs_found_apart_even_when_their_extents_overlap(overlapping):
+    blobs, _ = salient_blobs(overlapping)
+    assert len(blobs) == 2
+    a, b = sorted(blobs, key=lambda bl: bl.box.x)
+    assert a.box.x2 > b.box.x and a.box.y2 > b.box.y  # extents overlap on both axes
+
+
+@pytest.mark.parametrize("k", [2, "auto"])
+def test_two_subjects_overlapping_in_x_and_y_get_one_whole_crop_each(overlapping, k):
+    sel, _ = _select(overlapping, k)
+    assert len(sel.crops) == 2 and sel.notes == ()
+    masks = _masks(overlapping)
+    held = np.array([[_held(c.box, overlapping, m) for m in masks] for c in sel.crops])
+    # each crop holds its own subject whole and at most a little of the other
+    assert sorted(held.argmax(1).tolist()) == [0, 1]
+    assert held.max(1).min() >= 0.9
+    assert np.sort(held, axis=1)[:, 0].max() < 0.5
+
+
+def test_a_tiny_and_a_huge_subject_both_get_a_crop():
+    sal = np.zeros((400, 600), np.float32)
+    _ellipse(sal, 200, 200, 130, 150)   # huge
+    _ellipse(sal, 540, 60, 14, 16)      # tiny: 1/87 of the huge one's area
+    sel, _ = _select(sal, "auto")
+    assert len(sel.crops) == 2
+    sides = sorted(max(c.box.w, c.box.h) for c in sel.crops)
+    assert sides[0] < 70 and sides[1] > 250
+    small = min(sel.crops, key=lambda c: c.box.area).box
+    assert small.x <= 526 and small.x2 >= 554 and small.y <= 44 and small.y2 >= 76
+
+
+def test_a_tall_and_a_wide_subject_get_crops_of_their_own_orientation():
+    sal = np.zeros((300, 600), np.float32)
+    _ellipse(sal, 120, 150, 25, 100)    # tall
+    _ellipse(sal, 420, 150, 110, 30)    # wide
+    sel, _ = _select(sal, 2)
+    by_x = sorted(sel.crops, key=lambda c: c.box.center[0])
+    assert by_x[0].box.h > by_x[0].box.w and str(by_x[0].ratio) == "2:3"
+    assert by_x[1].box.w > by_x[1].box.h and str(by_x[1].ratio) == "3:2"
+
+
+def test_one_subject_with_k5_writes_one_crop_and_says_so():
+    sal = np.zeros((300, 450), np.float32)
+    _ellipse(sal, 225, 150, 60, 80)
+    sel, _ = _select(sal, 5)
+    assert len(sel.crops) == 1 and sel.n_distinct == 1
+    assert sel.notes == ("this photo has 1 distinct subject; wrote 1 crop, asked for 5",)
+    forced, _ = _select(sal, 5, force_k=True)
+    assert len(forced.crops) == 5 and forced.n_distinct == 1
+    assert "force_k" in forced.notes[0] and "4 showing no new subject" in forced.notes[0]
+
+
+def test_auto_k_stops_at_the_subjects_and_respects_max_k():
+    sal = np.zeros((300, 900), np.float32)
+    for cx in (100, 300, 500, 700):
+        _ellipse(sal, cx, 150, 40, 60)
+    assert len(_select(sal, "auto")[0].crops) == 4
+    assert len(_select(sal, "auto", max_k=3)[0].crops) == 3
+
+
+def test_no_crop_cuts_a_blob_it_mostly_holds(overlapping):
+    sel, _ = _select(overlapping, 4, force_k=False)
+    for c in sel.crops:
+        for m in _masks(overlapping):
+            share = _held(c.box, overlapping, m)
+            assert not 0.5 <= share < 0.9
+
+
+def test_no_crop_cuts_a_face():
+    sal = np.zeros((300, 450), np.float32)
+    _ellipse(sal, 150, 150, 60, 90)
+    face = Box(250, 40, 50, 50)          # a face beside the subject, raised in the saliency
+    sal[40:90, 250:300] = 1.0
+    sel, ctx = _select(sal, "auto", faces=(face,))
+    assert sel.crops
+    for c in sel.crops:
+        b = c.box
+        ix = max(0.0, min(b.x2, face.x2) - max(b.x, face.x))
+        iy = max(0.0, min(b.y2, face.y2) - max(b.y, face.y))
+        share = ix * iy / face.area
+        assert share < 0.02 or share > 0.98
+
+
+def test_empty_saliency_still_gives_one_crop_and_a_note():
+    sel, _ = _select(np.zeros((200, 300), np.float32), "auto")
+    assert len(sel.crops) == 1 and "no salient subject" in sel.notes[0]
+
+
+def test_config_validation():
+    with pytest.raises(InvalidParameterError, match="k='auto' needs strategy 'direct'"):
+        CropConfig(k="auto")
+    with pytest.raises(InvalidParameterError, match="k must be an integer >= 1 or 'auto', got 'many'"):
+        CropConfig(k="many", strategy="direct")
+    with pytest.raises(InvalidParameterError, match="hold_share must be <= whole_share"):
+        DirectConfig(hold_share=0.95, whole_share=0.9)
+    with pytest.raises(InvalidParameterError, match="max_k"):
+        CropConfig(strategy="direct", max_k=0)
+    cfg = CropConfig(k="auto", strategy="direct", direct=DirectConfig(min_gain=0.3))
+    assert CropConfig.from_dict(cfg.to_dict()) == cfg and cfg.min_k == 1
+
+
+def test_instagram_preset_shares_one_ratio_and_lists_keep_freedom():
+    assert CropConfig(ratios="instagram").one_ratio is True
+    assert CropConfig(ratios="4:5,1:1,1.91:1").one_ratio is False
+    assert CropConfig(ratios="instagram", one_ratio=False).one_ratio is False
+    img = np.full((300, 900, 3), 40, np.uint8)
+    img[60:260, 100:180] = 230            # a tall subject
+    img[120:200, 550:800] = 230           # a wide subject
+    res = crop_photo(img, CropConfig(k=2, ratios="instagram", strategy="direct", saliency="spectral",
+                                     faces=False))
+    assert len({str(c.ratio) for c in res.crops}) == 1
+    assert any(n.startswith("one ratio for every crop") for n in res.notes)
+
+
+def test_crop_photo_direct_records_k_requested_and_notes():
+    img = np.full((300, 450, 3), 40, np.uint8)
+    img[100:200, 180:260] = 230
+    res = crop_photo(img, CropConfig(k=5, strategy="direct", saliency="spectral", faces=False))
+    assert res.k_requested == 5 and len(res.crops) < 5
+    rec = res.to_dict()
+    assert rec["k_requested"] == 5 and rec["k"] == len(res.crops) and rec["notes"] == list(res.notes)
+    assert "direct" in res.versions
