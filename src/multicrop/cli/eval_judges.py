@@ -7,6 +7,7 @@ and :class:`~multicrop.evaluation.judges.config.ProbeConfig`, their one home.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -24,6 +25,17 @@ def _load(scores: Path, ratings: Path, fmt: str):
 
     reader = RATINGS_FORMATS.create(fmt)  # fail on a bad --format before reading anything
     return read_judge_table(scores), reader.load(ratings)
+
+
+@contextlib.contextmanager
+def _naming(scores: Path, ratings: Path):
+    """Errors about the pair of inputs (too few shared images, no holistic rows) name both files."""
+    from ..errors import DatasetError
+
+    try:
+        yield
+    except DatasetError as exc:
+        raise DatasetError(f"{scores.name} with {ratings.name}: {exc}") from None
 
 
 def judges(
@@ -73,8 +85,9 @@ def judges(
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
                   transient=True, disable=as_json) as bar:
         task = bar.add_task("judge protocol", total=1.0)
-        report = evaluate_judges(table, human, cfg, transfer=transfer,
-                                 progress=lambda step, frac: bar.update(task, completed=frac, description=step))
+        with _naming(scores, ratings):
+            report = evaluate_judges(table, human, cfg, transfer=transfer,
+                                     progress=lambda step, frac: bar.update(task, completed=frac, description=step))
     write_judges_report(report, output)
     s = report.summary
     for w in s.get("warnings", []):
@@ -117,8 +130,9 @@ def probe(
     from ..evaluation.judges.result import json_data
 
     table, human = _load(scores, ratings, fmt)
-    res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,
-                         n_splits=splits, confidence=confidence, image_key=image_key)
+    with _naming(scores, ratings):
+        res = probe_headroom(table, human, repetitions=repetitions, seed=seed, n_resamples=resamples,
+                             n_splits=splits, confidence=confidence, image_key=image_key)
     if as_json:
         typer.echo(json.dumps(json_data(res), sort_keys=True))
         return

@@ -114,6 +114,9 @@ def validate_judge_table(frame: pd.DataFrame, *, source: str = "judge table") ->
     rep = pd.to_numeric(df["repetition"], errors="coerce")
     if rep.isna().any() or (rep != np.round(rep)).any():
         raise DatasetError(f"{source}: repetition must be an integer on every row")
+    if (rep < 0).any():
+        line = int(np.flatnonzero((rep < 0).to_numpy())[0]) + 2
+        raise DatasetError(f"{source}: repetition must be >= 0, got {int(rep.iloc[line - 2])} on line {line}")
     df["repetition"] = rep.astype(np.int64)
     score = pd.to_numeric(df["score"], errors="coerce")
     garbage = score.isna() & df["score"].notna() & (df["score"].astype(str).str.strip().str.lower() != "nan")
@@ -124,8 +127,10 @@ def validate_judge_table(frame: pd.DataFrame, *, source: str = "judge table") ->
     key = list(CALL_KEY_COLUMNS)
     dup = df.duplicated(key)
     if dup.any():
-        row = df.loc[dup].iloc[0]
-        raise DatasetError(f"{source}: duplicate call {tuple(row[key])}")
+        first = int(np.flatnonzero(dup.to_numpy())[0])
+        row = df.iloc[first]
+        what = ", ".join(f"{k}={row[k]!s}" for k in key)
+        raise DatasetError(f"{source}: duplicate call ({what}) on line {first + 2}")
     nan = ~np.isfinite(df["score"].to_numpy())
     dropped = (
         df.loc[nan].groupby(["family", "prompt_kind", "dimension"]).size().rename("n_dropped").reset_index()
@@ -278,9 +283,12 @@ def panel_mean(holistic: pd.DataFrame) -> pd.Series:
     """Unweighted mean of z-scored holistic verdicts (the panel comparator).
 
     Each column is standardised across images (population sd) before the
-    row mean; images missing a family average the families they have.
+    row mean; images missing a family average the families they have.  A
+    constant column is left out (all constant: 0 for every image).
     """
-    z = (holistic - holistic.mean()) / holistic.std(ddof=0)
+    sd = holistic.std(ddof=0)
+    z = (holistic - holistic.mean()) / sd.where(sd > 0)  # a constant judge has no ranks to add: left out
+    z = z.loc[:, sd > 0] if (sd > 0).any() else z.fillna(0.0)
     return z.mean(axis=1, skipna=True).rename("panel_mean")
 
 
