@@ -22,16 +22,23 @@ from multicrop.saliency import compute_saliency
 PHOTOS = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle")
 
 
-def bad_crop(img: np.ndarray, frac: float = 0.6) -> np.ndarray:
-    """A crop of ``frac`` of each side whose edge runs through the subject's centroid (subject cut and jammed)."""
+def _place(c: float, size: int, full: int, at: float) -> int:
+    """Start of a crop of ``size`` that puts ``c`` at ``at`` or ``1 - at`` of it, whichever fits."""
+    for a in (1 - at, at):
+        x0 = int(round(c - a * size))
+        if 0 <= x0 <= full - size:
+            return x0
+    return int(min(max(0, c - (1 - at) * size), full - size))
+
+
+def bad_crop(img: np.ndarray, frac: float = 0.5, at: float = 0.05) -> np.ndarray:
+    """A crop of ``frac`` of each side with the subject's centroid 5 % from a corner (subject cut and jammed)."""
     h, w = img.shape[:2]
     s = compute_saliency(img, method="spectral")
     s = s * (s >= 2 * s.mean())
     cy, cx = (s.sum(1) @ np.arange(h)) / s.sum(), (s.sum(0) @ np.arange(w)) / s.sum()
     ch, cw = int(h * frac), int(w * frac)
-    x0 = int(cx - (0.97 * cw if cx > w / 2 else 0.03 * cw))
-    y0 = int(cy - (0.97 * ch if cy > h / 2 else 0.03 * ch))
-    x0, y0 = min(max(0, x0), w - cw), min(max(0, y0), h - ch)
+    x0, y0 = _place(cx, cw, w, at), _place(cy, ch, h, at)
     return np.ascontiguousarray(img[y0 : y0 + ch, x0 : x0 + cw])
 
 
@@ -55,7 +62,7 @@ MANIPULATIONS = {
         im * 2.2 + 30, 0, 255).astype(np.uint8)),
     "JPEG quality 5": ("technical_quality", lambda im: cv2.imdecode(cv2.imencode(
         ".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, 5])[1], cv2.IMREAD_UNCHANGED)),
-    "bad crop (subject on the edge)": ("composition", bad_crop),
+    "bad crop (half size, subject in a corner)": ("composition", bad_crop),
     "tilt (6 degrees)": ("composition", tilted),
     "desaturate (grey)": ("colour_and_tone", lambda im: np.repeat(
         cv2.cvtColor(im, cv2.COLOR_RGB2GRAY)[..., None], 3, axis=2)),

@@ -53,6 +53,14 @@ def test_noise_and_blur_leave_the_non_technical_dimensions_nearly_unchanged(base
             assert all(abs(after[d] - before[d]) <= 0.4 for d in before if d != "technical_quality")
 
 
+def test_a_bad_crop_lowers_composition_on_most_photos():
+    _, fn = MANIPULATIONS["bad crop (half size, subject in a corner)"]
+    names = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle")
+    drops = [rubric_scores(measure(sample_photo(n)))["composition"] - rubric_scores(measure(fn(sample_photo(n))))[
+        "composition"] for n in names]
+    assert np.mean(drops) >= 0.3 and sum(d >= 0.3 for d in drops) >= 3, drops
+
+
 def _horizon(angle: float) -> np.ndarray:
     """Sky over sea with a level (or tilted) horizon and a kite: a scene where tilt is visible."""
     img = np.zeros((300, 450, 3), np.uint8)
