@@ -62,9 +62,7 @@ class ClaimsMixin:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.DatabaseError):
-                from .store import damaged
-
-                raise damaged(self.path, exc) from None
+                raise self._damage(exc) from None
             raise
         return ClaimResult(tuple(claimed), tuple(done), tuple(busy))
 

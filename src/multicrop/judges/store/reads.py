@@ -101,9 +101,7 @@ class ReadsMixin:
         try:
             return self._db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
-            from .store import damaged
-
-            raise damaged(self.path, exc) from None
+            raise self._damage(exc) from None
 
     def completed_keys(self) -> set[str]:
         """Keys of every completed call."""
@@ -118,13 +116,11 @@ class ReadsMixin:
 
     def iter_records(self) -> Iterator[CallRecord]:
         """Every stored call, oldest first."""
-        from .store import damaged
-
         try:
             for row in self._db.execute(_SELECT + " ORDER BY c.created_utc, c.key"):
                 yield _record(row)
         except sqlite3.DatabaseError as exc:
-            raise damaged(self.path, exc) from None
+            raise self._damage(exc) from None
 
     def stats(self) -> StoreStats:
         n, n_parse, n_img, cost, pt, ct, first, last = self._read(

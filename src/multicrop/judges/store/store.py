@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,6 +81,34 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(readonly_uri(path), uri=True, isolation_level=None)
 
 
+def _check_header(path: Path, *, readonly: bool) -> None:
+    """Refuse a file that is not SQLite, or is shorter than its header says, before SQLite opens it.
+
+    (SQLite would open a truncated file and fail later, leaving ``-wal`` and
+    ``-shm`` files beside it.)
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        if readonly:
+            raise StoreError(f"{path}: not a multicrop store (it is empty, 0 bytes)")
+        return
+    with open(path, "rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+        raise StoreError(f"{path}: not a usable SQLite database (no SQLite header; {size} bytes)")
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    n_pages = int.from_bytes(head[28:32], "big")
+    header_valid = head[24:28] == head[92:96]
+    wal = path.with_name(path.name + "-wal")
+    if header_valid and not wal.exists() and n_pages * page_size > size:
+        raise StoreError(f"{path}: the store is truncated (its header says {n_pages * page_size} bytes, the file "
+                         f"has {size}); restore it from a backup")
+
+
 class CallStore(ReadsMixin, ClaimsMixin):
     """SQLite store of judge calls; migrations are applied on open.
 
@@ -101,8 +130,16 @@ class CallStore(ReadsMixin, ClaimsMixin):
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        if self.path.is_symlink() and not self.path.exists():
+            raise StoreError(f"{self.path}: a symbolic link to nothing ({os.readlink(self.path)}); name the store itself")
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no such store" if not self.path.exists() else f"{self.path}: not a file")
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path}: not a file (a store is one SQLite file)")
+        _check_header(self.path, readonly=readonly)
+        self._sidecars = [self.path.with_name(self.path.name + x) for x in ("-wal", "-shm")]
+        self._sidecars_before = {p for p in self._sidecars if p.exists()}
+        self._is_damaged = False
         self._questions: dict[tuple, int] = {}
         self._images: dict[tuple[str, str], int] = {}
         self._prompts: set[str] = set()
@@ -118,7 +155,17 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 self._db.execute("PRAGMA synchronous=NORMAL")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
+            self._is_damaged = True
+            if hasattr(self, "_db"):
+                self.close()
             raise StoreError(f"{self.path}: not a usable SQLite database ({exc})") from None
+        if version == 0:
+            tables = [t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            if tables or readonly:
+                self._db.close()
+                what = f"it has tables {', '.join(tables[:5])}" if tables else "it is empty"
+                raise StoreError(f"{self.path}: not a multicrop store ({what}, schema version 0); "
+                                 "name another file, or a new one")
         if version > len(MIGRATIONS):
             self._db.close()
             raise StoreError(
@@ -165,9 +212,19 @@ class CallStore(ReadsMixin, ClaimsMixin):
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
+    def _damage(self, exc: sqlite3.DatabaseError) -> StoreError:
+        """The error for ``exc``; a store found damaged gets no sidecar files left beside it at close."""
+        err = damaged(self.path, exc)
+        self._is_damaged = "damaged" in str(err)
+        return err
+
     # Context manager -------------------------------------------------------
     def close(self) -> None:
         self._db.close()
+        if self._is_damaged:  # nothing was written: remove the -wal/-shm this connection created
+            for p in self._sidecars:
+                if p not in self._sidecars_before:
+                    p.unlink(missing_ok=True)
 
     def __enter__(self) -> CallStore:
         return self
@@ -227,7 +284,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
             self._images.clear()
             self._prompts.clear()
             if isinstance(exc, sqlite3.DatabaseError):
-                raise damaged(self.path, exc) from None
+                raise self._damage(exc) from None
             raise
         return n_new
 
@@ -278,7 +335,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 "INSERT INTO runs (tool_version, command, panel_json, owner, started_utc, status) "
                 "VALUES (?, ?, ?, ?, ?, ?)", (tool_version, command, panel_json, owner, utc_now(), "running"))
         except sqlite3.DatabaseError as exc:
-            raise damaged(self.path, exc) from None
+            raise self._damage(exc) from None
         return int(cur.lastrowid)
 
     def end_run(self, run_id: int, *, status: str, counts: dict[str, Any]) -> None:
@@ -289,7 +346,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 f"UPDATE runs SET ended_utc = ?, status = ?, {', '.join(f'{c} = ?' for c in cols)} WHERE id = ?",
                 (utc_now(), status, *(counts.get(c) for c in cols), run_id))
         except sqlite3.DatabaseError as exc:
-            raise damaged(self.path, exc) from None
+            raise self._damage(exc) from None
 
 
 def _maybe_raw(key: str) -> bytes | None:
