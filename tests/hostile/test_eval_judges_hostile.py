@@ -219,3 +219,14 @@ def test_corpus_size():
     n = (len(JUDGE_CASES) + len(JUDGE_PATH_CASES) + len(RATING_CASES) + len(RATING_PATH_CASES) + 1
          + len(OK_CASES) + len(PROBE_CASES))
     assert n >= 40
+
+
+@pytest.mark.parametrize("args, option", [(["-B", "50"], "--resamples must be >= 100, got 50"),
+                                          (["--folds", "1"], "--folds must be >= 2, got 1"),
+                                          (["--confidence", "1.5"], "--confidence must be in (0, 1), got 1.5")])
+def test_bad_options_are_named_as_typed(base, tmp_path, capsys, args, option):
+    scores = _write(tmp_path / "judges.csv", base[0])
+    ratings = _write(tmp_path / "ratings.csv", base[1])
+    rc, cap = _run(capsys, ["eval", "judges", "-s", str(scores), "-r", str(ratings), "-o", str(tmp_path / "o"),
+                            *args])
+    _assert_one_line_naming(rc, cap, option, tmp_path / "o")

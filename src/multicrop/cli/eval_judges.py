@@ -27,6 +27,12 @@ def _load(scores: Path, ratings: Path, fmt: str):
     return read_judge_table(scores), reader.load(ratings)
 
 
+#: config field -> the option that sets it
+_OPTIONS = {"n_resamples": "--resamples", "n_folds": "--folds", "n_partitions": "--partitions",
+            "n_splits": "--splits", "confidence": "--confidence", "n_jobs": "--jobs", "combiners": "--combiner",
+            "image_key": "--image-key"}
+
+
 @contextlib.contextmanager
 def _naming(scores: Path, ratings: Path):
     """Errors about the pair of inputs (too few shared images, no holistic rows) name both files."""
@@ -73,11 +79,18 @@ def judges(
 
     if (transfer_scores is None) != (transfer_ratings is None):
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
-    cfg = ReportConfig(
-        seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
-        confidence=confidence,
-        combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
-    )
+    try:
+        cfg = ReportConfig(
+            seed=seed, n_resamples=resamples, n_folds=folds, n_partitions=partitions, n_splits=splits,
+            confidence=confidence,
+            combiners=tuple(combiner), families=tuple(family) or None, n_jobs=jobs, image_key=image_key,
+        )
+    except InvalidParameterError as exc:  # name the option the user typed, not the config field
+        msg = str(exc)
+        for field_name, option in _OPTIONS.items():
+            if msg.startswith(field_name + " "):
+                msg = option + msg[len(field_name):]
+        raise InvalidParameterError(msg) from None
     check_report_dir(output)  # before any loading or computing
     table, human = _load(scores, ratings, fmt)
     transfer = _load(transfer_scores, transfer_ratings, transfer_format) if transfer_scores else None
