@@ -13,6 +13,13 @@ Run: ``.venv/bin/python benchmarks/bench_judges.py [--quick] [--only resume]``
 2. Resume decision over a store of 300,000 calls: hash the images, plan the
    keys, load completed keys, find what is missing.
 3. The measured judge on 1 MP images, ms per image.
+4. Store bytes per call: the same run (3 measured families, 60 calls per
+   image, N images) in the v2 layout (what multicrop wrote before schema v4:
+   the same rows, the same SQL) and in the v4 layout, both VACUUMed, the
+   empty schema subtracted.
+5. Two ``multicrop judge`` processes on one store against a loopback
+   OpenAI-compatible server: paid requests per call key, and how the two
+   split the work.
 """
 
 from __future__ import annotations
@@ -229,13 +236,90 @@ def bench_measured(n: int = 20) -> dict:
     return res
 
 
+def bench_store_size(n_images: int) -> dict:
+    import sqlite3
+
+    from multicrop.judges.store import MIGRATIONS
+
+    fams = tuple(Family(f"f{i}", "measured", f"measured-v1-{i}") for i in range(3))
+    panel = Panel(fams)  # 60 calls per image
+    rng = np.random.default_rng(0)
+    refs = [ImageRef((rng.random((48, 64, 3)) * 255).astype(np.uint8), label=f"photos/im{i:05d}.jpg")
+            for i in range(n_images)]
+
+    def vacuumed(path: Path) -> int:
+        con = sqlite3.connect(path)
+        con.execute("VACUUM")
+        con.close()
+        return path.stat().st_size
+
+    def v2(path: Path, records) -> int:
+        con = sqlite3.connect(path)
+        for step in MIGRATIONS[:2]:
+            con.executescript(step)
+        cols = ", ".join(f.name for f in dataclasses.fields(CallRecord))
+        con.executemany(f"INSERT INTO calls ({cols}) VALUES ({', '.join('?' * 25)})", [r.row() for r in records])
+        con.execute("PRAGMA user_version = 2")
+        con.commit()
+        con.close()
+        return vacuumed(path)
+
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        with CallStore(d / "v4.sqlite") as store:
+            judge_images(refs, panel, store)
+            records = list(store.iter_records())
+        CallStore(d / "empty4.sqlite").close()
+        n = len(records)
+        b2 = v2(d / "v2.sqlite", records) - v2(d / "empty2.sqlite", [])
+        b4 = vacuumed(d / "v4.sqlite") - vacuumed(d / "empty4.sqlite")
+    return {"calls": n, "images": n_images, "v2_bytes_per_call": b2 / n, "v4_bytes_per_call": b4 / n,
+            "ratio": b2 / b4}
+
+
+def bench_two_processes(n_images: int) -> dict:
+    import hashlib
+    import importlib.util
+    from collections import Counter
+
+    spec = importlib.util.spec_from_file_location(
+        "fake_openai_server", Path(__file__).resolve().parents[1] / "tests" / "judges" / "fake_openai_server.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with tempfile.TemporaryDirectory() as d, mod.FakeOpenAIServer() as srv:
+        d = Path(d)
+        rng = np.random.default_rng(1)
+        imgs = []
+        for i in range(n_images):
+            p = d / f"im{i}.png"
+            Image.fromarray((rng.random((24, 32, 3)) * 255).astype(np.uint8)).save(p)
+            imgs.append(str(p))
+        (d / "panel.toml").write_text(
+            '[[families]]\nname = "slow"\nbackend = "openai-compatible"\nmodel = "slow:0.05"\n'
+            f'options = {{ base_url = "{srv.base_url}", api_key_env = "", max_side = 64 }}\n')
+        cmd = [sys.executable, "-m", "multicrop", "judge", *imgs, "--panel", str(d / "panel.toml"), "--db",
+               str(d / "runs.sqlite"), "--concurrency", "8", "--no-progress", "--json"]
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        infos = [json.loads(p.communicate()[0]) for p in procs]
+        plan_calls_total = n_images * 20
+        # Repetitions of one prompt send the same body: a key is paid once when
+        # each body is paid as often as it has keys (5 holistic, 3 per dimension).
+        per_body = Counter(hashlib.sha256(json.dumps(b, sort_keys=True).encode()).hexdigest() for b in srv.bodies)
+        keys = infos[0]["planned"]
+        return {"calls_planned": plan_calls_total, "paid_requests": srv.requests,
+                "paid_requests_per_key": srv.requests / keys,
+                "bodies_paid_more_than_their_keys": sum(v not in (3, 5) for v in per_body.values()),
+                "performed_by_each": [i["performed"] for i in infos],
+                "done_elsewhere_by_each": [i["done_elsewhere"] for i in infos]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
-    ap.add_argument("--only", choices=("measured", "throughput", "resume"), action="append",
-                    help="run only this part (repeatable); default: all three")
+    ap.add_argument("--only", choices=("measured", "throughput", "resume", "size", "two"), action="append",
+                    help="run only this part (repeatable); default: all")
     args = ap.parse_args()
-    parts = set(args.only or ("measured", "throughput", "resume"))
+    parts = set(args.only or ("measured", "throughput", "resume", "size", "two"))
     import openai
 
     out = {"cpus": os.cpu_count(), "python": sys.version.split()[0], "openai": openai.__version__,
@@ -246,6 +330,10 @@ def main() -> None:
         out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
     if "resume" in parts:
         out["resume"] = bench_resume(30_000 if args.quick else 300_000)
+    if "size" in parts:
+        out["store_size"] = bench_store_size(20 if args.quick else 100)
+    if "two" in parts:
+        out["two_processes"] = bench_two_processes(10 if args.quick else 40)
     out["loadavg_1m_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=2))
 
