@@ -329,7 +329,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
     def begin_run(self, *, command: str, panel_json: str, owner: str, tool_version: str | None = None) -> int:
         """Log the start of a run; returns its id (its calls point to it)."""
         if tool_version is None:
-            from ... import __version__ as tool_version
+            tool_version = _tool_version()
         try:
             cur = self._db.execute(
                 "INSERT INTO runs (tool_version, command, panel_json, owner, started_utc, status) "
@@ -347,6 +347,17 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 (utc_now(), status, *(counts.get(c) for c in cols), run_id))
         except sqlite3.DatabaseError as exc:
             raise self._damage(exc) from None
+
+
+def _tool_version() -> str:
+    # importlib.metadata, not ``multicrop.__version__``: the package root
+    # reaches into the crop wing, which the judges wing must not import.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("multicrop")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0.0.0+unknown"
 
 
 def _maybe_raw(key: str) -> bytes | None:
