@@ -36,26 +36,30 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--methods", default=",".join(DEFAULT_METHODS), help=f"comma list of {', '.join(METHODS.names())}")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--hard", action="store_true", help="carousel-synth-hard (off-centre, occluded, sharp backgrounds)")
+    ap.add_argument("--backgrounds", type=Path, default=None, help="with --hard: a directory of background photos")
     args = ap.parse_args()
 
-    data = args.out / f"synth-seed{args.seed}"
+    data = args.out / f"synth{'-hard' if args.hard else ''}-seed{args.seed}"
     if not (data / "synth_info.json").is_file():
         t0 = time.perf_counter()
-        s = make_synth(args.labels, data, seed=args.seed, max_side=args.max_side)
+        s = make_synth(args.labels, data, seed=args.seed, max_side=args.max_side, hard=args.hard,
+                       backgrounds=args.backgrounds)
         print(f"built {s.n_images} images ({s.n_boxes} boxes) in {time.perf_counter() - t0:.1f} s -> {data}")
     header = f"{'method':<10} {'subset':<9} {'kIoU@.5:.95':>11} {'kIoU@.5':>8} {'img-mean@.5':>11} {'images':>6} {'fail':>5} {'err':>4} {'s/img':>6} {'wall s':>7} {'k-exact':>7} {'k-MAE':>6} {'orient':>6}"
     lines = []
     for name in args.methods.split(","):
         t0 = time.perf_counter()
-        ev = evaluate_carousel(data, name, out_dir=args.out / f"rep_{name}", workers=args.workers, limit=args.limit)
+        rep = args.out / f"rep{'-hard' if args.hard else ''}_{name}"
+        ev = evaluate_carousel(data, name, out_dir=rep, workers=args.workers, limit=args.limit)
         wall = time.perf_counter() - t0
-        write_report(ev, args.out / f"rep_{name}")
+        write_report(ev, rep)
         for r in ev.rows:
             lines.append(f"{r.method:<10} {r.subset:<9} {r.kiou_50_95:>11.3f} {r.kiou_50:>8.3f} {r.image_mean_50:>11.3f} "
                          f"{r.n_images:>6} {r.failures:>5} {r.errors:>4} {r.seconds_per_image:>6.2f} {wall:>7.1f} "
                          f"{r.k_exact:>7.3f} {r.k_mae:>6.2f} {r.orientation_accuracy:>6.3f}")
         print(f"{name}: done in {wall:.1f} s ({ev.n_resumed} resumed; {ev.workers} workers x {ev.threads} threads)", flush=True)
-    print(f"\ncarousel-synth seed {args.seed}, {os.cpu_count()} CPUs, {args.workers} workers")
+    print(f"\ncarousel-synth{'-hard' if args.hard else ''} seed {args.seed}, {os.cpu_count()} CPUs, {args.workers} workers")
     print(header)
     print("\n".join(lines))
 

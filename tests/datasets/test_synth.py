@@ -73,7 +73,8 @@ def test_the_shipped_labels_are_the_default_source(tmp_path, carousel_labels):
 def test_summary_is_the_synth_info_file(small_synth):
     info = json.loads((small_synth / "synth_info.json").read_text())
     assert info == {"out_dir": str(small_synth), "n_images": 4, "n_boxes": 9, "n_hard_failures": 2,
-                    "seed": 0, "max_side": 160, "version": "carousel-synth-1"}
+                    "seed": 0, "max_side": 160, "version": "carousel-synth-1", "hard": False,
+                    "n_backgrounds": 0}
     assert list(info) == [f.name for f in dataclasses.fields(SynthSummary)]
 
 
@@ -126,3 +127,43 @@ def test_every_photo_is_shipped():
     camera = _photo("camera")
     assert camera.shape == (512, 512, 3)  # greyscale photos come as RGB
     assert np.array_equal(camera[:, :, 1], sample_photo("camera"))
+
+
+def test_hard_variant_moves_subjects_off_centre_and_keeps_them_in_their_boxes():
+    boxes = [Box(10, 20, 120, 130)]
+    offsets = []
+    for seed in range(6):
+        img = render_scene(260, 160, boxes, np.random.default_rng(seed), hard=True).astype(float)
+        empty = render_scene(260, 160, [], np.random.default_rng(seed), hard=True).astype(float)
+        changed = np.abs(img - empty).sum(axis=2) > 30
+        ys, xs = np.nonzero(changed)
+        assert xs.min() >= 9 and xs.max() <= 131 and ys.min() >= 19 and ys.max() <= 151
+        offsets.append(abs(xs.mean() - 70) + abs(ys.mean() - 85))
+    assert max(offsets) > 10  # the default jitter (8 % of the box) never moves a subject this far
+
+
+def test_hard_variant_uses_sharp_user_backgrounds(tmp_path, carousel_labels):
+    from PIL import Image
+
+    bg = tmp_path / "bg"
+    bg.mkdir()
+    rng = np.random.default_rng(0)
+    Image.fromarray((rng.random((120, 180, 3)) * 255).astype(np.uint8)).save(bg / "noise.png")
+    (bg / "notes.txt").write_text("not a photo")
+    s = make_synth(carousel_labels, tmp_path / "h", seed=0, max_side=160, names=NAMES, hard=True, backgrounds=bg)
+    assert (s.hard, s.n_backgrounds) == (True, 1)
+    assert json.loads((tmp_path / "h" / "synth_info.json").read_text())["hard"] is True
+    easy = make_synth(carousel_labels, tmp_path / "e", seed=0, max_side=160, names=NAMES)
+    assert easy.hard is False
+
+    def grad(root):
+        im = np.asarray(Image.open(root / "dataset" / "Hockey_players.jpg").convert("L"), float)
+        return np.abs(np.diff(im, axis=1)).mean()
+
+    assert grad(tmp_path / "h") > 3 * grad(tmp_path / "e")  # sharp noise against a blurred, flat view
+    with pytest.raises(InvalidParameterError, match="only used with hard=True"):
+        make_synth(carousel_labels, tmp_path / "x", names=NAMES, backgrounds=bg)
+    from multicrop.errors import DatasetError
+
+    with pytest.raises(DatasetError, match="no readable"):
+        make_synth(carousel_labels, tmp_path / "y", names=NAMES, hard=True, backgrounds=tmp_path / "e" / "nothing")

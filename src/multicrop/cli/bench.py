@@ -18,6 +18,11 @@ def synth(
         help="A directory of real Carousel label files (default: the Carousel labels shipped with multicrop)."),
     max_side: int = typer.Option(1600, "--max-side", min=64, help="Long side of the rendered images."),
     limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="Only the first N label files."),
+    hard: bool = typer.Option(False, "--hard", help="carousel-synth-hard: subjects off-centre in their boxes, "
+                              "partly hiding each other, on sharp backgrounds."),
+    backgrounds: Path | None = typer.Option(
+        None, "--backgrounds", "-b", help="With --hard: a directory of photos to use as sharp backgrounds "
+        "(default: the shipped photos, unblurred)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
@@ -38,11 +43,12 @@ def synth(
     with Progress(console=Console(stderr=True), disable=not progress) as bar:
         task = bar.add_task("rendering", total=total)
         summary = make_synth(labels, out_dir, seed=seed, max_side=max_side, names=names,
-                             progress=lambda name: bar.advance(task))
+                             progress=lambda name: bar.advance(task), hard=hard, backgrounds=backgrounds)
     if as_json:
         typer.echo(json.dumps(summary.to_dict(), indent=2))
     else:
-        typer.echo(f"{summary.n_images} images, {summary.n_boxes} boxes, {summary.n_hard_failures} hard "
+        variant = "carousel-synth-hard" if hard else "carousel-synth"
+        typer.echo(f"{variant}: {summary.n_images} images, {summary.n_boxes} boxes, {summary.n_hard_failures} hard "
                    f"failures written to {summary.out_dir} (seed {seed})")
 
 

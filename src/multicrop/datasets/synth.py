@@ -20,6 +20,14 @@ boxes are painted first; overlapping boxes, mixed orientations and very wide
 images come with the real geometry, and ``hard_failures.txt`` lists the same
 names as the real one (all 45 real failures are among the 170 label files).
 
+carousel-synth-hard (``hard=True``) removes what a framing prior and easy
+saliency get for free: subjects are placed anywhere in their box that keeps
+them inside it (not centred), subjects are painted in random order so larger
+ones may partly hide smaller ones, and backgrounds are sharp, full-contrast
+photographs: the user's own (``backgrounds``, a directory of JPEG/PNG files;
+a benchmark may fetch free ones, e.g. Debian's desktop-background packages,
+never committed) or, without them, the shipped photos unblurred.
+
 Deterministic for a seed: the random stream of each image is seeded by
 ``(seed, crc32(name))``; the subject masks come from U^2-Netp on fixed
 inputs (computed once per process).
@@ -51,7 +59,8 @@ from .carousel import load_carousel
 from .carousel_labels import write_labelme
 from .photos import sample_photo
 
-__all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "render_scene", "subject_cutout"]
+__all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "render_scene", "subject_cutout",
+           "load_backgrounds"]
 
 #: Bump when the rendered images change.
 SYNTH_VERSION = "carousel-synth-1"
@@ -75,6 +84,8 @@ class SynthSummary(Serializable):
     seed: int
     max_side: int
     version: str = SYNTH_VERSION
+    hard: bool = False
+    n_backgrounds: int = 0
 
 
 def _photo(name: str) -> np.ndarray:
@@ -157,6 +168,47 @@ def _background(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     return bg
 
 
+def _sharp_background(w: int, h: int, rng: np.random.Generator, photos: Sequence[np.ndarray]) -> np.ndarray:
+    """A random window of the target aspect from one of ``photos``, resized, unblurred."""
+    src = photos[int(rng.integers(len(photos)))]
+    sh, sw = src.shape[:2]
+    f = rng.uniform(0.6, 1.0)
+    ww = min(sw, sh * w / h) * f
+    hh = ww * h / w
+    x0 = rng.uniform(0, sw - ww)
+    y0 = rng.uniform(0, sh - hh)
+    win = src[int(y0): int(y0 + hh) + 1, int(x0): int(x0 + ww) + 1]
+    if rng.random() < 0.5:
+        win = win[:, ::-1]
+    return _resize(np.ascontiguousarray(win), w, h).astype(np.float32)
+
+
+def load_backgrounds(directory: str | Path, *, max_side: int = 1600) -> list[np.ndarray]:
+    """The JPEG/PNG photos of ``directory`` as RGB arrays (long side at most ``max_side``).
+
+    Raises
+    ------
+    DatasetError
+        If ``directory`` holds no readable photo.
+    """
+    from PIL import Image, ImageOps
+
+    out = []
+    for p in sorted(Path(directory).glob("*")):
+        if p.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp"):
+            continue
+        try:
+            with Image.open(p) as im:
+                im = ImageOps.exif_transpose(im).convert("RGB")
+                im.thumbnail((max_side, max_side))
+                out.append(np.asarray(im, dtype=np.uint8))
+        except OSError:
+            continue
+    if not out:
+        raise DatasetError(f"backgrounds: no readable JPEG/PNG/WebP photo in {directory}")
+    return out
+
+
 def _paste(canvas: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y: int) -> None:
     h, w = alpha.shape
     H, W = canvas.shape[:2]
@@ -171,7 +223,8 @@ def _paste(canvas: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y: in
 
 
 def render_scene(
-    width: int, height: int, boxes: Sequence, rng: np.random.Generator
+    width: int, height: int, boxes: Sequence, rng: np.random.Generator, *, hard: bool = False,
+    backgrounds: Sequence[np.ndarray] = (),
 ) -> np.ndarray:
     """An RGB image of ``width x height`` with one subject centred in each box.
 
@@ -180,13 +233,23 @@ def render_scene(
     boxes : sequence of Box
         Where the subjects go (output pixels).
     rng : numpy.random.Generator
+    hard : bool
+        carousel-synth-hard: subjects anywhere inside their box, painted in
+        random order (partial occlusion), sharp backgrounds.
+    backgrounds : sequence of ndarray
+        ``hard``: photos to take backgrounds from (default: the shipped ones, unblurred).
 
     Returns
     -------
     ndarray of uint8, shape (height, width, 3)
     """
-    canvas = _background(width, height, rng)
-    order = sorted(range(len(boxes)), key=lambda i: -boxes[i].area)
+    if hard:
+        photos = list(backgrounds) or [_photo(n) for n in BACKGROUNDS]
+        canvas = _sharp_background(width, height, rng, photos)
+        order = [int(i) for i in rng.permutation(len(boxes))]
+    else:
+        canvas = _background(width, height, rng)
+        order = sorted(range(len(boxes)), key=lambda i: -boxes[i].area)
     picks = rng.permutation(len(SUBJECTS))
     for j, i in enumerate(order):
         b = boxes[i]
@@ -199,8 +262,12 @@ def render_scene(
             rgb, alpha = rgb[:, ::-1], alpha[:, ::-1]
         rgb_s = _resize(np.ascontiguousarray(rgb), nw, nh)
         a_s = _resize(np.ascontiguousarray(alpha), nw, nh)
-        cx = b.x + b.w / 2 + rng.uniform(-0.08, 0.08) * b.w
-        cy = b.y + b.h / 2 + rng.uniform(-0.08, 0.08) * b.h
+        if hard:  # anywhere that keeps the subject inside its box
+            cx = b.x + nw / 2 + rng.uniform(0, max(b.w - nw, 0))
+            cy = b.y + nh / 2 + rng.uniform(0, max(b.h - nh, 0))
+        else:
+            cx = b.x + b.w / 2 + rng.uniform(-0.08, 0.08) * b.w
+            cy = b.y + b.h / 2 + rng.uniform(-0.08, 0.08) * b.h
         _paste(canvas, rgb_s, a_s, int(round(cx - nw / 2)), int(round(cy - nh / 2)))
     return np.clip(canvas + 0.5, 0, 255).astype(np.uint8)
 
@@ -214,6 +281,8 @@ def make_synth(
     names: Sequence[str] | None = None,
     quality: int = 90,
     progress: Callable[[str], None] | None = None,
+    hard: bool = False,
+    backgrounds: str | Path | None = None,
 ) -> SynthSummary:
     """Write a carousel-synth dataset in the Carousel layout.
 
@@ -236,6 +305,10 @@ def make_synth(
         JPEG quality.
     progress : callable, optional
         Called with each item's name after it is written.
+    hard : bool
+        Write carousel-synth-hard (see the module notes).
+    backgrounds : path, optional
+        ``hard``: a directory of photos used as sharp backgrounds.
 
     Raises
     ------
@@ -253,18 +326,22 @@ def make_synth(
     if not 1 <= quality <= 100:
         raise InvalidParameterError(f"quality must be in [1, 100], got {quality!r}")
     _ndimage()  # fail before writing anything when the eval extra is missing
+    if backgrounds is not None and not hard:
+        raise InvalidParameterError("backgrounds: only used with hard=True (carousel-synth-hard)")
+    photos = load_backgrounds(backgrounds) if backgrounds is not None else []
     with contextlib.ExitStack() as stack:
         where = str(labels_dir)
         if labels_dir is None:  # the shipped geometry, written out as the real files
             labels_dir = write_labelme(Path(stack.enter_context(tempfile.TemporaryDirectory())) / "carousel")
             where = "the shipped Carousel labels"
         return _write_synth(Path(labels_dir), Path(out_dir), where=where, seed=seed, max_side=max_side,
-                            names=names, quality=quality, progress=progress)
+                            names=names, quality=quality, progress=progress, hard=hard, photos=photos)
 
 
 def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side: int,
                  names: Sequence[str] | None, quality: int,
-                 progress: Callable[[str], None] | None) -> SynthSummary:
+                 progress: Callable[[str], None] | None, hard: bool = False,
+                 photos: Sequence[np.ndarray] = ()) -> SynthSummary:
     from PIL import Image
 
     src = load_carousel(labels_dir, require_images=False)
@@ -286,7 +363,7 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
         sx, sy = w / item.width, h / item.height
         rng = np.random.default_rng([seed, zlib.crc32(item.name.encode("utf-8"))])
         boxes = [b.scale(sx, sy) for b in item.boxes]
-        img = render_scene(w, h, boxes, rng)
+        img = render_scene(w, h, boxes, rng, hard=hard, backgrounds=photos)
         with atomic_path(ddir / f"{item.name}.jpg") as tmp:
             Image.fromarray(img).save(tmp, format="JPEG", quality=quality)
         shapes = []
@@ -307,7 +384,7 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
             "website_url": "",
             "subcrops": item.k,
             "title": item.name,
-            "creator": f"multicrop {SYNTH_VERSION} (seed {seed}) from scikit-image sample photos",
+            "creator": f"multicrop {SYNTH_VERSION}{' hard' if hard else ''} (seed {seed}) from scikit-image sample photos",
             "copyright_license_type": "scikit-image sample data (see skimage.data)",
             "source_size": [item.width, item.height],
         }
@@ -316,8 +393,9 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
         n_boxes += len(boxes)
         if progress is not None:
             progress(item.name)
-    hard = sorted(i.name for i in items if i.hard_failure)
-    atomic_write_text(out / "hard_failures.txt", "".join(f"{n}\n" for n in hard))
-    summary = SynthSummary(out, len(items), n_boxes, len(hard), seed, max_side)
+    hard_names = sorted(i.name for i in items if i.hard_failure)
+    atomic_write_text(out / "hard_failures.txt", "".join(f"{n}\n" for n in hard_names))
+    summary = SynthSummary(out, len(items), n_boxes, len(hard_names), seed, max_side, hard=hard,
+                           n_backgrounds=len(photos))
     atomic_write_text(out / "synth_info.json", json.dumps(summary.to_dict(), indent=2) + "\n")
     return summary
