@@ -61,6 +61,31 @@ def test_upload_analyses_once_and_settings_reuse_the_analysis(make_app, monkeypa
     assert len(calls) == 2  # and that run computed its own
 
 
+def test_every_strategy_and_auto_k_reuse_the_analysis(make_app, monkeypatch):
+    from multicrop.crop.config import STRATEGIES
+
+    calls = []
+    original = pipeline.compute_saliency
+    monkeypatch.setattr(pipeline, "compute_saliency", lambda image, **kw: calls.append(1) or original(image, **kw))
+    with TestClient(make_app()) as c:
+        s = c.get("/api/settings").json()
+        assert s["strategies"] == list(STRATEGIES)
+        pid = _upload(c, ("two.jpg", photo_bytes())).json()["photos"][0]["id"]
+        for strategy in STRATEGIES:
+            r = c.post(f"/api/photos/{pid}/crops", json={"k": 2, "strategy": strategy})
+            assert r.status_code == 200, (strategy, r.text)
+            assert r.json()["config"]["strategy"] == strategy and len(r.json()["crops"]) >= 1
+        for strategy in s["auto_k"]:
+            r = c.post(f"/api/photos/{pid}/crops", json={"k": "auto", "strategy": strategy})
+            assert r.status_code == 200, (strategy, r.text)
+            assert r.json()["k"] >= 1
+        no_auto = [x for x in STRATEGIES if x not in s["auto_k"]]
+        if no_auto:
+            r = c.post(f"/api/photos/{pid}/crops", json={"k": "auto", "strategy": no_auto[0]})
+            assert r.status_code == 422 and "auto" in r.json()["detail"]
+    assert len(calls) == 1
+
+
 def test_refused_uploads_are_named_and_the_batch_goes_on(client):
     r = _upload(client, ("notes.jpg", b"this is not a photo"), ("ok.png", photo_bytes(fmt="PNG")),
                 ("empty.jpg", b""))

@@ -30,7 +30,7 @@ from ..geometry import RATIO_PRESETS, Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from .download import carousel_zip, edited_crops
 from .labels import LabelFolder
-from .photos import PhotoStore, auto_k_supported, display_jpeg
+from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
 __all__ = ["create_app", "PRESETS"]
 
@@ -166,7 +166,7 @@ def create_app(
     # -- carousel API ----------------------------------------------------------------------
     @app.get("/api/settings", summary="What the page may offer")
     async def settings() -> dict[str, Any]:
-        return {"presets": PRESETS, "strategies": list(STRATEGIES), "auto_k": auto_k_supported(),
+        return {"presets": PRESETS, "strategies": list(STRATEGIES), "auto_k": auto_k_strategies(),
                 "default": {"k": store.config.k, "ratios": ",".join(map(str, store.config.ratios)),
                             "strategy": store.config.strategy},
                 "max_upload_mb": max_upload_mb, "suffixes": sorted(SUPPORTED_SUFFIXES),

@@ -280,13 +280,18 @@ def _parse_k(k: Any) -> Any:
     raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {k!r}")
 
 
-def auto_k_supported() -> bool:
-    """True when this version's CropConfig accepts ``k="auto"``."""
-    try:
-        CropConfig(k="auto")  # type: ignore[arg-type]
-    except (InvalidParameterError, TypeError, ValueError):
-        return False
-    return True
+def auto_k_strategies() -> list[str]:
+    """The strategies with which this version's CropConfig accepts ``k="auto"`` (may be none)."""
+    from ..crop.config import STRATEGIES
+
+    out = []
+    for strategy in STRATEGIES:
+        try:
+            CropConfig(k="auto", strategy=strategy)  # type: ignore[arg-type]
+        except (InvalidParameterError, TypeError, ValueError):
+            continue
+        out.append(strategy)
+    return out
 
 
 def _strip_path(message: str, path: Path) -> str:

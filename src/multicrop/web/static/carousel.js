@@ -225,7 +225,7 @@ async function init() {
   const s = await (await api("GET", "/api/settings")).json();
   state.settings = s;
   const k = $("k");
-  if (s.auto_k) k.add(new Option("auto", "auto"));
+  if (s.auto_k.length) k.add(new Option("auto", "auto"));
   for (let i = 1; i <= 10; i++) k.add(new Option(String(i), String(i)));
   k.value = String(s.default.k);
   for (const [label, value] of Object.entries(s.presets)) $("ratios").add(new Option(label, value));
@@ -235,6 +235,9 @@ async function init() {
   $("limit").textContent = `up to ${s.max_upload_mb} MB each · ${s.suffixes.join(" ")}`;
   $("labelLink").classList.toggle("hidden", !s.label_mode);
   for (const id of ["k", "ratios", "strategy"]) $(id).onchange = () => {
+    // k=auto exists only with some strategies: switch to one when auto is chosen
+    if (id === "k" && k.value === "auto" && !s.auto_k.includes($("strategy").value)) $("strategy").value = s.auto_k[0];
+    if (id === "strategy" && k.value === "auto" && !s.auto_k.includes($("strategy").value)) k.value = String(s.default.k);
     for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seq = (p.seq || 0) + 1; }
     const p = cur(); if (p) suggest(p);
   };
