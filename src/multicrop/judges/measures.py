@@ -50,7 +50,7 @@ from ..measures import (
     THIRDS_POINTS,
     BORDER_BAND,
     blockiness,
-    blur_ratio,
+    blur_ratios,
     border_band,
     luminance,
     noise_sigma,
@@ -140,15 +140,18 @@ def _composition(sal: np.ndarray, mask: np.ndarray) -> dict[str, float]:
             "balance": _clip01(1.0 - (abs(left - 0.5) + abs(top - 0.5))), "border_cut": _clip01(cut / 0.3)}
 
 
-def measure(image: np.ndarray, *, analysis_side: int = 384) -> Measurements:
+def measure(image: np.ndarray, *, analysis_side: int = 384, view_side: int = 768) -> Measurements:
     """Measure an RGB (or grey) image.
 
     Parameters
     ----------
     image : ndarray of uint8, shape (H, W, 3) or (H, W)
     analysis_side : int
-        Long side of the copy used for colour and composition (sharpness,
-        noise, clipping and blockiness use the array as given).
+        Long side of the copy used for colour and composition.
+    view_side : int
+        Long side of the copy used for sharpness, depth of field and noise
+        (their size on a screen); clipping, exposure and blockiness use the
+        array as given.
 
     Returns
     -------
@@ -171,22 +174,31 @@ def measure(image: np.ndarray, *, analysis_side: int = 384) -> Measurements:
     sal, mask_small = _subject_mask(small)
     comp = _composition(sal, mask_small)
 
-    # Technical quality, at full resolution.  Sharpness on a 3x3 median copy so that noise is not read as detail.
-    mask = cv2.resize(mask_small.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
-    med = cv2.medianBlur(grey, 3).astype(np.float32)
+    # Technical quality.  Sharpness, depth of field and noise at viewing size (long side <= view_side: what a
+    # viewer sees, and 7x cheaper than 1 MP); sharpness on a 3x3 median copy so noise is not read as detail.
+    # Clipping, exposure and blockiness on the array as given.
+    vscale = min(1.0, view_side / max(h, w))
+    view = grey if vscale >= 1.0 else cv2.resize(grey, (round(w * vscale), round(h * vscale)),
+                                                 interpolation=cv2.INTER_AREA)
+    vh, vw = view.shape
+    mask = cv2.resize(mask_small.astype(np.uint8), (vw, vh), interpolation=cv2.INTER_NEAREST).astype(bool)
+    med = cv2.medianBlur(view, 3).astype(np.float32)
     has_fg, has_bg = mask.sum() > 64, (~mask).sum() > 64
-    blur_fg = blur_ratio(med, mask=mask) if has_fg else blur_ratio(med)
-    blur_bg = blur_ratio(med, mask=~mask) if has_bg else blur_fg
+    blur_fg, blur_bg = blur_ratios(med, [mask if has_fg else None, ~mask if has_bg else None])
+    if not has_bg:
+        blur_bg = blur_fg
     subject_sharpness = _clip01((0.75 - blur_fg) / 0.45)
     depth_of_field = _clip01((blur_bg - blur_fg) / 0.25)
     mean_lum = float(g32.mean())
-    noise = _clip01((noise_sigma(g32) / (mean_lum + 16.0) - 0.015) / 0.1)
+    noise = _clip01((noise_sigma(view.astype(np.float32)) / (mean_lum + 16.0) - 0.015) / 0.1)
     hist = np.bincount(grey.ravel(), minlength=256).astype(np.float64) / grey.size
     clipping = _clip01((hist[:3].sum() + hist[253:].sum()) * 4.0)
     key_departure = float(tone_departure(mean_lum, centre=KEY_CENTRE, spread=KEY_SPREAD))
     exposure_error = _clip01((key_departure - 0.3) / 0.6)
     blocky = _clip01(blockiness(g32) / 0.5)
-    tilt_deg, evidence = tilt_degrees(grey)
+    tilt_scale = min(1.0, 640 / max(h, w))  # lines survive downscaling; the Hough transform is costly
+    tilt_deg, evidence = tilt_degrees(grey if tilt_scale >= 1.0 else cv2.resize(
+        grey, (round(w * tilt_scale), round(h * tilt_scale)), interpolation=cv2.INTER_AREA))
     tilt = _clip01((abs(tilt_deg) - 1.0) / 4.0) * _clip01(evidence / 0.5)
 
     # Colour and tone, on the small copy: relative to brightness, so exposure alone moves them little.
