@@ -2,6 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const crops = (n) => `${n} crop${n === 1 ? "" : "s"}`;
 const state = { photos: [], current: null, settings: null };
 
 function message(text, kind) {
@@ -37,7 +38,7 @@ function renderTabs() {
     t.textContent = p.name;
     const st = document.createElement("span");
     st.className = "st";
-    st.textContent = p.status === "ready" ? (p.boxes ? `${p.boxes.length} crops` : "ready") : p.status;
+    st.textContent = p.status === "ready" ? (p.boxes ? crops(p.boxes.length) : "ready") : p.status;
     t.appendChild(st);
     t.onclick = () => select(p.id);
     tabs.appendChild(t);
@@ -57,7 +58,7 @@ function renderStrip() {
   const strip = $("strip");
   strip.innerHTML = "";
   if (!p || !p.boxes) return;
-  $("count").textContent = `${p.boxes.length} crop${p.boxes.length === 1 ? "" : "s"} · swipe order`;
+  $("count").textContent = `${crops(p.boxes.length)} · swipe order`;
   const img = $("photo");
   p.boxes.forEach((b, i) => {
     const card = document.createElement("div");
@@ -164,7 +165,7 @@ async function suggest(p) {
       editor.setBoxes(p.boxes);
       overlays();
       renderStrip();
-      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px, ${r.k} crops` + (r.failure ? ` — note: ${r.failure}` : ""));
+      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px, ${crops(r.k)}` + (r.failure ? ` — note: ${r.failure}` : ""));
     }
   } catch (e) {
     if (p.id === state.current) busy(false, `${p.name}: ${e.message}`);
@@ -217,7 +218,7 @@ async function download(withWidth) {
     a.href = URL.createObjectURL(blob);
     a.download = (p.name.replace(/\.[^.]*$/, "") || "photo") + "_carousel.zip";
     document.body.appendChild(a); a.click(); a.remove();
-    busy(false, `${p.name}: zip of ${p.boxes.length} crops downloaded`);
+    busy(false, `${p.name}: zip of ${crops(p.boxes.length)} downloaded`);
   } catch (e) { busy(false, ""); message(`${p.name}: ${e.message}`); }
 }
 
