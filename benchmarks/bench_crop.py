@@ -11,10 +11,20 @@ analyse, cut and write full-resolution crops) and reports its own peak RSS.
 * ``vips``: ``pyvips`` ``smartcrop(interesting="attention")`` for the largest
   2:3 box, written as JPEG (one crop).
 
+Whole processes against the floor (``--whole``): the **floor** is the least
+work any tool must do for the job -- open the JPEG, full decode,
+``reduce(8)``, U^2-Netp at 320x320 with two threads, three q95 crops written
+(:func:`floor`, Pillow + onnxruntime only).  Each repetition runs, in a
+rotating order, the floor and ``multicrop crop`` (with preview; ``--no-preview``;
+``--no-preview --lossless never``) as fresh processes on one 12 MP photo, and
+the floor and ``multicrop crop --no-preview --lossless never`` on 10 photos in
+one process; ratios are per repetition (paired), then the median.
+
 Usage::
 
     python benchmarks/bench_crop.py                       # 12, 48, 200 MP
     python benchmarks/bench_crop.py --sizes 12 --reps 9 --json bench.json
+    MULTICROP_THREADS=2 python benchmarks/bench_crop.py --whole --reps 7
 
 Not a test: numbers depend on the machine and its load.
 """
@@ -127,6 +137,84 @@ def child(method: str, path: Path, reps: int, out: Path) -> dict:
     return {"times": times, "peak_rss_mb": round(_rss_mb(), 1)}
 
 
+_MEAN = (0.485, 0.456, 0.406)
+_STD = (0.229, 0.224, 0.225)
+
+
+def floor(model: str, out: Path, paths: list[str], threads: int = 2) -> None:
+    """The floor: decode, reduce(8), U^2-Netp 320x320 (``threads``), three q95 crops per photo."""
+    import numpy as np
+    import onnxruntime as ort
+    from PIL import Image
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
+    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    for n, path in enumerate(paths):
+        with Image.open(path) as im:
+            im.load()
+            small = im.reduce(8).resize((320, 320))
+            x = (np.asarray(small, np.float32) / 255 - np.array(_MEAN, np.float32)) / np.array(_STD, np.float32)
+            sess.run(None, {name: np.ascontiguousarray(x.transpose(2, 0, 1)[None])})
+            w, h = im.size
+            for i in range(3):
+                im.crop((i * w // 3, 0, (i + 1) * w // 3, h)).save(out / f"floor{n}_{i}.jpg", quality=95)
+
+
+def _timed(cmd: list[str], env: dict) -> float:
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [out if c == "{out}" else c for c in cmd]
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+        dt = time.perf_counter() - t
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.strip()[-500:]}")
+    return dt
+
+
+def whole(work: Path, reps: int) -> dict:
+    """Whole-process medians and paired ratios to the floor (12 MP, k=3)."""
+    import shutil
+
+    from multicrop.models import model_path
+
+    photo = make_photo(12, work)
+    ten = []
+    for i in range(10):
+        p = work / f"ten_{i}.jpg"
+        if not p.exists():
+            shutil.copy(photo, p)
+        ten.append(str(p))
+    env = {**os.environ, "MULTICROP_THREADS": os.environ.get("MULTICROP_THREADS", "2")}
+    py, model = sys.executable, str(model_path("u2netp"))
+    mc = [py, "-m", "multicrop", "crop", "-o", "{out}", "-k", "3"]
+    cmds = {
+        "floor": [py, __file__, "--floor", model, "{out}", str(photo)],
+        "preview": [*mc, str(photo)],
+        "no_preview": [*mc, "--no-preview", str(photo)],
+        "no_preview_reencode": [*mc, "--no-preview", "--lossless", "never", str(photo)],
+        "floor_10": [py, __file__, "--floor", model, "{out}", *ten],
+        "batch_10_reencode": [*mc, "--no-preview", "--lossless", "never", *ten],
+        "batch_10": [*mc, "--no-preview", *ten],
+    }
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    load = [os.getloadavg()]
+    names = list(cmds)
+    for r in range(reps):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            times[name].append(_timed(cmds[name], env))
+    load.append(os.getloadavg())
+    med = {k: round(statistics.median(v), 3) for k, v in times.items()}
+    ratio = {}
+    for k, v in times.items():
+        base = times["floor_10"] if k.startswith(("batch", "floor_10")) else times["floor"]
+        ratio[k] = round(statistics.median(a / b for a, b in zip(v, base)), 2)
+    return {"reps": reps, "threads": env["MULTICROP_THREADS"], "median_s": med, "ratio_to_floor": ratio,
+            "per_photo_10_s": {k: round(med[k] / 10, 3) for k in ("floor_10", "batch_10", "batch_10_reencode")},
+            "load_average": load, "times": {k: [round(t, 3) for t in v] for k, v in times.items()}}
+
+
 def threads_info() -> dict:
     info = {"cpu_count": os.cpu_count()}
     try:
@@ -157,8 +245,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default: 9 / 3 / 2 by size)")
     ap.add_argument("--work", type=Path, default=None, help="folder for photos and outputs (default: temp)")
     ap.add_argument("--json", type=Path, default=None, help="also write results here")
+    ap.add_argument("--whole", action="store_true", help="whole processes against the floor (12 MP)")
+    ap.add_argument("--floor", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
     ap.add_argument("--child", nargs=4, metavar=("METHOD", "PATH", "REPS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.floor:
+        floor(args.floor[0], Path(args.floor[1]), args.floor[2:])
+        return 0
+    if args.whole:
+        work = args.work or Path(tempfile.mkdtemp(prefix="multicrop-bench-"))
+        work.mkdir(parents=True, exist_ok=True)
+        res = whole(work, args.reps or 7)
+        print(json.dumps(res, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(res, indent=2) + "\n")
+        return 0
     if args.child:
         method, path, reps, out = args.child
         print(json.dumps(child(method, Path(path), int(reps), Path(out))))

@@ -77,7 +77,7 @@ def test_failure_mid_lossless_write_leaves_no_file(tmp_path, result, monkeypatch
     import multicrop.crop.lossless as lossless
 
     calls = []
-    real = lossless.lossless_crop
+    real = lossless.finish_crop
 
     def flaky(*a, **k):
         calls.append(1)
@@ -85,7 +85,7 @@ def test_failure_mid_lossless_write_leaves_no_file(tmp_path, result, monkeypatch
             raise OSError("disk full")
         return real(*a, **k)
 
-    monkeypatch.setattr(lossless, "lossless_crop", flaky)
+    monkeypatch.setattr(lossless, "finish_crop", flaky)
     with pytest.raises(OSError, match="disk full"):
         write_outputs(result, tmp_path)
     assert len(calls) == 3 and list(tmp_path.iterdir()) == []

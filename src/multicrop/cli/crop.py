@@ -13,7 +13,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -181,21 +182,33 @@ def _check_crops(result: Any, path: Path) -> None:
             f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
 
 
-def _crop_one(path: Path, stem: Stem, earlier: Path | None, crop_cfg: CropConfig, out_cfg: OutputConfig,
-              out_dir: Path, write: WriteOptions | None, *, strict: bool, as_json: bool, list_files: bool) -> bool:
-    """Crop one photo and write its files (``write`` None: dry run); report on stdout/stderr.  False if it failed."""
+def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool) -> Any:
+    """``crop_photo`` on one photo: its result, or the exception that makes it fail."""
     from ..crop import pipeline
-    from ..crop.outputs import write_outputs
 
     try:
         result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels)
         _check_crops(result, path)
         if result.failure and strict:
             raise MulticropError(f"partition failure: {result.failure}")
-        notes = ()
-        if earlier is not None:
-            notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
-                     f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
+    except (MulticropError, OSError) as exc:
+        return exc
+    return result
+
+
+def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
+            write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
+    """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
+    from ..crop.outputs import write_outputs
+
+    if isinstance(result, Exception):
+        typer.echo(f"multicrop: {path}: {_problem(path, result)}", err=True)
+        return False
+    notes = ()
+    if earlier is not None:
+        notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
+                 f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
+    try:
         if write is None:
             rec = result.to_dict()
             rec.update(stem=stem.name, warnings=list(notes) + list(result.image.warnings), dry_run=True)
@@ -293,13 +306,28 @@ def crop(
         write = _write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
     failed = 0
-    with _progress(len(paths), show=show) as advance:
+    # Photo i's files are written (decode, encode, jpegtran: GIL released) on a second thread while
+    # photo i+1 is analysed; its lines are printed before anything about photo i+1, so output order holds.
+    overlap = write is not None and len(paths) > 1
+    with _progress(len(paths), show=show) as advance, \
+            (ThreadPoolExecutor(1, thread_name_prefix="multicrop-write") if overlap else nullcontext()) as pool:
+        pending = None
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            ok = _crop_one(path, stem, earlier, crop_cfg, out_cfg, out_dir, own, strict=strict,
-                           as_json=as_json, list_files=not show)
-            failed += not ok
+            result = _analyse(path, crop_cfg, out_cfg, strict=strict)
+            if pending is not None:
+                failed += not pending.result()
+                advance()
+            args = (path, result, stem, earlier, out_cfg, out_dir, own)
+            if pool is not None and not isinstance(result, Exception):
+                pending = pool.submit(_finish, *args, as_json=as_json, list_files=not show)
+                continue
+            pending = None
+            failed += not _finish(*args, as_json=as_json, list_files=not show)
+            advance()
+        if pending is not None:
+            failed += not pending.result()
             advance()
     if failed:
         raise typer.Exit(1)

@@ -27,7 +27,8 @@ from ..errors import MulticropError
 from ..geometry import Box
 from ..io import LoadedImage
 
-__all__ = ["LOSSLESS_MODES", "jpegtran", "lossless_reason", "snap_box", "lossless_crop", "insert_exif"]
+__all__ = ["LOSSLESS_MODES", "jpegtran", "lossless_reason", "snap_box", "lossless_crop", "start_crop", "finish_crop",
+           "insert_exif"]
 
 LOSSLESS_MODES = ("auto", "never")
 
@@ -92,6 +93,51 @@ def insert_exif(jpeg: bytes, exif: bytes) -> bytes:
     return jpeg[:pos] + seg + jpeg[pos:]
 
 
+def start_crop(source: str | os.PathLike, box: Box, *, keep_all: bool = False) -> subprocess.Popen | MulticropError:
+    """Start ``jpegtran -crop`` for ``box`` (its top-left on the iMCU grid); :func:`finish_crop` collects it.
+
+    Several crops of one photo run at once: each jpegtran call entropy-decodes
+    the whole file, so on a multi-core machine they overlap.  Returns the
+    error instead of raising it when jpegtran cannot be started.
+    """
+    prog = jpegtran()
+    if prog is None:
+        return MulticropError("jpegtran is not installed")
+    spec = f"{int(box.w)}x{int(box.h)}+{int(box.x)}+{int(box.y)}"
+    cmd = [prog, "-copy", "all" if keep_all else "icc", "-crop", spec, str(source)]
+    try:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        return MulticropError(f"jpegtran failed ({exc})")
+
+
+def finish_crop(proc: subprocess.Popen | MulticropError, box: Box, dest: str | os.PathLike, *, exif: bytes = b"",
+                keep_all: bool = False) -> None:
+    """Wait for :func:`start_crop`'s process and write its crop (with ``exif`` unless ``keep_all``) to ``dest``.
+
+    Raises
+    ------
+    MulticropError
+        jpegtran failed (its message), or its output is not ``box``'s size.
+    """
+    if isinstance(proc, MulticropError):
+        raise proc
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise MulticropError("jpegtran failed (timed out)") from None
+    if proc.returncode != 0 or not out:
+        msg = err.decode("utf-8", "replace").strip().splitlines()
+        raise MulticropError(f"jpegtran failed ({msg[-1] if msg else f'exit {proc.returncode}'})")
+    data = out if keep_all else insert_exif(out, exif)
+    size = _jpeg_size(data)
+    if size != (int(box.w), int(box.h)):
+        raise MulticropError(f"jpegtran wrote {size}, not {int(box.w)}x{int(box.h)}")
+    Path(dest).write_bytes(data)
+
+
 def lossless_crop(source: str | os.PathLike, box: Box, dest: str | os.PathLike, *, exif: bytes = b"",
                   keep_all: bool = False) -> None:
     """Cut ``box`` (top-left already on the iMCU grid) from the JPEG ``source`` into ``dest``.
@@ -107,23 +153,7 @@ def lossless_crop(source: str | os.PathLike, box: Box, dest: str | os.PathLike, 
     MulticropError
         jpegtran failed (its message), or its output is not ``box``'s size.
     """
-    prog = jpegtran()
-    if prog is None:
-        raise MulticropError("jpegtran is not installed")
-    spec = f"{int(box.w)}x{int(box.h)}+{int(box.x)}+{int(box.y)}"
-    cmd = [prog, "-copy", "all" if keep_all else "icc", "-crop", spec, str(source)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, check=False, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise MulticropError(f"jpegtran failed ({exc})") from None
-    if proc.returncode != 0 or not proc.stdout:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise MulticropError(f"jpegtran failed ({msg[-1] if msg else f'exit {proc.returncode}'})")
-    data = proc.stdout if keep_all else insert_exif(proc.stdout, exif)
-    size = _jpeg_size(data)
-    if size != (int(box.w), int(box.h)):
-        raise MulticropError(f"jpegtran wrote {size}, not {int(box.w)}x{int(box.h)}")
-    Path(dest).write_bytes(data)
+    finish_crop(start_crop(source, box, keep_all=keep_all), box, dest, exif=exif, keep_all=keep_all)
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:

@@ -264,6 +264,19 @@ def _names(stem: str, boxes: list[Box], suffix: str, out_cfg: OutputConfig) -> l
     return names
 
 
+def _reap(procs: list) -> None:
+    """Stop jpegtran processes a failure left running (no zombie, no stray output)."""
+    for p in procs:
+        if p is None or isinstance(p, Exception):
+            continue
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for pipe in (p.stdout, p.stderr):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
+
+
 class _FullImage:
     """The full-resolution decode, made on first use only (lossless crops need none)."""
 
@@ -352,15 +365,20 @@ def write_outputs(
             return stack.enter_context(atomic_path(out / name))
 
         full = _FullImage(loaded)
+        snapped = [None if why_not else _lossless.snap_box(c.box, loaded.jpeg_block, loaded.size)
+                   for c in result.crops]
+        started = [None if b is None else _lossless.start_crop(loaded.path, b, keep_all=opts.keep_metadata)
+                   for b in snapped]  # all at once: each jpegtran call reads the whole file
+        stack.callback(_reap, started)
         try:
             for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
                 name = f"{stem}_{i}{suffix}"
                 box, reason, tmp = crop.box, why_not, target(name)
                 if reason is None:
-                    box = _lossless.snap_box(crop.box, loaded.jpeg_block, loaded.size)
+                    box = snapped[i - 1]
                     try:
-                        _lossless.lossless_crop(loaded.path, box, tmp, exif=saver.exif or b"",
-                                                keep_all=opts.keep_metadata)
+                        _lossless.finish_crop(started[i - 1], box, tmp, exif=saver.exif or b"",
+                                              keep_all=opts.keep_metadata)
                     except MulticropError as exc:  # re-encoded below, into the same temporary
                         reason, box = str(exc), crop.box
                 if reason is not None:
