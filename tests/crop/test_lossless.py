@@ -138,3 +138,31 @@ def test_insert_exif_after_app0():
     with Image.open(io.BytesIO(out)) as im:
         assert im.getexif()[0x010F] == "Cam"
     assert insert_exif(data, b"") == data
+
+
+def test_large_photos_cut_one_crop_at_a_time(tmp_path, monkeypatch):
+    """Above the parallel limit each jpegtran call starts only after the previous one ended."""
+    import multicrop.crop.outputs as outputs
+
+    src = _jpeg(tmp_path / "s.jpg", 2)
+    running, peak = [], []
+    real_start, real_finish = lossless.start_crop, lossless.finish_crop
+
+    def start(*a, **k):
+        running.append(1)
+        peak.append(len(running))
+        return real_start(*a, **k)
+
+    def finish(*a, **k):
+        try:
+            return real_finish(*a, **k)
+        finally:
+            running.pop()
+
+    monkeypatch.setattr(lossless, "start_crop", start)
+    monkeypatch.setattr(lossless, "finish_crop", finish)
+    for limit, expected in ((10**9, 3), (1000, 1)):
+        monkeypatch.setattr(outputs, "_PARALLEL_LOSSLESS_PIXELS", limit)
+        peak.clear()
+        assert main(["crop", str(src), "-o", str(tmp_path / f"o{limit}"), "-k", "3", *FAST]) == 0
+        assert max(peak) == expected and len(peak) == 3

@@ -264,6 +264,10 @@ def _names(stem: str, boxes: list[Box], suffix: str, out_cfg: OutputConfig) -> l
     return names
 
 
+#: Largest photo whose lossless crops are cut by parallel jpegtran processes.
+_PARALLEL_LOSSLESS_PIXELS = 50_000_000
+
+
 def _reap(procs: list) -> None:
     """Stop jpegtran processes a failure left running (no zombie, no stray output)."""
     for p in procs:
@@ -367,8 +371,11 @@ def write_outputs(
         full = _FullImage(loaded)
         snapped = [None if why_not else _lossless.snap_box(c.box, loaded.jpeg_block, loaded.size)
                    for c in result.crops]
-        started = [None if b is None else _lossless.start_crop(loaded.path, b, keep_all=opts.keep_metadata)
-                   for b in snapped]  # all at once: each jpegtran call reads the whole file
+        # All at once (each jpegtran call reads the whole file), except for large photos: each call
+        # holds the photo's DCT coefficients (2 bytes a sample, ~600 MB at 200 MP).
+        at_once = loaded.size[0] * loaded.size[1] <= _PARALLEL_LOSSLESS_PIXELS
+        started = [None if b is None or not at_once else _lossless.start_crop(
+            loaded.path, b, keep_all=opts.keep_metadata) for b in snapped]
         stack.callback(_reap, started)
         try:
             for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
@@ -376,6 +383,8 @@ def write_outputs(
                 box, reason, tmp = crop.box, why_not, target(name)
                 if reason is None:
                     box = snapped[i - 1]
+                    if started[i - 1] is None:
+                        started[i - 1] = _lossless.start_crop(loaded.path, box, keep_all=opts.keep_metadata)
                     try:
                         _lossless.finish_crop(started[i - 1], box, tmp, exif=saver.exif or b"",
                                               keep_all=opts.keep_metadata)
