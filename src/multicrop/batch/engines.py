@@ -98,9 +98,9 @@ class RayEngine:
         self._started = False
         if not ray.is_initialized():
             address = os.environ.get("RAY_ADDRESS") or None
-            opts: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False}
-            if address is None:
-                opts["num_cpus"] = (workers or default_workers()) * threads
+            opts: dict[str, Any] = {"address": address, "log_to_driver": False}
+            if address is None:  # a local Ray for this run (joining a cluster takes no resource options)
+                opts |= {"num_cpus": (workers or default_workers()) * threads, "include_dashboard": False}
             ray.init(**opts)
             self._started = True
         self.threads = threads
