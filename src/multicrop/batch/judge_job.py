@@ -17,10 +17,12 @@ Store semantics
   nothing is paid twice) and returns the new records; the driver, the one
   writer, commits them to the store.  A killed driver loses the calls of
   the tasks in flight (at most ``workers x chunk`` images' calls).
-* Two batch runs on one store at the same time each pay for the calls both
-  need until the store's claims (the hardening issue) land; run one at a
-  time.  A shared database for a cluster (PostgreSQL behind the same
-  ``CallStore`` API) is the documented way to let tasks write directly.
+* Two batch runs on one store at the same time: on the local engine the
+  runner claims each call in the shared store before making it, so neither
+  pays for a call the other makes; the Ray engine's private stores hold no
+  claims of the shared one, so run one Ray judge batch per store at a time.
+  A shared database for a cluster (PostgreSQL behind the same ``CallStore``
+  API) is the documented way to let tasks write, and claim, directly.
 """
 
 from __future__ import annotations
