@@ -263,3 +263,22 @@ def test_verify_and_export_report_a_damaged_store_in_one_line(tmp_path, photos, 
     assert err.startswith(f"multicrop: error: {db}: the store is damaged: SQLite's integrity check says ")
     code, out, err = run(["store", "export", db, "-o", tmp_path / "e.csv"], capsys)
     assert code == 1 and err.count("\n") == 1 and "damaged" in err and not (tmp_path / "e.csv").exists()
+
+
+def test_store_show_prints_the_record_prompt_and_run(tmp_path, photos, capsys):
+    from multicrop.judges.store import CallStore
+
+    db = tmp_path / "r.sqlite"
+    assert run(["judge", photos[0], "--db", db, "--json"], capsys)[0] == 0
+    with CallStore(db, readonly=True) as store:
+        key = next(r.call_key for r in store.iter_records() if r.prompt_kind == "dimension")
+    code, out, err = run(["store", "show", key[:16], "--db", db], capsys)
+    assert code == 0, err
+    assert f"call_key: {key}" in out and "prompt_kind: dimension" in out
+    assert "run: 1 (" in out and "multicrop judge" in out
+    assert out.split("prompt:\n", 1)[1].strip().startswith("You are")
+    code, out, _ = run(["store", "show", key, "--db", db, "--json"], capsys)
+    info = json.loads(out)
+    assert code == 0 and info["call_key"] == key and info["run"]["status"] == "finished" and info["prompt"]
+    code, _, err = run(["store", "show", "sha256:" + "f" * 64, "--db", db], capsys)
+    assert code == 1 and err.count("\n") == 1 and "no call" in err

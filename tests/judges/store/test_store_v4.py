@@ -135,3 +135,14 @@ def test_damaged_pages_are_reported_as_damage(tmp_path):
         with pytest.raises(StoreError, match="damaged"):
             store.export(tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_redact_removes_user_info_from_urls_in_panels_and_command_lines():
+    from multicrop.judges.store import redact, strip_userinfo
+
+    assert strip_userinfo("https://u:p@h.example:8443/v1?x=1") == "https://h.example:8443/v1?x=1"
+    assert strip_userinfo("not a url") == "not a url"
+    argv = ["multicrop", "judge", "--base-url=http://al:pw@h/v1", "--base-url", "http://al:pw@h/v1", "a@b.jpg"]
+    assert redact(argv) == ["multicrop", "judge", "--base-url=http://h/v1", "--base-url", "http://h/v1", "a@b.jpg"]
+    doc = {"families": [{"options": {"base_url": "http://k:s@h/v1", "max_side": 64}}]}
+    assert redact(doc) == {"families": [{"options": {"base_url": "http://h/v1", "max_side": 64}}]}
