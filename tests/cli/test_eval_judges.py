@@ -94,7 +94,7 @@ def test_a_zero_noise_ceiling(files, tmp_path, capsys):
     ("args", "message"),
     [
         (["--format", "evx"], "unknown ratings format 'evx'; did you mean 'eva'?"),
-        (["--folds", "1"], "n_folds must be >= 2, got 1"),
+        (["--folds", "1"], "--folds must be >= 2, got 1"),
         (["--transfer-scores", "x.csv"], "--transfer-scores and --transfer-ratings must be given together"),
     ],
 )
