@@ -13,8 +13,8 @@ import sys
 
 import typer
 
-from ..errors import MulticropError
-from . import bench, crop, eval_carousel, eval_judges, judge
+from ..errors import MissingExtraError, MulticropError
+from . import batch, bench, crop, eval_carousel, eval_judges, judge, serve
 
 app = typer.Typer(
     name="multicrop",
@@ -35,7 +35,30 @@ _GROUPS = [
     (eval_carousel, eval_app),
     (bench, bench_app),
     (eval_judges, eval_app),
+    (serve, app),           # multicrop serve
+    (batch, app),           # multicrop batch crop|judge
 ]
+
+#: Top-level packages that only an extra installs (pyproject.toml), and that extra; pandas
+#: comes with both `judges` and `eval`, so the judge-side commands name `judges`.
+_EXTRA_OF = {
+    "pandas": "eval", "scipy": "eval", "sklearn": "eval", "matplotlib": "eval",
+    "openai": "judges", "pyarrow": "parquet", "smartcrop": "peers", "pyvips": "peers",
+    "pillow_heif": "heif", "fastapi": "web", "uvicorn": "web", "multipart": "web",
+    "fsspec": "batch", "ray": "ray",
+}
+_JUDGE_COMMANDS = ("judge", "judges", "store")
+
+
+def missing_extra(exc: ModuleNotFoundError, args: list[str]) -> MissingExtraError | None:
+    """The one-line error for a package an extra would install, or None if ``exc`` is not that."""
+    top = (exc.name or "").split(".")[0]
+    if top not in _EXTRA_OF:
+        return None
+    command = next((a for a in args if not a.startswith("-")), "")
+    extra = "judges" if top == "pandas" and command in _JUDGE_COMMANDS else _EXTRA_OF[top]
+    where = " ".join(a for a in args[:2] if not a.startswith("-"))
+    return MissingExtraError.for_module(top, extra=extra, feature=f"`multicrop {where}`" if where else None)
 
 
 def _version_callback(value: bool) -> None:
@@ -69,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     except MulticropError as exc:
         typer.echo(f"multicrop: error: {exc}", err=True)
+        return 1
+    except ModuleNotFoundError as exc:  # an extra that is not installed: say which one
+        err = missing_extra(exc, args)
+        if err is None:
+            raise
+        typer.echo(f"multicrop: error: {err}", err=True)
         return 1
     return 0
 
