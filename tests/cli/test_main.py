@@ -57,5 +57,6 @@ def test_a_missing_package_of_no_extra_is_not_disguised():
     err = ModuleNotFoundError("No module named 'nope'", name="nope")
     assert cli_main.missing_extra(err, ["crop", "x.jpg"]) is None
     pandas = ModuleNotFoundError("No module named 'pandas'", name="pandas")
+    assert str(cli_main.missing_extra(pandas, ["judge", "photos/"])).startswith("`multicrop judge` needs")
     assert "multicrop[judges]" in str(cli_main.missing_extra(pandas, ["judge", "photos/"]))
     assert "multicrop[eval]" in str(cli_main.missing_extra(pandas, ["eval", "probe"]))

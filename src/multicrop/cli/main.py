@@ -48,6 +48,8 @@ _EXTRA_OF = {
     "fsspec": "batch", "ray": "ray",
 }
 _JUDGE_COMMANDS = ("judge", "judges", "store")
+#: Commands whose second word is a subcommand (named in the message too).
+_GROUP_NAMES = ("eval", "bench", "store", "judges", "saliency", "batch")
 
 
 def missing_extra(exc: ModuleNotFoundError, args: list[str]) -> MissingExtraError | None:
@@ -57,7 +59,8 @@ def missing_extra(exc: ModuleNotFoundError, args: list[str]) -> MissingExtraErro
         return None
     command = next((a for a in args if not a.startswith("-")), "")
     extra = "judges" if top == "pandas" and command in _JUDGE_COMMANDS else _EXTRA_OF[top]
-    where = " ".join(a for a in args[:2] if not a.startswith("-"))
+    words = [a for a in args[:2] if not a.startswith("-")]
+    where = " ".join(words if words and words[0] in _GROUP_NAMES else words[:1])
     return MissingExtraError.for_module(top, extra=extra, feature=f"`multicrop {where}`" if where else None)
 
 
