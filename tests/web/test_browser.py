@@ -8,8 +8,9 @@ import zipfile
 from PIL import Image
 
 from multicrop.datasets.carousel import load_carousel
+from multicrop.datasets.examples import example_photo
 
-from .conftest import LiveServer, photo_bytes
+from .conftest import LiveServer
 
 
 def _box_rects(page):
@@ -17,9 +18,22 @@ def _box_rects(page):
         "#overlay rect.crop-box", "els => els.map(e => ['x','y','width','height'].map(a => +e.getAttribute(a)))")
 
 
+def _example_with_gps(path):
+    """The bundled example photo (what `multicrop example` writes), with a GPS tag added."""
+    example_photo(path)
+    ex = Image.Exif()
+    ex[0x010F] = "TestCam"  # Make
+    ex[0x8825] = {1: "N", 2: (48.0, 51.0, 30.0), 3: "E", 4: (2.0, 17.0, 40.0)}
+    with Image.open(path) as im:
+        im.load()
+    im.save(path, exif=ex.tobytes(), quality=92)
+    with Image.open(path) as im:
+        assert 0x8825 in im.getexif() and im.size == (3600, 1400)
+    return path
+
+
 def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path, shots):
-    src = tmp_path / "lamps.jpg"
-    src.write_bytes(photo_bytes(1800, 800))
+    src = _example_with_gps(tmp_path / "example.jpg")
     bad = tmp_path / "notes.jpg"
     bad.write_bytes(b"not a photo")
     with LiveServer(make_app()) as srv:
@@ -67,8 +81,8 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
         assert errors == []
     z = zipfile.ZipFile(path)
     names = sorted(z.namelist())
-    assert names == ["lamps.json", "lamps_1_w300.jpg", "lamps_2_w300.jpg", "lamps_3_w300.jpg"]
-    record = json.loads(z.read("lamps.json"))
+    assert names == ["example.json", "example_1_w300.jpg", "example_2_w300.jpg", "example_3_w300.jpg"]
+    record = json.loads(z.read("example.json"))
     assert [c["ratio"] for c in record["crops"]] == ["1:1"] * 3
     assert abs(record["crops"][2]["box"]["w"] - round(resized[2])) <= 1  # the dragged size was cut
     for n in names[1:]:
