@@ -9,6 +9,8 @@ from PIL import Image
 
 from multicrop.datasets.carousel import load_carousel
 from multicrop.datasets.examples import example_photo
+from multicrop.evaluation.carousel.evaluate import evaluate_carousel
+from multicrop.metrics.kiou import KIOU_THRESHOLDS, image_kiou
 
 from .conftest import LiveServer
 
@@ -91,7 +93,7 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
             assert im.width == 300 and abs(im.height - 300) <= 1 and 0x8825 not in im.getexif()
 
 
-def test_label_draw_two_boxes_reload_and_evaluate(browser, make_app, label_dir, shots):
+def test_label_draw_two_boxes_reload_and_evaluate(browser, make_app, label_dir, shots, tmp_path):
     with LiveServer(make_app(label_dir=label_dir)) as srv:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(srv.url)
@@ -139,3 +141,18 @@ def test_label_draw_two_boxes_reload_and_evaluate(browser, make_app, label_dir, 
     assert item.metadata.title == "Two lamps" and item.metadata.creator == "A. Person"
     for box, ratio in zip(item.boxes, item.ratios):
         assert abs(box.w / box.h - ratio.value) < 0.01
+
+    # the saved folder is evaluated as it is: the drawn boxes are the ground truth scored against
+    report = tmp_path / "eval"
+    ev = evaluate_carousel(label_dir, "slices", out_dir=report)
+    assert (report / "results.jsonl").is_file()
+    by_name = {r.prediction.name: r for r in ev.results}
+    assert sorted(by_name) == ["photo0"]  # only the labelled photo is scored
+    r = by_name["photo0"]
+    assert r.gt == tuple(item.boxes) and r.prediction.k == 2
+    assert r.totals == tuple(image_kiou(r.prediction.boxes, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS)
+    oracle = [image_kiou(item.boxes, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS]
+    assert oracle == [2.0] * len(KIOU_THRESHOLDS)  # the labels score perfectly against themselves
+    row = next(x for x in ev.rows if x.subset == "all")
+    assert (row.n_images, row.n_boxes, row.k_exact, row.errors) == (1, 2, 1.0, 0)
+    assert abs(row.kiou_50_95 - sum(sum(x.totals) / len(x.totals) for x in ev.results) / row.n_boxes) < 1e-9
