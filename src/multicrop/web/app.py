@@ -29,6 +29,7 @@ from ..errors import MulticropError
 from ..geometry import RATIO_PRESETS, Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from .download import carousel_zip, edited_crops
+from .judging import JUDGE, score_crops
 from .labels import LabelFolder
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
@@ -260,6 +261,25 @@ def create_app(
             return buf.getvalue()
 
         return Response(await asyncio.to_thread(cut), media_type="image/jpeg")
+
+    @app.post("/api/photos/{pid}/scores", summary="Rubric scores of each crop from the offline measured judge")
+    async def scores(pid: str, req: DownloadRequest) -> dict[str, Any]:
+        photo = photo_or_404(pid)
+        res = await result_for(photo, req)
+        boxes = [b.model_dump() for b in req.boxes] or [
+            {**c.box.to_dict(), "ratio": str(c.ratio)} for c in res.crops]
+        crops = edited_crops(res, boxes)
+
+        def run() -> list[dict[str, Any]]:
+            full = photo.loaded.open_full(rgb=True)
+            try:
+                return score_crops(full, [c.box for c in crops])
+            finally:
+                full.close()
+
+        per_crop = await asyncio.to_thread(run)
+        return {"judge": JUDGE, "crops": [{"box": c.box.to_dict(), "ratio": str(c.ratio), **s}
+                                          for c, s in zip(crops, per_crop)]}
 
     @app.post("/api/photos/{pid}/download", summary="Zip of the crops (full size or platform width) and the record")
     async def download(pid: str, req: DownloadRequest) -> Response:
