@@ -196,6 +196,19 @@ def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict:
     return result
 
 
+def _k_option(value: str | None) -> int | str | None:
+    """``--k``: a positive integer or ``auto``."""
+    if value is None or value == "auto":
+        return value
+    try:
+        k = int(value)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise InvalidParameterError(f"--k must be a positive integer or auto, got {value!r}")
+    return k
+
+
 def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
             write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
     """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
@@ -221,6 +234,8 @@ def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: 
         typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
     for note in rec["warnings"]:
         typer.echo(f"multicrop: {path}: warning: {note}", err=True)
+    for note in getattr(result, "notes", ()):  # e.g. fewer distinct subjects than the k asked for
+        typer.echo(f"multicrop: {path}: {note}", err=True)
     if as_json or write is None:
         typer.echo(json.dumps(rec, sort_keys=True))
     elif list_files:
@@ -232,7 +247,16 @@ def crop(
     photos: list[str] = typer.Argument(
         ..., help="Photos, folders (photos inside; -R: also in subfolders), globs, or - for a list on stdin."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory for crops, JSON and preview."),
-    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {H['k']})."),
+    k: str | None = typer.Option(
+        None, "--k", "-k", help=f"Crops per photo, or auto (strategy direct: as many as the photo has distinct "
+                                f"subjects, at most --max-k; default {H['k']})."),
+    max_k: int | None = typer.Option(None, "--max-k", min=1, help="Most crops --k auto may choose (default 6)."),
+    force_k: bool = typer.Option(
+        False, "--force-k", help="Strategy direct: write k crops even when the photo has fewer distinct subjects."),
+    one_ratio: bool | None = typer.Option(
+        None, "--one-ratio/--per-crop-ratio",
+        help="One ratio for the whole carousel (the platforms re-crop every slide to the first's ratio; default "
+             "on for the instagram preset) or each crop its own ratio from the list."),
     ratio: str | None = typer.Option(
         None, "--ratio", "-r", help=f"Ratio or comma list, e.g. 2:3,3:2 (default {H['ratios']}).",
     ),
@@ -289,7 +313,8 @@ def crop(
     ratios = _ratios(ratio, preset)
     crop_cfg, out_cfg = _settings(
         (crop_base, out_base),
-        _given(k=k, ratios=ratios, strategy=strategy, saliency=saliency, faces=faces),
+        _given(k=_k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
+               force_k=force_k or None, one_ratio=one_ratio),
         _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
     write_settings = {**write_base, **_given(lossless=lossless, keep_metadata=keep_metadata or None)}
