@@ -49,8 +49,6 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePath
 from typing import Any, TypeVar
 
-import numpy as np
-
 from .errors import InvalidParameterError
 
 __all__ = ["to_data", "from_data", "Serializable", "TEXT_TYPES"]
@@ -76,10 +74,8 @@ def to_data(value: Any) -> Any:
         return {str(k): to_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_data(v) for v in value]
-    if isinstance(value, np.generic):
-        return to_data(value.item())
-    if isinstance(value, np.ndarray):
-        return to_data(value.tolist())
+    if type(value).__module__ == "numpy":  # scalars and arrays; numpy itself is not imported here
+        return to_data(value.item() if getattr(value, "ndim", 0) == 0 else value.tolist())
     if isinstance(value, PurePath):
         return str(value)
     raise TypeError(f"cannot serialize {type(value).__name__}: {value!r}")

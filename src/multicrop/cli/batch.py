@@ -8,15 +8,14 @@ from pathlib import Path
 
 import typer
 
-from ..crop.config import CropConfig, OutputConfig
 from ..errors import InvalidParameterError
+from .crop import HELP_DEFAULTS  # help-text defaults, checked against CropConfig by the crop CLI tests
 
 __all__ = ["register"]
 
 batch_app = typer.Typer(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
                         no_args_is_help=True)
 
-_CROP = CropConfig()
 
 
 class _Bar:
@@ -68,9 +67,9 @@ def crop(
         "local", "--engine", "-e", help="local (process pool) or ray (RAY_ADDRESS or a local Ray)."),
     workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs / threads)."),
     threads: int = typer.Option(1, "--threads", "-t", min=1, help="Threads per worker for the saliency model."),
-    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {_CROP.k})."),
+    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {HELP_DEFAULTS['k']})."),
     ratio: str | None = typer.Option(None, "--ratio", "-r", help="Ratio or comma list, or a preset name."),
-    saliency: str | None = typer.Option(None, "--saliency", help=f"Saliency backend (default {_CROP.saliency})."),
+    saliency: str | None = typer.Option(None, "--saliency", help=f"Saliency backend (default {HELP_DEFAULTS['saliency']})."),
     faces: bool | None = typer.Option(None, "--faces/--no-faces", help="Protect faces (YuNet)."),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format (default: the source's)."),
     preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.png."),
@@ -85,6 +84,7 @@ def crop(
 ) -> None:
     """Crop every photo of SOURCE into OUT, resumably; a rerun skips what is done with the same settings."""
     from ..batch import run_crop_batch
+    from ..crop.config import CropConfig, OutputConfig
     from ..geometry import parse_ratios
 
     base = CropConfig()
