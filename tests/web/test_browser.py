@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 
 from PIL import Image
@@ -74,6 +75,17 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
         resized = _box_rects(page)[-1]
         assert resized[2] < after[2] and abs(resized[2] - resized[3]) < 1e-6  # smaller, still square
         page.screenshot(path=str(shots / "carousel_2_edited.png"), full_page=True)
+
+        # Judge scores: five rubric numbers (two marked as proxies) and a holistic one on each card
+        page.check("#showScores")
+        page.wait_for_function("[...document.querySelectorAll('.card')].every(c => c.querySelectorAll('.scores .dim').length === 5)")
+        for card in page.locator(".card").all():
+            dims = card.locator(".scores .dim").all_inner_texts()
+            assert [float(re.search(r": ([0-9.]+) / 5$", t).group(1)) for t in dims] and len(dims) == 5
+            assert all(1 <= float(re.search(r": ([0-9.]+) / 5$", t).group(1)) <= 5 for t in dims)
+            assert sum("(proxy)" in t for t in dims) == 2
+            assert re.fullmatch(r"holistic: [0-9.]+ / 10", card.locator(".scores .holistic").inner_text())
+        page.screenshot(path=str(shots / "carousel_3_scores.png"), full_page=True)
 
         page.fill("#width", "300")
         with page.expect_download() as dl:

@@ -89,9 +89,52 @@ function renderStrip() {
     }
     meta.appendChild(btns);
     card.appendChild(meta);
+    if ($("showScores").checked && p.scores && p.scoresKey === scoresKey(p)) card.appendChild(scoreTable(p.scores[i]));
     strip.appendChild(card);
   });
   renderTabs();
+  if ($("showScores").checked) scheduleScores(p);
+}
+
+// Judge scores: the five rubric dimensions and the holistic score of each crop (offline measured judge)
+const scoresKey = (p) => JSON.stringify(p.boxes.map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
+let scoresTimer = null;
+
+function scheduleScores(p) {
+  if (p.scoresKey === scoresKey(p) || p.scoresPending === scoresKey(p)) return;
+  clearTimeout(scoresTimer);
+  scoresTimer = setTimeout(() => fetchScores(p), 300);
+}
+
+async function fetchScores(p) {
+  if (!p.boxes || !p.boxes.length) return;
+  const key = scoresKey(p);
+  p.scoresPending = key;
+  try {
+    const r = await api("POST", `/api/photos/${p.id}/scores`, { ...settingsNow(), boxes: p.boxes });
+    const body = await r.json();
+    if (p.boxes && scoresKey(p) === key) { p.scores = body.crops; p.scoresKey = key; if (p === cur()) renderStrip(); }
+  } catch (e) { message(`${p.name}: judge scores: ${e.message}`); }
+  finally { if (p.scoresPending === key) p.scoresPending = null; }
+}
+
+function scoreTable(s) {
+  const t = document.createElement("div");
+  t.className = "scores";
+  if (!s) return t;
+  for (const [dim, v] of Object.entries(s.dimensions)) {
+    const row = document.createElement("div");
+    row.className = "dim";
+    const proxy = s.proxies.includes(dim);
+    row.textContent = `${dim.replace(/_/g, " ")}${proxy ? " (proxy)" : ""}: ${v.toFixed(2)} / 5`;
+    if (proxy) row.title = "no pixel statistic measures this: a proxy";
+    t.appendChild(row);
+  }
+  const h = document.createElement("div");
+  h.className = "holistic";
+  h.textContent = `holistic: ${s.holistic.toFixed(2)} / 10`;
+  t.appendChild(h);
+  return t;
 }
 
 function setBoxes(boxes) {
@@ -244,6 +287,7 @@ async function init() {
   };
   $("width").oninput = renderStrip;
   for (const id of ["showSaliency", "showFaces", "showRegions"]) $(id).onchange = overlays;
+  $("showScores").onchange = renderStrip;
   $("files").onchange = (e) => { upload([...e.target.files]); e.target.value = ""; };
   const drop = $("drop");
   drop.ondragover = (e) => { e.preventDefault(); drop.classList.add("over"); };
