@@ -217,3 +217,15 @@ def test_to_output_mode_values():
     assert to_output_mode(rgba, "JPEG").getpixel((0, 0)) == (255, 255, 255)
     la = Image.new("LA", (2, 2), (10, 128))
     assert to_output_mode(la, "JPEG").getpixel((0, 0)) in (132, 133)  # half-way to white
+
+
+def test_pillow_bomb_limit_survives_concurrent_loads(tmp_path):
+    """Threads switching Pillow's global check off around Image.open never leave it off."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    Image.new("RGB", (64, 48)).save(tmp_path / "s.png")
+    before = Image.MAX_IMAGE_PIXELS
+    with ThreadPoolExecutor(8) as pool:
+        sizes = list(pool.map(lambda _: load_image(tmp_path / "s.png", max_pixels=10_000).size, range(200)))
+    assert sizes == [(64, 48)] * 200
+    assert Image.MAX_IMAGE_PIXELS == before is not None

@@ -72,10 +72,10 @@ def header_pixels(path: str) -> int:
     """
     from PIL import Image
 
-    limit = Image.MAX_IMAGE_PIXELS
-    Image.MAX_IMAGE_PIXELS = None  # only the size is read here; load_image applies the real limit
-    try:
-        with warnings.catch_warnings():
+    from ..io.load import pillow_bomb_check_off
+
+    try:  # only the size is read here; load_image applies the real limit
+        with pillow_bomb_check_off(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if "://" in path:
                 import fsspec
@@ -87,8 +87,6 @@ def header_pixels(path: str) -> int:
                     w, h = im.size
     except Exception:  # noqa: BLE001 - any unreadable header: the worker reports why
         return 0
-    finally:
-        Image.MAX_IMAGE_PIXELS = limit
     return int(w) * int(h)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -167,13 +170,11 @@ def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
     Pillow's own bomb check is off while the header is read, so that its
     message (which states twice its own limit) never reaches the user.
     """
-    limit = Image.MAX_IMAGE_PIXELS
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            if max_pixels is not None:
-                Image.MAX_IMAGE_PIXELS = None
-            im = Image.open(path)
+            with pillow_bomb_check_off() if max_pixels is not None else contextlib.nullcontext():
+                im = Image.open(path)
         # Pillow warns (once per bad tag) while reading a corrupt EXIF block at open; one line is said later.
         im._multicrop_warned = any(not issubclass(w.category, Image.DecompressionBombWarning) for w in caught)
         return im
@@ -187,8 +188,38 @@ def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
         raise ImageTooLargeError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ImageLoadError(f"{path}: cannot open ({exc})") from None
+
+
+_BOMB_LOCK = threading.Lock()
+_bomb_off_depth = 0
+
+
+@contextlib.contextmanager
+def pillow_bomb_check_off():
+    """Switch Pillow's own decompression-bomb check off while headers are read (thread-safe).
+
+    Pillow keeps its limit in a module global; threads that saved and restored
+    it around ``Image.open`` could restore each other's ``None`` and leave the
+    check off for good.  Here the first thread in saves the limit and the last
+    one out restores it, under a lock.  Our own limit (``max_pixels``) is
+    applied by the caller from the header size.
+    """
+    global _bomb_off_depth, _saved_limit
+    with _BOMB_LOCK:
+        if _bomb_off_depth == 0:
+            _saved_limit = Image.MAX_IMAGE_PIXELS
+            Image.MAX_IMAGE_PIXELS = None
+        _bomb_off_depth += 1
+    try:
+        yield
     finally:
-        Image.MAX_IMAGE_PIXELS = limit
+        with _BOMB_LOCK:
+            _bomb_off_depth -= 1
+            if _bomb_off_depth == 0:
+                Image.MAX_IMAGE_PIXELS = _saved_limit
+
+
+_saved_limit = Image.MAX_IMAGE_PIXELS
 
 
 def _reduce(im: Image.Image, max_side: int) -> Image.Image:
