@@ -50,6 +50,23 @@ def test_serve_binds_loopback_and_passes_its_options(monkeypatch, label_dir):
         app.state.store.close()
 
 
+def test_serve_panel_option(monkeypatch, tmp_path):
+    import uvicorn
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: seen.update(app=app))
+    toml = tmp_path / "panel.toml"
+    toml.write_text('[[families]]\nname = "m"\nbackend = "measured"\nmodel = "measured-v1"\n', encoding="utf-8")
+    r = CliRunner().invoke(_cli(), ["serve", "--no-faces", "--panel", str(toml)])
+    assert r.exit_code == 0, r.output
+    try:
+        assert [f.name for f in seen["app"].state.panel.families] == ["m"]
+    finally:
+        seen["app"].state.store.close()
+    r = CliRunner().invoke(_cli(), ["serve", "--panel", str(tmp_path / "nope.toml")])
+    assert r.exit_code != 0 and "nope.toml does not exist" in str(r.exception)  # main prints it as one line
+
+
 def test_page_stays_responsive_while_a_photo_is_analysed(make_app, monkeypatch):
     release = threading.Event()
     original = pipeline.compute_saliency

@@ -19,6 +19,8 @@ def serve(
     saliency: str | None = typer.Option(None, "--saliency", help="Saliency backend (default: CropConfig's)."),
     faces: bool = typer.Option(True, "--faces/--no-faces", help="Detect faces and keep them whole."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="Threads for the saliency model."),
+    panel: Path | None = typer.Option(
+        None, "--panel", help="Judge panel TOML for the page's Judge scores (default: the offline measured judge)."),
 ) -> None:
     """Serve the carousel page (and, with --label, the label page) until interrupted."""
     from ..crop.config import CropConfig
@@ -30,9 +32,12 @@ def serve(
         from ..errors import MissingExtraError
 
         raise MissingExtraError.for_module("uvicorn", extra="web", feature="`multicrop serve`") from None
+    from ..judges.panel import load_panel
+
+    judges = load_panel(panel) if panel is not None else None
     base = CropConfig(faces=faces, **({"saliency": saliency} if saliency else {}))
     app = create_app(config=base, label_dir=label, label_ratios=label_ratios,
-                     max_upload_mb=max_upload_mb, threads=threads)
+                     max_upload_mb=max_upload_mb, threads=threads, panel=judges)
     where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     typer.echo(f"multicrop serve: {'label mode on ' + str(label) + ', ' if label else ''}open {where} "
                "(Ctrl+C to stop)", err=True)

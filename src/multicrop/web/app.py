@@ -29,7 +29,7 @@ from ..errors import MulticropError
 from ..geometry import RATIO_PRESETS, Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from .download import carousel_zip, edited_crops
-from .judging import JUDGE, score_crops
+from .judging import JUDGE, panel_scores, score_crops
 from .labels import LabelFolder
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
@@ -102,6 +102,7 @@ def create_app(
     max_upload_mb: float = 50,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
+    panel: Any = None,
 ) -> FastAPI:
     """Build the application.
 
@@ -120,6 +121,8 @@ def create_app(
         Decompression-bomb limit.
     threads : int, optional
         Threads for the saliency model.
+    panel : multicrop.judges.panel.Panel, optional
+        The judges of the "Judge scores" toggle (default: the measured judge alone).
     """
     store = PhotoStore(config, max_pixels=max_pixels, threads=threads)
     folder = LabelFolder(label_dir, ratios=label_ratios) if label_dir is not None else None
@@ -134,6 +137,7 @@ def create_app(
                   lifespan=lifespan)
     app.state.store = store
     app.state.labels = folder
+    app.state.panel = panel
 
     @app.exception_handler(MulticropError)
     async def _library_error(request: Request, exc: MulticropError) -> JSONResponse:
@@ -273,12 +277,18 @@ def create_app(
         def run() -> list[dict[str, Any]]:
             full = photo.loaded.open_full(rgb=True)
             try:
-                return score_crops(full, [c.box for c in crops])
+                if panel is None:
+                    return score_crops(full, [c.box for c in crops])
+                import numpy as np
+                per = panel_scores([np.asarray(full.crop(c.box.corners())) for c in crops], panel)
             finally:
                 full.close()
+            # the page shows the first family; every family is in "families"
+            return [{**(p["families"][0] if p["families"] else {}), **p} for p in per]
 
         per_crop = await asyncio.to_thread(run)
-        return {"judge": JUDGE, "crops": [{"box": c.box.to_dict(), "ratio": str(c.ratio), **s}
+        judge = JUDGE if panel is None else {"panel": [f.name for f in panel.families]}
+        return {"judge": judge, "crops": [{"box": c.box.to_dict(), "ratio": str(c.ratio), **s}
                                           for c, s in zip(crops, per_crop)]}
 
     @app.post("/api/photos/{pid}/download", summary="Zip of the crops (full size or platform width) and the record")

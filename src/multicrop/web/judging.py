@@ -16,7 +16,7 @@ import numpy as np
 from ..geometry import Box
 from ..judges import measures
 
-__all__ = ["JUDGE", "crop_scores", "score_crops"]
+__all__ = ["JUDGE", "crop_scores", "score_crops", "panel_scores"]
 
 #: The judge these scores come from (the measured backend's model name and the measures' version).
 JUDGE = {"backend": "measured", "model": "measured-v1", "version": measures.VERSION}
@@ -39,3 +39,43 @@ def crop_scores(crop: np.ndarray) -> dict[str, Any]:
 def score_crops(full: Any, boxes: list[Box]) -> list[dict[str, Any]]:
     """Scores of each box cut from ``full`` (a PIL image in RGB), in order."""
     return [crop_scores(np.asarray(full.crop(b.corners()))) for b in boxes]
+
+
+def panel_scores(crops: list[np.ndarray], panel: Any) -> list[dict[str, Any]]:
+    """Scores of each crop from every family of ``panel`` (a :class:`multicrop.judges.panel.Panel`).
+
+    The crops are judged through :func:`multicrop.judges.runner.judge_images`
+    with a temporary call store, and summarised with
+    :func:`multicrop.judges.quick.score_summary`: per crop, a list of
+    ``{"family", "dimensions", "holistic", "proxies"}``.
+    """
+    import math
+    import tempfile
+    from pathlib import Path
+
+    from ..judges.backends import JUDGE_BACKENDS
+    from ..judges.quick import score_summary
+    from ..judges.runner import judge_images, scores_table
+    from ..judges.store.store import CallStore
+    from ..judges.types import ImageRef
+
+    refs = [ImageRef(np.ascontiguousarray(c), label=f"crop{i + 1}") for i, c in enumerate(crops)]
+    with tempfile.TemporaryDirectory(prefix="multicrop-judge-") as tmp:
+        store = CallStore(Path(tmp) / "calls.sqlite")
+        try:
+            _, plan = judge_images(refs, panel, store)
+            summary = score_summary(scores_table(plan, store))
+        finally:
+            store.close()
+    proxies = {f.name: list(getattr(JUDGE_BACKENDS.get(f.backend), "proxy_dimensions", ()) or ())
+               for f in panel.families}
+    out: list[list[dict[str, Any]]] = [[] for _ in crops]
+    for row in summary.to_dict("records"):
+        i = int(str(row.pop("image"))[4:]) - 1
+        fam = row.pop("family")
+        hol = row.pop("holistic", float("nan"))
+        dims = {k: (None if v != v else float(v)) for k, v in row.items()}
+        out[i].append({"family": fam, "dimensions": dims,
+                       "holistic": None if hol != hol or math.isnan(hol) else float(hol),
+                       "proxies": proxies.get(fam, [])})
+    return [{"families": fams} for fams in out]
