@@ -335,7 +335,8 @@ def tilt_degrees(grey: np.ndarray, *, max_tilt: float = 12.0, min_length: float 
                             minLineLength=max(8, int(min_length * width)), maxLineGap=max(2, short // 100))
     if lines is None:
         return 0.0, 0.0
-    x1, y1, x2, y2 = (lines[:, 0, i].astype(np.float64) for i in range(4))
+    segments = lines.reshape(-1, 4).astype(np.float64)  # OpenCV 4 gives (N, 1, 4), OpenCV 5 (N, 4)
+    x1, y1, x2, y2 = (segments[:, i] for i in range(4))
     ang = np.degrees(np.arctan2(y2 - y1, x2 - x1))
     dev = (ang + 90.0) % 180.0 - 90.0  # angle from level, either direction of the segment
     length = np.hypot(x2 - x1, y2 - y1)
