@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
-from .metadata import EXIF_UNREADABLE
+from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
 from .modes import SIXTEEN_BIT_MODES, to_rgb
 
 __all__ = [
@@ -133,7 +133,7 @@ class LoadedImage:
 
 def _orientation(im: Image.Image) -> int:
     """The EXIF orientation (1 when absent or unreadable); Pillow's warnings on bad EXIF are silenced."""
-    with warnings.catch_warnings():
+    with WARNINGS_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             value = im.getexif().get(0x0112, 1)
@@ -171,7 +171,7 @@ def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
     message (which states twice its own limit) never reaches the user.
     """
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:  # see WARNINGS_LOCK
             warnings.simplefilter("always")
             with pillow_bomb_check_off() if max_pixels is not None else contextlib.nullcontext():
                 im = Image.open(path)
@@ -345,7 +345,7 @@ def _exif_unreadable(im: Image.Image) -> bool:
     raw = im.info.get("exif")
     if raw:
         return read_exif(raw if isinstance(raw, bytes) else bytes(raw))[1]
-    with warnings.catch_warnings(record=True) as caught:
+    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             im.getexif()

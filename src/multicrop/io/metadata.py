@@ -24,9 +24,15 @@ XMP and IPTC.
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 from PIL import Image
+
+#: ``warnings.catch_warnings`` swaps process-wide filters, so threads reading images at once (the judge
+#: runner, the web server, the crop writer thread) would restore each other's filters mid-read: every
+#: block of this package that catches Pillow's warnings holds this lock.
+WARNINGS_LOCK = threading.RLock()
 
 __all__ = ["KEPT_IFD0", "KEPT_EXIF", "EXIF_UNREADABLE", "filter_exif", "read_exif"]
 
@@ -62,7 +68,7 @@ def read_exif(exif: bytes | None) -> tuple[Image.Exif | None, bool]:
     if not exif:
         return None, False
     ex = Image.Exif()
-    with warnings.catch_warnings(record=True) as caught:
+    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             ex.load(exif)
@@ -101,7 +107,7 @@ def filter_exif(exif: bytes | None, *, keep_all: bool = False) -> bytes:
     if keep_all:
         if 0x0112 in src:
             src[0x0112] = 1
-        with warnings.catch_warnings():
+        with WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return src.tobytes()
     out = Image.Exif()
