@@ -143,20 +143,24 @@ def _resize(img: np.ndarray, w: int, h: int) -> np.ndarray:
     return cv2.resize(img, (max(w, 1), max(h, 1)), interpolation=interp)
 
 
-def _background(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
-    import cv2
-
-    src = _photo(BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]).astype(np.float32)
+def _random_window(src: np.ndarray, w: int, h: int, rng: np.random.Generator, *, min_fraction: float) -> np.ndarray:
+    """A random window of ``src`` with the aspect ``w:h``, covering ``min_fraction``-100 % of its side, flipped
+    left-right half the time."""
     sh, sw = src.shape[:2]
-    # A random window of the target aspect, covering 50-100 % of the photo's side.
-    f = rng.uniform(0.5, 1.0)
+    f = rng.uniform(min_fraction, 1.0)
     ww = min(sw, sh * w / h) * f
     hh = ww * h / w
     x0 = rng.uniform(0, sw - ww)
     y0 = rng.uniform(0, sh - hh)
     win = src[int(y0): int(y0 + hh) + 1, int(x0): int(x0 + ww) + 1]
-    if rng.random() < 0.5:
-        win = win[:, ::-1]
+    return win[:, ::-1] if rng.random() < 0.5 else win
+
+
+def _background(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    import cv2
+
+    src = _photo(BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]).astype(np.float32)
+    win = _random_window(src, w, h, rng, min_fraction=0.5)
     # Blur at 1/8 size (same look, a fraction of the cost), then enlarge.
     sw8, sh8 = max(w // 8, 8), max(h // 8, 8)
     small = _resize(np.ascontiguousarray(win), sw8, sh8)
@@ -171,15 +175,7 @@ def _background(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
 def _sharp_background(w: int, h: int, rng: np.random.Generator, photos: Sequence[np.ndarray]) -> np.ndarray:
     """A random window of the target aspect from one of ``photos``, resized, unblurred."""
     src = photos[int(rng.integers(len(photos)))]
-    sh, sw = src.shape[:2]
-    f = rng.uniform(0.6, 1.0)
-    ww = min(sw, sh * w / h) * f
-    hh = ww * h / w
-    x0 = rng.uniform(0, sw - ww)
-    y0 = rng.uniform(0, sh - hh)
-    win = src[int(y0): int(y0 + hh) + 1, int(x0): int(x0 + ww) + 1]
-    if rng.random() < 0.5:
-        win = win[:, ::-1]
+    win = _random_window(src, w, h, rng, min_fraction=0.6)
     return _resize(np.ascontiguousarray(win), w, h).astype(np.float32)
 
 
