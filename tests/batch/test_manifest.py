@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from multicrop.batch.manifest import ManifestWriter, compact_manifest, latest_rows, read_manifest
+from multicrop.batch.manifest import ManifestWriter, compact_manifest, latest_rows, new_run_id, read_manifest
 
 
 def _row(path, status="done"):
@@ -35,3 +35,22 @@ def test_latest_row_of_a_path_wins_and_compaction_keeps_it(tmp_path):
     assert latest_rows(rows)["a"]["run_id"] == "20260102T000000-bb"
     assert pq.read_table(parts[0]).num_rows == 2
     assert compact_manifest(folder, "x") == parts[0]  # one part: nothing to do
+
+
+def test_a_new_run_sorts_after_every_earlier_run_even_within_one_clock_tick(tmp_path):
+    # Two runs started in the same second used to tie on the time part and be
+    # ordered by their random suffix, so a rerun's rows could lose to the older run's.
+    first = new_run_id()
+    ids = [first]
+    for _ in range(50):
+        ids.append(new_run_id(ids))
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    # A clock that stepped back (or an id from a machine ahead in time) is still passed.
+    ahead = "29990101T000000-0123abcd"  # the older whole-second form
+    nxt = new_run_id([ahead, None])
+    assert nxt > ahead and nxt.startswith("29990101T000000.000001-")
+    # And the order holds through the manifest: the later run's row wins.
+    for run, value in ((ahead, "old"), (nxt, "new")):
+        with ManifestWriter(tmp_path, run) as w:
+            w.add({"path": "a.jpg", "status": value})
+    assert latest_rows(read_manifest(tmp_path))["a.jpg"]["status"] == "new"

@@ -76,9 +76,32 @@ SCHEMA_COLUMNS = ("path", "rel", "size", "modified", "content_hash", "settings_h
                   "outputs", "versions", "config", "timings", "seconds", "worker", "run_id", "finished_utc", "seq")
 
 
-def new_run_id() -> str:
-    """A sortable, unique run id: UTC time then random hex."""
-    return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+def new_run_id(after: Iterable[str | None] = ()) -> str:
+    """A sortable, unique run id: UTC time to the microsecond, then random hex.
+
+    Rows are ordered by run id, so a new run must sort after every run already
+    in the manifest (``after``), even when both started within one clock tick or
+    the clock stepped back: the time part is then one microsecond past the
+    latest run's.
+    """
+    now = time.time_ns() // 1000
+    latest = [_run_micros(r) for r in after if r]
+    if latest:
+        now = max(now, max(latest) + 1)
+    return _format_micros(now) + "-" + uuid.uuid4().hex[:8]
+
+
+def _format_micros(micros: int) -> str:
+    secs, frac = divmod(micros, 1_000_000)
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(secs)) + f".{frac:06d}"
+
+
+def _run_micros(run_id: str) -> int:
+    """The time part of a run id in microseconds (older ids carry whole seconds)."""
+    stamp = run_id.split("-", 1)[0]
+    fmt = "%Y%m%dT%H%M%S.%f" if "." in stamp else "%Y%m%dT%H%M%S"
+    when = datetime.datetime.strptime(stamp, fmt).replace(tzinfo=datetime.timezone.utc)
+    return int(when.timestamp()) * 1_000_000 + when.microsecond
 
 
 class ManifestWriter:
