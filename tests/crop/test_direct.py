@@ -10,7 +10,7 @@ from multicrop.crop.direct import salient_blobs, select_direct
 from multicrop.crop.pipeline import crop_photo
 from multicrop.crop.scoring import ScoringContext, get_scorer
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box
+from multicrop.geometry import Box, iou
 
 
 def _ellipse(sal, cx, cy, rx, ry, value=1.0):
@@ -171,3 +171,38 @@ def test_crop_photo_direct_records_k_requested_and_notes():
     rec = res.to_dict()
     assert rec["k_requested"] == 5 and rec["k"] == len(res.crops) and rec["notes"] == list(res.notes)
     assert "direct" in res.versions
+
+
+def test_shortlists_hold_the_same_subject_as_fully_and_start_with_the_chosen_crop(overlapping):
+    sel, _ = _select(overlapping, 2)
+    assert sel.shortlists == tuple((c,) for c in sel.crops)  # shortlist=1: each crop alone
+    h, w = overlapping.shape
+    img = np.full((h, w, 3), 128, np.uint8)
+    img[overlapping > 0] = 220
+    cfg = CropConfig(k=2, strategy="direct", faces=False)
+    ctx = ScoringContext(img, overlapping, ())
+    sel5 = select_direct(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, w, h), min_side=16, shortlist=5)
+    assert sel5.crops == sel.crops  # shortlisting never changes the choice
+    masks = _masks(overlapping)
+    for crop, alts in zip(sel5.crops, sel5.shortlists):
+        assert alts[0] == crop and 2 <= len(alts) <= 5
+        own = int(np.argmax([_held(crop.box, overlapping, m) for m in masks]))
+        for alt in alts[1:]:
+            held = [_held(alt.box, overlapping, m) for m in masks]
+            assert int(np.argmax(held)) == own and held[own] >= _held(crop.box, overlapping, masks[own]) - 0.06
+        ious = [iou(alts[i].box, alts[j].box) for i in range(len(alts)) for j in range(i)]
+        assert max(ious) <= 0.8 + 1e-9
+
+
+def test_crop_photo_shortlist_in_source_pixels_and_validated():
+    img = np.full((300, 600, 3), 40, np.uint8)
+    img[100:200, 80:180] = 230
+    img[80:220, 420:520] = 230
+    cfg = CropConfig(k=2, strategy="direct", saliency="spectral", faces=False)
+    res = crop_photo(img, cfg, shortlist=3)
+    assert [alts[0] for alts in res.shortlists] == list(res.crops)
+    assert all(0 <= a.box.x and a.box.x2 <= 600 and a.box.y2 <= 300 for alts in res.shortlists for a in alts)
+    assert "ranking" not in res.to_dict()
+    assert [c.box for c in crop_photo(img, cfg).crops] == [c.box for c in res.crops]
+    with pytest.raises(InvalidParameterError, match="shortlist"):
+        crop_photo(img, cfg, shortlist=0)

@@ -98,6 +98,9 @@ class DirectSelection:
     blobs: tuple[Blob, ...]
     n_distinct: int
     notes: tuple[str, ...]
+    #: Per chosen crop, alternatives framing the same subject (the chosen crop
+    #: first); see :func:`select_direct`'s ``shortlist``.
+    shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
 
 
 def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
@@ -224,7 +227,8 @@ def _valid(shares: np.ndarray, main: np.ndarray, face_cut: np.ndarray, d: Direct
 
 
 def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box,
-                  min_side: float, ratios: tuple[Ratio, ...] | None = None) -> DirectSelection:
+                  min_side: float, ratios: tuple[Ratio, ...] | None = None,
+                  shortlist: int = 1) -> DirectSelection:
     """Choose distinct crops of the whole image greedily (see the module notes).
 
     Parameters
@@ -242,6 +246,12 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         Smallest crop side in analysis pixels.
     ratios : tuple of Ratio, optional
         Ratios to use (default ``config.ratios``).
+    shortlist : int
+        Alternatives kept per chosen crop (the crop itself first) for a
+        judge to choose among: valid crops of the same main subject that
+        hold it at least as fully (within 0.05) and share no more saliency
+        with the other chosen crops (within 0.05), best quality first, no
+        two with IoU above 0.8.
 
     Returns
     -------
@@ -303,8 +313,29 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         if config.force_k:
             chosen += _fill(boxes, scored, chosen, k, config.nms_iou)
             gains += [0.0] * (len(chosen) - len(gains))
+    lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q, shortlist))
+                  for i in chosen)
     return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(blobs), n_distinct,
-                           tuple(notes))
+                           tuple(notes), lists)
+
+
+def _shortlist(i: int, chosen: list[int], boxes: list[Box], shares: np.ndarray, main: np.ndarray,
+               valid: np.ndarray, q: np.ndarray, n: int) -> list[int]:
+    """Crop ``i`` and up to ``n - 1`` alternatives framing its subject as fully (see ``select_direct``)."""
+    if n <= 1:
+        return [i]
+    m = main[i]
+    others = [j for j in chosen if j != i]
+    cover = shares[others].max(axis=0) if others else np.zeros(shares.shape[1])
+    shared = np.minimum(shares, cover[None, :]).sum(1)
+    ok = valid & (main == m) & (shares[:, m] >= shares[i, m] - 0.05) & (shared <= shared[i] + 0.05)
+    kept = [i]
+    for j in sorted(np.flatnonzero(ok), key=lambda j: -q[j]):
+        if len(kept) >= n:
+            break
+        if j != i and iou_matrix([boxes[j]], [boxes[t] for t in kept]).max() <= 0.8:
+            kept.append(int(j))
+    return kept
 
 
 def _plural(n: int, word: str) -> str:

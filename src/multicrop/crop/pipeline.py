@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import package_version
-from ..errors import ImageTooSmallError
+from ..errors import ImageTooSmallError, InvalidParameterError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..saliency import SALIENCY, compute_saliency
@@ -74,6 +74,13 @@ class CropResult:
     notes : tuple of str
         Plain statements about the result, e.g. "this photo has 2 distinct
         subjects; wrote 2 crops, asked for 5" (``direct``).
+    shortlists : tuple of tuple of ScoredCrop
+        Per crop, the alternatives a judge may choose among (source pixels,
+        the crop itself first); only with ``crop_photo(..., shortlist=n)``.
+    ranking : dict or None
+        Set when a judge panel chose among the shortlists
+        (:mod:`multicrop.ranking`): panel, calls, spend and scores; written
+        into :meth:`to_dict` only then.
     """
 
     crops: tuple[ScoredCrop, ...]
@@ -87,6 +94,8 @@ class CropResult:
     source: str | None = None
     k_requested: int | str | None = None
     notes: tuple[str, ...] = ()
+    shortlists: tuple[tuple[ScoredCrop, ...], ...] = field(default=(), repr=False, compare=False)
+    ranking: dict | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     image: LoadedImage | None = field(default=None, repr=False, compare=False)
     saliency: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -114,7 +123,7 @@ class CropResult:
         partition in source pixels, ``k`` and rounded timings, and leaves out
         the image and saliency map the result carries for writing files.
         """
-        return {
+        out = {
             "source": self.source,
             "size": list(self.size),
             "analysis_size": list(self.analysis_size),
@@ -129,6 +138,9 @@ class CropResult:
             "versions": dict(self.versions),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
+        if self.ranking is not None:
+            out["ranking"] = to_data(self.ranking)
+        return out
 
 
 def pipeline_versions(config: CropConfig | None = None) -> dict[str, str]:
@@ -209,6 +221,7 @@ def crop_photo(
     *,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
+    shortlist: int = 1,
 ) -> CropResult:
     """Find ``config.k`` distinct crops of a photo (with ``direct``: as many as it has, up to k).
 
@@ -225,6 +238,10 @@ def crop_photo(
     threads : int, optional
         Threads for the saliency model (default: this process's share of the
         CPUs); never changes the result.
+    shortlist : int
+        Keep up to this many alternatives per crop in ``CropResult.shortlists``
+        (``direct`` finds them; other strategies list each crop alone).  The
+        crops themselves do not change.
 
     Returns
     -------
@@ -257,9 +274,13 @@ def crop_photo(
     sx, sy = loaded.size[0] / w, loaded.size[1] / h
     candidates = Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
                              cfg.min_crop_side / max(sx, sy))
-    selection = select_crops(sal, candidates, name, clock)
+    if isinstance(shortlist, bool) or not isinstance(shortlist, int) or shortlist < 1:
+        raise InvalidParameterError(f"shortlist must be a positive integer, got {shortlist!r}")
+    selection = select_crops(sal, candidates, name, clock, shortlist=shortlist)
     clock.lap("score")
     crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in selection.crops)
+    lists = selection.shortlists or tuple((c,) for c in selection.crops)
+    shortlists = tuple(tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in alts) for alts in lists)
     return CropResult(
         crops=crops,
         partition=selection.partition,
@@ -275,6 +296,7 @@ def crop_photo(
         saliency=sal,
         k_requested=cfg.k,
         notes=selection.notes,
+        shortlists=shortlists,
     )
 
 

@@ -83,6 +83,7 @@ class _Selection:
     failure: str | None
     notes: tuple[str, ...] = ()
     total: float = 0.0
+    shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
 
 
 def _select_by_partition(saliency: np.ndarray, candidates: Candidates, name: str,
@@ -128,18 +129,23 @@ def _select_topk(candidates: Candidates) -> _Selection:
     return _Selection(tuple(chosen), None, failure, total=sum(c.score for c in chosen))
 
 
-def _select_direct(candidates: Candidates) -> _Selection:
+def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
     """``direct``: distinct crops from one pool over the whole image (:mod:`multicrop.crop.direct`)."""
     sel = select_direct(candidates.context, candidates.scorer, candidates.config, bounds=candidates.bounds,
-                        min_side=candidates.min_side)
-    return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains))
+                        min_side=candidates.min_side, shortlist=shortlist)
+    return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists)
 
 
-def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch) -> _Selection:
-    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best total."""
+def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch,
+                 *, shortlist: int = 1) -> _Selection:
+    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best total.
+
+    ``shortlist`` > 1 keeps that many alternatives per crop (``direct`` only;
+    the other strategies shortlist each crop alone).
+    """
     cfg = candidates.config
     run = {"partition": lambda c: _select_by_partition(sal, c, name, clock),
-           "topk": _select_topk, "direct": _select_direct}[cfg.strategy]
+           "topk": _select_topk, "direct": lambda c: _select_direct(c, shortlist)}[cfg.strategy]
     if not cfg.one_ratio or len(cfg.ratios) == 1:
         return run(candidates)
     best: _Selection | None = None  # ratios is never empty (CropConfig validates it)
