@@ -182,18 +182,37 @@ def _check_crops(result: Any, path: Path) -> None:
             f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
 
 
-def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool) -> Any:
-    """``crop_photo`` on one photo: its result, or the exception that makes it fail."""
+def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None) -> Any:
+    """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
     from ..crop import pipeline
 
     try:
-        result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels)
+        result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
+                                     shortlist=judge.shortlist if judge else 1)
         _check_crops(result, path)
         if result.failure and strict:
             raise MulticropError(f"partition failure: {result.failure}")
+        if judge:
+            result = judge.rank(result)
+            typer.echo(f"multicrop: {path}: {judge.summary(result)}", err=True)
     except (MulticropError, OSError) as exc:
         return exc
     return result
+
+
+def _judge_options(judge: Path | None, shortlist: int | None, store: Path | None, *, strategy: str) -> Any:
+    """``--judge``, ``--shortlist``, ``--judge-store`` checked once, before the batch (None without ``--judge``)."""
+    if judge is None:
+        given = [name for name, v in (("--shortlist", shortlist), ("--judge-store", store)) if v is not None]
+        if given:
+            raise InvalidParameterError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} --judge PANEL.toml")
+        return None
+    from ..ranking.settings import JudgeSettings
+
+    if strategy != "direct":
+        typer.echo(f"multicrop: warning: --judge: strategy {strategy} lists each crop alone, so the panel scores "
+                   "the crops but cannot change them; use --strategy direct", err=True)
+    return JudgeSettings.create(judge, shortlist=shortlist, store=store)
 
 
 def _k_option(value: str | None) -> int | str | None:
@@ -299,6 +318,14 @@ def crop(
              "(options override it).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
+    judge: Path | None = typer.Option(
+        None, "--judge", help="Judge panel TOML: the panel chooses each crop among its shortlist (strategy direct; "
+                              "see docs/cropping.md; offline: multicrop/data/panel.measured.toml)."),
+    shortlist: int | None = typer.Option(
+        None, "--shortlist", help="With --judge: alternatives per crop the panel judges (default 4)."),
+    judge_store: Path | None = typer.Option(
+        None, "--judge-store", help="With --judge: the call store (SQLite); a rerun over it makes no new call "
+                                    "(default: a temporary store per photo)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
     from ..crop.config import CropConfig, OutputConfig
@@ -322,6 +349,7 @@ def crop(
         _write_options(write_settings)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--lossless: {exc}") from None
+    ranker = _judge_options(judge, shortlist, judge_store, strategy=crop_cfg.strategy)
     paths = expand_inputs(photos, recursive=recursive, stdin=sys.stdin)
     stems = unique_stems(paths)
     write = None
@@ -340,7 +368,7 @@ def crop(
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            result = _analyse(path, crop_cfg, out_cfg, strict=strict)
+            result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker)
             if pending is not None:
                 failed += not pending.result()
                 advance()

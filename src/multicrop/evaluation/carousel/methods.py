@@ -19,6 +19,11 @@ Built-in methods
     partitioning, with the metadata's k (``direct``; fewer when the photo
     shows fewer distinct subjects) or k decided by the method
     (``direct-auto``, the paper's §V request).
+``direct-measured``
+    ``direct-auto`` whose crops are then chosen by the offline ``measured``
+    judge panel (the shipped ``panel.measured.toml``) among each crop's
+    shortlist of 4 (:func:`multicrop.ranking.rank_crops`); its version
+    includes the panel, the judge's version and the ranking's.
 ``smartcrop``, ``vips``
     Single-crop peers (smartcrop.py; libvips ``smartcrop`` with
     ``interesting="attention"``) run on OUR partitions, the paper's protocol
@@ -332,3 +337,33 @@ class DirectAutoMethod(PipelineMethod):
     description = "our pipeline: direct selection that decides k itself (the metadata's k is not used)"
     strategy = "direct"
     auto_k = True
+
+
+@METHODS.register
+class DirectMeasuredMethod(DirectAutoMethod):
+    name = "direct-measured"
+    description = ("our pipeline: direct selection with k decided by the method, each crop then chosen among its "
+                   "shortlist of 4 by the offline measured judge panel (z-scored panel mean)")
+    shortlist = 4
+
+    @property
+    def version(self) -> str:  # the pipeline's versions, the panel (and its judge's version), the ranking's
+        from ...hashing import content_hash
+        from ...ranking.settings import measured_panel_path
+        from ...ranking.shortlists import RANKING_VERSION, load_ranking_panel
+
+        panel = load_ranking_panel(measured_panel_path())
+        digest = content_hash({"panel": panel.to_dict(), "judges": [f.identity() for f in panel.families],
+                               "ranking": RANKING_VERSION, "shortlist": self.shortlist})
+        return f"{pipeline_version('2', strategy=self.strategy)}+{digest.split(':', 1)[1][:12]}"
+
+    def _predict(self, image, k, ratios):
+        from ...crop.config import CropConfig
+        from ...crop.pipeline import crop_photo
+        from ...ranking.settings import measured_panel_path
+        from ...ranking.shortlists import rank_crops
+
+        cfg = CropConfig(k="auto", ratios=tuple(ratios), strategy=self.strategy)
+        result = rank_crops(crop_photo(image, cfg, threads=self.threads, shortlist=self.shortlist),
+                            measured_panel_path())
+        return [c.box for c in result.crops], result.failure
