@@ -7,7 +7,15 @@ Each method's report (results.jsonl, table.csv/json, report.html) goes to
 failures per method, with seconds per image (per worker process) and the wall
 time of each method's run, then the share of images given exactly k crops
 (k-exact, the metadata's ``subcrops``), the mean absolute error of the crop
-count and the per-subject orientation accuracy against the labels.
+count, the per-subject orientation accuracy against the labels and the
+share of predicted crops cutting a salient blob (blob-cut, the evaluation's
+own U^2-Netp definition in :mod:`multicrop.evaluation.carousel.blobs`; maps
+cached once per image in ``OUT/saliency``, shared by every method and variant).
+
+    python benchmarks/bench_carousel.py --out /tmp/w9 --hard --backgrounds BG_DIR --methods partition,direct
+
+(``benchmarks/fetch_backgrounds.sh BG_DIR`` fetches sharp photographs for the hard variant.)
+Seconds per image are measured on whatever else the machine runs: quote them with the load.
 """
 
 from __future__ import annotations
@@ -46,20 +54,26 @@ def main() -> None:
         s = make_synth(args.labels, data, seed=args.seed, max_side=args.max_side, hard=args.hard,
                        backgrounds=args.backgrounds)
         print(f"built {s.n_images} images ({s.n_boxes} boxes) in {time.perf_counter() - t0:.1f} s -> {data}")
-    header = f"{'method':<10} {'subset':<9} {'kIoU@.5:.95':>11} {'kIoU@.5':>8} {'img-mean@.5':>11} {'images':>6} {'fail':>5} {'err':>4} {'s/img':>6} {'wall s':>7} {'k-exact':>7} {'k-MAE':>6} {'orient':>6}"
+    header = (f"{'method':<14} {'subset':<9} {'kIoU@.5:.95':>11} {'kIoU@.5':>8} {'img-mean@.5':>11} {'images':>6} "
+              f"{'fail':>5} {'err':>4} {'s/img':>6} {'wall s':>7} {'k-exact':>7} {'k-MAE':>6} {'orient':>6} "
+              f"{'blob_cut':>8}")
     lines = []
     for name in args.methods.split(","):
         t0 = time.perf_counter()
         rep = args.out / f"rep{'-hard' if args.hard else ''}_{name}"
-        ev = evaluate_carousel(data, name, out_dir=rep, workers=args.workers, limit=args.limit)
+        ev = evaluate_carousel(data, name, out_dir=rep, workers=args.workers, limit=args.limit,
+                               saliency_cache=args.out / "saliency")
         wall = time.perf_counter() - t0
         write_report(ev, rep)
         for r in ev.rows:
-            lines.append(f"{r.method:<10} {r.subset:<9} {r.kiou_50_95:>11.3f} {r.kiou_50:>8.3f} {r.image_mean_50:>11.3f} "
+            blob = "-" if r.blob_cut is None else f"{r.blob_cut:.3f}"
+            lines.append(f"{r.method:<14} {r.subset:<9} {r.kiou_50_95:>11.3f} {r.kiou_50:>8.3f} {r.image_mean_50:>11.3f} "
                          f"{r.n_images:>6} {r.failures:>5} {r.errors:>4} {r.seconds_per_image:>6.2f} {wall:>7.1f} "
-                         f"{r.k_exact:>7.3f} {r.k_mae:>6.2f} {r.orientation_accuracy:>6.3f}")
+                         f"{r.k_exact:>7.3f} {r.k_mae:>6.2f} {r.orientation_accuracy:>6.3f} {blob:>8}")
         print(f"{name}: done in {wall:.1f} s ({ev.n_resumed} resumed; {ev.workers} workers x {ev.threads} threads)", flush=True)
-    print(f"\ncarousel-synth{'-hard' if args.hard else ''} seed {args.seed}, {os.cpu_count()} CPUs, {args.workers} workers")
+    load = ", load average %.1f %.1f %.1f" % os.getloadavg() if hasattr(os, "getloadavg") else ""
+    print(f"\ncarousel-synth{'-hard' if args.hard else ''} seed {args.seed}, {os.cpu_count()} CPUs{load}, "
+          f"{args.workers} workers")
     print(header)
     print("\n".join(lines))
 

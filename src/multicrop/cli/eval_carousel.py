@@ -22,14 +22,16 @@ def carousel(
     thumbnails: bool = typer.Option(True, "--thumbnails/--no-thumbnails", help="Draw boxes on thumbnails for the HTML page."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON instead of a table."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    blobs: bool = typer.Option(True, "--blob-cut/--no-blob-cut",
+                               help="Measure the share of crops cutting a salient blob (U^2-Netp, cached in OUT/saliency)."),
 ) -> None:
-    """Evaluate a multi-crop method on Carousel with kIoU@0.5:0.95 and kIoU@0.5."""
+    """Evaluate a multi-crop method on Carousel: kIoU@0.5:0.95, kIoU@0.5, k, orientation and blob-cut share."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
     from ..evaluation.carousel.evaluate import evaluate_carousel
-    from ..evaluation.carousel.report import format_rows, write_report
+    from ..evaluation.carousel.report import DISPLAY_COLUMNS, format_rows, write_report
     from ..geometry import parse_ratios
 
     ratios = parse_ratios(ratio)
@@ -47,7 +49,7 @@ def carousel(
     with bar:
         ev = evaluate_carousel(
             dataset_dir, method, subset=subset, out_dir=out_dir, workers=workers, ratios=ratios,
-            limit=limit, progress=lambda r: bar.advance(task), on_start=on_start,
+            limit=limit, progress=lambda r: bar.advance(task), on_start=on_start, blobs=blobs,
         )
     wall = time.perf_counter() - t0
     paths = write_report(ev, out_dir, thumbnails=thumbnails)
@@ -59,11 +61,14 @@ def carousel(
         return
     table = Table(title=f"Carousel kIoU - {ev.method} ({len(ev.results)} images, {wall:.1f} s wall, "
                         f"{ev.workers} worker(s) x {ev.threads} thread(s))")
-    for col in ("method", "subset", "kIoU@0.5:0.95", "kIoU@0.5", "images", "failures", "s/image"):
+    for col in DISPLAY_COLUMNS:
         table.add_column(col, justify="left" if col in ("method", "subset") else "right")
     for row in format_rows(ev.rows):
         table.add_row(*row)
-    Console().print(table)
+    out = Console()
+    if not out.is_terminal:  # a file or pipe has no width to fit: keep the ten columns on one line each
+        out = Console(width=max(out.width, 160))
+    out.print(table)
     typer.echo(f"report: {paths['html']}")
 
 

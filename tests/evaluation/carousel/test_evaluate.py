@@ -144,7 +144,7 @@ def test_k_and_orientation_columns_of_slices(small_synth, tmp_path):
     assert matched > 0 and row.orientation_accuracy == pytest.approx(correct / matched)
     write_report(ev, tmp_path)
     header = (tmp_path / "table.csv").read_text().splitlines()[0].split(",")
-    assert header[-3:] == ["k_exact", "k_mae", "orientation_accuracy"]
+    assert header[-4:] == ["k_exact", "k_mae", "orientation_accuracy", "blob_cut"]
 
 
 def test_report_files(small_synth, tmp_path):

@@ -5,7 +5,10 @@
 appends one JSON line per image to ``results.jsonl`` in the report directory
 (:mod:`multicrop.evaluation.carousel.records`), and returns the per-image
 results with a table of kIoU@0.5:0.95, kIoU@0.5, image count, method
-failures and seconds per image.  A rerun skips the images already there, so
+failures, seconds per image, k and orientation errors and the share of
+crops cutting a salient blob (:mod:`multicrop.evaluation.carousel.blobs`;
+its U^2-Netp map is computed once per image, by the worker after the
+prediction and outside its timing, and cached in ``saliency/``).  A rerun skips the images already there, so
 an interrupted run resumes, and scores every prediction against the ground
 truth as loaded on that run.  A directory holding predictions of another
 method version or ratio list is refused, not reused.
@@ -15,8 +18,9 @@ the per-image CSV and an HTML page.
 The steps, each a function here: load the subset (:func:`select_items`),
 resume from ``results.jsonl`` (:func:`resume`), run the method on the rest,
 in this process or in a pool (:func:`run_tasks`), score each prediction
-(:meth:`~multicrop.evaluation.carousel.records.ImageResult.score`) and
-summarise the table (:func:`score_rows`).
+(:meth:`~multicrop.evaluation.carousel.records.ImageResult.score`,
+:func:`measure_blobs`) and summarise the table
+(:func:`~multicrop.evaluation.carousel.records.score_rows`).
 
 Protocol: ``k`` is the metadata's ``subcrops``; the method is offered the
 ratios 2:3 and 3:2 and never sees the ground truth; every labelled box is
@@ -36,7 +40,6 @@ References
 from __future__ import annotations
 
 import os
-import statistics
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -47,19 +50,24 @@ from typing import Any
 from ...datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, CarouselItem, load_carousel
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Ratio
-from ...metrics.kiou import KIOU_THRESHOLDS
 from ...saliency.u2netp import thread_count
-from ...serialize import Serializable, to_data
+from ...serialize import to_data
+from .blobs import BlobCut, blob_cut, blob_map
 from .methods import METHODS, CarouselMethod, MethodResult
 from .records import (
     RESULTS_FILE,
     ImageResult,
     Prediction,
+    ScoreRow,
     Task,
     append_result,
     check_reusable,
     read_results,
+    score_rows,
 )
+
+#: Directory of the cached blob-cut saliency maps inside a report directory.
+SALIENCY_DIR = "saliency"
 
 __all__ = [
     "ScoreRow",
@@ -70,27 +78,9 @@ __all__ = [
     "run_task",
     "run_tasks",
     "score_rows",
+    "measure_blobs",
+    "SALIENCY_DIR",
 ]
-
-
-@dataclass(frozen=True)
-class ScoreRow(Serializable):
-    """One line of the results table."""
-
-    method: str
-    subset: str
-    kiou_50_95: float
-    kiou_50: float
-    image_mean_50_95: float
-    image_mean_50: float
-    n_images: int
-    n_boxes: int
-    failures: int
-    errors: int
-    seconds_per_image: float
-    k_exact: float = 0.0
-    k_mae: float = 0.0
-    orientation_accuracy: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -136,47 +126,6 @@ class CarouselEvaluation:
             "threads_per_worker": self.threads,
             "skipped": to_data(self.dataset.skipped),
         }
-
-
-def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[str]) -> tuple[ScoreRow, ...]:
-    """Table rows for ``subsets`` of ``results`` (subsets with no image are left out).
-
-    Besides kIoU: ``k_exact``, the share of images with exactly ``k`` crops
-    (the metadata's ``subcrops``), ``k_mae``, the mean absolute difference,
-    and ``orientation_accuracy``, the share of matched (prediction, label)
-    pairs facing the same way (:mod:`multicrop.metrics.orientation`).
-
-    kIoU is box-weighted (summed matched IoU over all ground-truth boxes), as
-    :func:`multicrop.metrics.kiou.summarize_kiou`; the per-image sums come from
-    each :class:`ImageResult`, so nothing is matched twice.
-    """
-    rows = []
-    for subset in subsets:
-        sel = [r for r in results if subset == "all" or (subset == "failures") == r.hard_failure]
-        n_gt = sum(len(r.gt) for r in sel)
-        if not sel or not n_gt:
-            continue
-        per_t = [sum(r.totals[t] for r in sel) / n_gt for t in range(len(KIOU_THRESHOLDS))]
-        rows.append(
-            ScoreRow(
-                method=method,
-                subset=subset,
-                kiou_50_95=statistics.fmean(per_t),
-                kiou_50=per_t[0],
-                image_mean_50_95=statistics.fmean(r.kiou_50_95 for r in sel),
-                image_mean_50=statistics.fmean(r.kiou_50 for r in sel),
-                n_images=len(sel),
-                n_boxes=n_gt,
-                failures=sum(r.prediction.failure is not None for r in sel),
-                errors=sum(r.prediction.error is not None for r in sel),
-                seconds_per_image=statistics.fmean(r.prediction.seconds for r in sel),
-                k_exact=statistics.fmean(r.k_error == 0 for r in sel),
-                k_mae=statistics.fmean(abs(r.k_error) for r in sel),
-                orientation_accuracy=(sum(r.orientation.correct for r in sel)
-                                      / max(sum(r.orientation.matched for r in sel), 1)),
-            )
-        )
-    return tuple(rows)
 
 
 # --------------------------------------------------------------------------- steps
@@ -245,8 +194,28 @@ def run_task(method: CarouselMethod, task: Task) -> Prediction:
     try:
         result = method.predict(task.image_path, task.k, task.ratios)
     except MulticropError as exc:
-        return Prediction.from_result(task, method, MethodResult(()), error=f"{type(exc).__name__}: {exc}")
-    return Prediction.from_result(task, method, result)
+        prediction = Prediction.from_result(task, method, MethodResult(()), error=f"{type(exc).__name__}: {exc}")
+    else:
+        prediction = Prediction.from_result(task, method, result)
+    if task.blob_cache is not None:  # the map for measure_blobs, made here in parallel, outside the timing
+        try:
+            blob_map(task.image_path, cache_dir=task.blob_cache, threads=method.threads)
+        except MulticropError:
+            pass  # measure_blobs meets the same error and records no measure
+    return prediction
+
+
+def measure_blobs(
+    prediction: Prediction, item: CarouselItem, cache_dir: Path | None, *, threads: int | None = None
+) -> BlobCut | None:
+    """Blob cuts of ``prediction`` on ``item``'s cached (or newly computed) map; None if unreadable."""
+    if item.image_path is None:
+        return None
+    try:
+        saliency = blob_map(item.image_path, cache_dir=cache_dir, threads=threads)
+    except MulticropError:
+        return None
+    return blob_cut(saliency, prediction.boxes, (item.width, item.height))
 
 
 def _start_worker(threads: int | None) -> None:
@@ -261,13 +230,15 @@ def _start_worker(threads: int | None) -> None:
 
 
 def run_tasks(
-    method: CarouselMethod, items: Sequence[CarouselItem], ratios: str, *, workers: int
+    method: CarouselMethod, items: Sequence[CarouselItem], ratios: str, *, workers: int,
+    blob_cache: Path | None = None,
 ) -> Iterator[tuple[CarouselItem, Prediction]]:
     """Predict every item, yielding ``(item, prediction)`` as each completes.
 
     With ``workers`` > 1 and more than one item, a pool of spawned processes
-    runs them (in completion order), each with ``method.threads`` threads;
-    otherwise this process does, in order.
+    runs them (in completion order), each with ``method.threads`` threads,
+    and stores each image's blob-cut map in ``blob_cache`` when given;
+    otherwise this process does, in order (and the maps are made when scored).
     """
     if workers == 1 or len(items) <= 1:
         for item in items:
@@ -277,7 +248,8 @@ def run_tasks(
         max_workers=workers, mp_context=get_context("spawn"), initializer=_start_worker,
         initargs=(method.threads,),
     ) as pool:
-        futures = {pool.submit(run_task, method, Task.of(item, ratios)): item for item in items}
+        futures = {pool.submit(run_task, method, Task.of(item, ratios, blob_cache=blob_cache)): item
+                   for item in items}
         for fut in as_completed(futures):
             yield futures[fut], fut.result()
 
@@ -303,6 +275,8 @@ def evaluate_carousel(
     limit: int | None = None,
     progress: Callable[[ImageResult], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    blobs: bool = True,
+    saliency_cache: str | Path | None = None,
 ) -> CarouselEvaluation:
     """Run ``method`` on a subset of a Carousel directory and score it with kIoU.
 
@@ -332,6 +306,13 @@ def evaluate_carousel(
         Called with each new :class:`ImageResult` as it completes.
     on_start : callable, optional
         Called once with ``(n_total, n_resumed)`` before the work starts.
+    blobs : bool
+        Measure the blob-cut share (:mod:`multicrop.evaluation.carousel.blobs`);
+        False leaves ``blob_cut`` None and runs no saliency model.
+    saliency_cache : path, optional
+        Directory of cached blob-cut maps (default ``out_dir/saliency``; none
+        without ``out_dir``); maps are keyed by the image file's hash, so one
+        directory may serve several methods and datasets.
 
     Raises
     ------
@@ -355,16 +336,23 @@ def evaluate_carousel(
         results_path = Path(out_dir) / RESULTS_FILE
         results_path.parent.mkdir(parents=True, exist_ok=True)
 
+    cache = Path(saliency_cache) if saliency_cache is not None else (
+        Path(out_dir) / SALIENCY_DIR if out_dir is not None else None)
+
+    def score(p: Prediction, item: CarouselItem) -> ImageResult:
+        return ImageResult.score(p, item, blob_cut=measure_blobs(p, item, cache, threads=threads) if blobs else None)
+
     done = resume(results_path, m, ratio_text, items)
     by_name = {i.name: i for i in items}
-    scored = {name: ImageResult.score(p, by_name[name]) for name, p in done.items()}
+    scored = {name: score(p, by_name[name]) for name, p in done.items()}
     if on_start is not None:
         on_start(len(items), len(done))
 
-    for item, prediction in run_tasks(m, [i for i in items if i.name not in done], ratio_text, workers=workers):
+    todo = [i for i in items if i.name not in done]
+    for item, prediction in run_tasks(m, todo, ratio_text, workers=workers, blob_cache=cache if blobs else None):
         if results_path is not None:
             append_result(results_path, prediction)
-        scored[item.name] = r = ImageResult.score(prediction, item)
+        scored[item.name] = r = score(prediction, item)
         if progress is not None:
             progress(r)
 

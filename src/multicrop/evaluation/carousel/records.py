@@ -1,11 +1,14 @@
-"""What an evaluation records per image: the prediction saved in ``results.jsonl``, and its score.
+"""What an evaluation records per image: the prediction saved in ``results.jsonl``, its score, the table rows.
 
 A method's :class:`~multicrop.evaluation.carousel.methods.MethodResult` for
 one image becomes a :class:`Prediction` (:meth:`Prediction.from_result`), one
 line of ``results.jsonl``; scored against the ground truth as loaded on this
 run it becomes an :class:`ImageResult`.  A saved line holds only what was
 predicted and what the method was asked for, never a copy of the ground
-truth, so a resumed run scores old predictions against corrected labels.
+truth nor a score, so a resumed run scores old predictions against corrected
+labels, and lines written before a measure existed (the blob-cut count) get
+it computed on the next run.  :func:`score_rows` sums image results into the
+table's :class:`ScoreRow` per subset.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +26,7 @@ from ...geometry import Box
 from ...metrics.kiou import KIOU_THRESHOLDS, image_kiou
 from ...metrics.orientation import OrientationScore, orientation_matches
 from ...serialize import Serializable
+from .blobs import BlobCut
 from .methods import CarouselMethod, MethodResult
 
 __all__ = [
@@ -29,6 +34,8 @@ __all__ = [
     "Task",
     "Prediction",
     "ImageResult",
+    "ScoreRow",
+    "score_rows",
     "read_results",
     "append_result",
     "check_reusable",
@@ -55,17 +62,22 @@ class Task:
         Crops asked for (the metadata's ``subcrops``).
     ratios : str
         Ratios offered, ``"2:3,3:2"``.
+    blob_cache : str or None
+        Where the worker stores the image's blob-cut saliency map after the
+        prediction (:func:`multicrop.evaluation.carousel.blobs.blob_map`);
+        None: it does not.
     """
 
     name: str
     image_path: str
     k: int
     ratios: str
+    blob_cache: str | None = None
 
     @classmethod
-    def of(cls, item: CarouselItem, ratios: str) -> Task:
+    def of(cls, item: CarouselItem, ratios: str, *, blob_cache: str | Path | None = None) -> Task:
         """The task for ``item`` with ``ratios`` offered."""
-        return cls(item.name, str(item.image_path), item.k, ratios)
+        return cls(item.name, str(item.image_path), item.k, ratios, None if blob_cache is None else str(blob_cache))
 
 
 @dataclass(frozen=True)
@@ -147,7 +159,9 @@ class ImageResult:
     ``totals`` holds the matched IoU summed over the image's ground-truth
     boxes at each of :data:`~multicrop.metrics.kiou.KIOU_THRESHOLDS`, computed
     once (:meth:`score`); the image's own means and the table's box-weighted
-    kIoU both derive from it.
+    kIoU both derive from it.  ``blob_cut`` counts the predicted crops that
+    cut a salient blob (:mod:`multicrop.evaluation.carousel.blobs`); None
+    when it was not measured (turned off, or the image could not be read).
     """
 
     prediction: Prediction
@@ -155,13 +169,17 @@ class ImageResult:
     hard_failure: bool
     totals: tuple[float, ...]
     orientation: OrientationScore = OrientationScore(0, 0)
+    blob_cut: BlobCut | None = None
 
     @classmethod
-    def score(cls, prediction: Prediction, item: CarouselItem) -> ImageResult:
-        """Score ``prediction`` against ``item.boxes`` (kIoU and per-subject orientation)."""
+    def score(cls, prediction: Prediction, item: CarouselItem, *, blob_cut: BlobCut | None = None) -> ImageResult:
+        """Score ``prediction`` against ``item.boxes`` (kIoU and per-subject orientation).
+
+        ``blob_cut`` is the prediction's measured blob cuts, kept as given.
+        """
         totals = tuple(image_kiou(prediction.boxes, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS)
         return cls(prediction, item.boxes, item.hard_failure, totals,
-                   orientation_matches(prediction.boxes, item.boxes))
+                   orientation_matches(prediction.boxes, item.boxes), blob_cut)
 
     @property
     def k_error(self) -> int:
@@ -177,6 +195,75 @@ class ImageResult:
     def kiou_50_95(self) -> float:
         """This image's kIoU@0.5:0.95 (0 without ground truth)."""
         return statistics.fmean(self.totals) / len(self.gt) if self.gt else 0.0
+
+
+@dataclass(frozen=True)
+class ScoreRow(Serializable):
+    """One line of the results table."""
+
+    method: str
+    subset: str
+    kiou_50_95: float
+    kiou_50: float
+    image_mean_50_95: float
+    image_mean_50: float
+    n_images: int
+    n_boxes: int
+    failures: int
+    errors: int
+    seconds_per_image: float
+    k_exact: float = 0.0
+    k_mae: float = 0.0
+    orientation_accuracy: float = 0.0
+    blob_cut: float | None = None
+
+
+
+def score_rows(method: str, results: Sequence[ImageResult], subsets: Sequence[str]) -> tuple[ScoreRow, ...]:
+    """Table rows for ``subsets`` of ``results`` (subsets with no image are left out).
+
+    Besides kIoU: ``k_exact``, the share of images with exactly ``k`` crops
+    (the metadata's ``subcrops``), ``k_mae``, the mean absolute difference,
+    and ``orientation_accuracy``, the share of matched (prediction, label)
+    pairs facing the same way (:mod:`multicrop.metrics.orientation`), and
+    ``blob_cut``, the share of predicted crops that cut a salient blob over
+    the images where it was measured (None if it was measured on none;
+    :mod:`multicrop.evaluation.carousel.blobs`).
+
+    kIoU is box-weighted (summed matched IoU over all ground-truth boxes), as
+    :func:`multicrop.metrics.kiou.summarize_kiou`; the per-image sums come from
+    each :class:`ImageResult`, so nothing is matched twice.
+    """
+    rows = []
+    for subset in subsets:
+        sel = [r for r in results if subset == "all" or (subset == "failures") == r.hard_failure]
+        n_gt = sum(len(r.gt) for r in sel)
+        if not sel or not n_gt:
+            continue
+        measured = [r.blob_cut for r in sel if r.blob_cut is not None]
+        per_t = [sum(r.totals[t] for r in sel) / n_gt for t in range(len(KIOU_THRESHOLDS))]
+        rows.append(
+            ScoreRow(
+                method=method,
+                subset=subset,
+                kiou_50_95=statistics.fmean(per_t),
+                kiou_50=per_t[0],
+                image_mean_50_95=statistics.fmean(r.kiou_50_95 for r in sel),
+                image_mean_50=statistics.fmean(r.kiou_50 for r in sel),
+                n_images=len(sel),
+                n_boxes=n_gt,
+                failures=sum(r.prediction.failure is not None for r in sel),
+                errors=sum(r.prediction.error is not None for r in sel),
+                seconds_per_image=statistics.fmean(r.prediction.seconds for r in sel),
+                k_exact=statistics.fmean(r.k_error == 0 for r in sel),
+                k_mae=statistics.fmean(abs(r.k_error) for r in sel),
+                orientation_accuracy=(sum(r.orientation.correct for r in sel)
+                                      / max(sum(r.orientation.matched for r in sel), 1)),
+                blob_cut=(sum(b.cuts for b in measured) / max(sum(b.crops for b in measured), 1)
+                          if measured else None),
+            )
+        )
+    return tuple(rows)
 
 
 def read_results(path: str | Path) -> list[Prediction]:

@@ -4,10 +4,12 @@ Written into the report directory, each atomically:
 
 ``table.csv``, ``table.json``
     One row per subset (kIoU@0.5:0.95, kIoU@0.5, per-image means, images,
-    boxes, failures, errors, seconds per image); the JSON also says which
-    method version, worker and thread counts produced it.
+    boxes, failures, errors, seconds per image, k exact-match rate and mean
+    absolute error, orientation accuracy, blob-cut share); the JSON also says
+    which method version, worker and thread counts produced it.
 ``per_image.csv``
-    One row per image.
+    One row per image (with ``blob_cuts``, the crops cutting a salient blob,
+    and ``blobs``, the blobs found; empty where not measured).
 ``report.html`` and ``thumbs/*.jpg``
     The table and every image with its ground truth (green) and predicted
     (magenta) boxes drawn.  A thumbnail is named by a hash of what it shows,
@@ -26,10 +28,10 @@ from pathlib import Path
 
 from ...geometry import Box
 from ...io import atomic_path, atomic_write_text
-from .evaluate import CarouselEvaluation, ScoreRow
-from .records import ImageResult
+from .evaluate import CarouselEvaluation
+from .records import ImageResult, ScoreRow
 
-__all__ = ["write_report", "table_csv", "format_rows", "THUMB_SIDE"]
+__all__ = ["write_report", "table_csv", "format_rows", "THUMB_SIDE", "DISPLAY_COLUMNS"]
 
 #: Long side of the thumbnails, in pixels.
 THUMB_SIDE = 480
@@ -39,17 +41,25 @@ _PRED = (255, 40, 200)
 _COLUMNS = (
     "method", "subset", "kiou_50_95", "kiou_50", "image_mean_50_95", "image_mean_50",
     "n_images", "n_boxes", "failures", "errors", "seconds_per_image", "k_exact", "k_mae",
-    "orientation_accuracy",
+    "orientation_accuracy", "blob_cut",
 )
+#: Column titles of :func:`format_rows`.
+DISPLAY_COLUMNS = ("method", "subset", "kIoU@0.5:0.95", "kIoU@0.5", "images", "failures", "s/image", "k-exact",
+                   "orient", "blob-cut")
+
+
+def _opt(v: float | None, fmt: str = ".3f") -> str:
+    return "-" if v is None else format(v, fmt)
 
 
 def format_rows(rows: tuple[ScoreRow, ...] | list[ScoreRow]) -> list[list[str]]:
-    """Rows as display strings (3 decimals for kIoU, 2 for seconds)."""
+    """Rows as display strings under :data:`DISPLAY_COLUMNS` (3 decimals for rates, 2 for seconds)."""
     out = []
     for r in rows:
         out.append([
             r.method, r.subset, f"{r.kiou_50_95:.3f}", f"{r.kiou_50:.3f}", str(r.n_images),
-            str(r.failures), f"{r.seconds_per_image:.2f}",
+            str(r.failures), f"{r.seconds_per_image:.2f}", f"{r.k_exact:.3f}", f"{r.orientation_accuracy:.3f}",
+            _opt(r.blob_cut),
         ])
     return out
 
@@ -68,12 +78,14 @@ def _per_image_csv(results: tuple[ImageResult, ...]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["name", "k", "n_gt", "hard_failure", "kiou_50", "kiou_50_95", "failure", "error",
-                "seconds", "boxes"])
+                "seconds", "blob_cuts", "blobs", "boxes"])
     for r in results:
         p = r.prediction
+        b = r.blob_cut
         w.writerow([
             p.name, p.k, len(r.gt), int(r.hard_failure), f"{r.kiou_50:.6f}", f"{r.kiou_50_95:.6f}",
-            p.failure or "", p.error or "", f"{p.seconds:.4f}",
+            p.failure or "", p.error or "", f"{p.seconds:.4f}", "" if b is None else b.cuts,
+            "" if b is None else b.blobs,
             json.dumps([[round(v, 1) for v in b.corners()] for b in p.boxes]),
         ])
     return buf.getvalue()
@@ -122,8 +134,7 @@ def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, de
 
 def _html(ev: CarouselEvaluation, thumbs: dict[str, str]) -> str:
     esc = html.escape
-    head = "".join(f"<th>{esc(c)}</th>" for c in ("method", "subset", "kIoU@0.5:0.95", "kIoU@0.5",
-                                                  "images", "failures", "s/image"))
+    head = "".join(f"<th>{esc(c)}</th>" for c in DISPLAY_COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in format_rows(ev.rows))
     cards = []
     for r in sorted(ev.results, key=lambda r: r.kiou_50_95):
@@ -138,7 +149,8 @@ def _html(ev: CarouselEvaluation, thumbs: dict[str, str]) -> str:
         cards.append(
             f"<figure>{pic}<figcaption><b>{esc(p.name)}</b><br>k={p.k}, {len(r.gt)} boxes"
             f"{', hard failure' if r.hard_failure else ''}<br>kIoU@0.5 {r.kiou_50:.3f}, "
-            f"@0.5:0.95 {r.kiou_50_95:.3f}, {p.seconds:.2f} s{note}</figcaption></figure>"
+            f"@0.5:0.95 {r.kiou_50_95:.3f}, {p.seconds:.2f} s"
+            f"{'' if r.blob_cut is None else f', {r.blob_cut.cuts} crop(s) cutting a blob'}{note}</figcaption></figure>"
         )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
