@@ -17,6 +17,18 @@ def test_its_version_extends_direct_auto_and_changes_with_the_ranking(monkeypatc
     assert m.version != before
 
 
+def test_its_version_changes_with_the_panel(monkeypatch, tmp_path):
+    import multicrop.ranking.settings as settings
+
+    m = METHODS.create("direct-measured")
+    before = m.version
+    other = tmp_path / "panel.toml"
+    other.write_text(settings.measured_panel_path().read_text().replace("holistic_repetitions = 1",
+                                                                        "holistic_repetitions = 2"))
+    monkeypatch.setattr(settings, "measured_panel_path", lambda: other)
+    assert m.version != before
+
+
 def test_it_predicts_the_panels_choice(monkeypatch):
     import multicrop.ranking.shortlists as sl
 

@@ -105,12 +105,10 @@ def _open_store(store: CallStore | str | os.PathLike | None):
 def _spend(store: CallStore, keys: set[str], new: set[str]) -> tuple[float, float]:
     """Logged cost (USD) of the calls made now (``new``) and of every call behind the scores (``keys``)."""
     now = total = 0.0
-    for rec in store.iter_records():
-        if rec.call_key in keys:
-            c = rec.cost_usd or 0.0
-            total += c
-            if rec.call_key in new:
-                now += c
+    for key in sorted(keys & store.completed_keys()):  # one lookup per call of this photo, not a store scan
+        c = store.show(key).record.cost_usd or 0.0
+        total += c
+        now += c if key in new else 0.0
     return now, total
 
 

@@ -350,11 +350,13 @@ class DirectMeasuredMethod(DirectAutoMethod):
     def version(self) -> str:  # the pipeline's versions, the panel (and its judge's version), the ranking's
         from ...hashing import content_hash
         from ...ranking.settings import measured_panel_path
+        from ...ranking.render import RENDER_MAX_SIDE
         from ...ranking.shortlists import RANKING_VERSION, load_ranking_panel
 
         panel = load_ranking_panel(measured_panel_path())
         digest = content_hash({"panel": panel.to_dict(), "judges": [f.identity() for f in panel.families],
-                               "ranking": RANKING_VERSION, "shortlist": self.shortlist})
+                               "ranking": RANKING_VERSION, "shortlist": self.shortlist,
+                               "render_max_side": RENDER_MAX_SIDE})
         return f"{pipeline_version('2', strategy=self.strategy)}+{digest.split(':', 1)[1][:12]}"
 
     def _predict(self, image, k, ratios):
