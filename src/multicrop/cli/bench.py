@@ -21,8 +21,9 @@ def synth(
     hard: bool = typer.Option(False, "--hard", help="carousel-synth-hard: subjects off-centre in their boxes, "
                               "partly hiding each other, on sharp backgrounds."),
     backgrounds: Path | None = typer.Option(
-        None, "--backgrounds", "-b", help="With --hard: a directory of photos to use as sharp backgrounds "
-        "(default: the shipped photos, unblurred)."),
+        None, "--backgrounds", "-b", help="With --hard: a directory of JPEG/PNG/WebP photos to use as sharp "
+        "backgrounds (default: the shipped photos, unblurred); benchmarks/fetch_backgrounds.sh DIR fetches 23 free "
+        "ones from Debian packages."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 
 import numpy as np
@@ -163,3 +164,16 @@ def test_blob_cut_can_be_turned_off_and_an_unreadable_image_has_none(small_synth
     ev = evaluate_carousel(root, "slices", out_dir=tmp_path / "rep")
     assert [r.prediction.name for r in ev.results if r.blob_cut is None] == ["Hockey_players"]
     assert ev.rows[0].blob_cut is not None
+
+
+def test_cli_prints_the_column_and_can_turn_it_off(small_synth, tmp_path, capsys):
+    from multicrop.cli import main as cli_main
+
+    assert cli_main.main(["eval", "carousel", str(small_synth), "-m", "slices", "-o", str(tmp_path / "on"),
+                          "--no-progress", "--no-thumbnails"]) == 0
+    assert "blob-cut" in capsys.readouterr().out
+    assert cli_main.main(["eval", "carousel", str(small_synth), "-m", "slices", "-o", str(tmp_path / "off"),
+                          "--no-progress", "--no-thumbnails", "--no-blob-cut", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [r["blob_cut"] for r in rows] == [None, None, None]
+    assert not (tmp_path / "off" / SALIENCY_DIR).exists()
