@@ -206,3 +206,28 @@ def test_crop_photo_shortlist_in_source_pixels_and_validated():
     assert [c.box for c in crop_photo(img, cfg).crops] == [c.box for c in res.crops]
     with pytest.raises(InvalidParameterError, match="shortlist"):
         crop_photo(img, cfg, shortlist=0)
+
+
+def test_a_thin_faint_subject_is_a_weak_blob_and_faint_noise_is_not():
+    # A strong subject, a thin faint "rocket" (peak 0.3 of the maximum, 1/300 of the mass)
+    # and speckle noise at 0.1 of the maximum that must stay background.
+    sal = np.zeros((300, 450), np.float32)
+    _ellipse(sal, 120, 150, 80, 90)
+    sal[60:240, 360:364] = 0.3
+    rng = np.random.default_rng(0)
+    ys, xs = rng.integers(0, 300, 40), rng.integers(0, 300, 40)
+    sal[ys, xs] = np.maximum(sal[ys, xs], 0.1)
+    strong_only, _ = salient_blobs(sal, config=DirectConfig(weak_peak=0.5))
+    assert len(strong_only) == 1  # peak below min_peak and mass below min_blob_share: noise before direct-3
+    blobs, labels = salient_blobs(sal)
+    assert len(blobs) == 2
+    weak = blobs[1]
+    assert (weak.box.x, weak.box.y, weak.box.w, weak.box.h) == (360, 60, 4, 180)
+    assert weak.mass == pytest.approx(0.3 * 4 * 180, rel=1e-5)
+    assert weak.importance == pytest.approx((weak.mass / blobs[0].mass) ** 0.25)
+    assert not labels[ys[sal[ys, xs] == 0.1], xs[sal[ys, xs] == 0.1]].any()
+    # a weak subject gets its own crop
+    sel, _ = _select(sal, "auto")
+    assert len(sel.crops) == 2
+    held = sorted(_held(c.box, sal, labels == 2) for c in sel.crops)
+    assert held[-1] == pytest.approx(1.0)

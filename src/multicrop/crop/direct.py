@@ -11,7 +11,11 @@ Steps
    above ``blob_level`` of its maximum (after a closing of ``blob_close`` of
    the long side, so one subject is not split in two), each with its
    saliency mass; a blob whose peak is below ``min_peak`` or whose mass is
-   below ``min_blob_share`` of the largest blob's is noise.  A blob's
+   below ``min_blob_share`` of the largest blob's is noise.  A second pass
+   finds *weak* subjects the saliency model barely marks (a thin rocket, a
+   dark figure): components above ``weak_floor`` of the maximum, apart from
+   the blobs found, whose peak reaches ``weak_peak`` and whose mass above
+   ``blob_level`` of their own peak is at least ``weak_share``.  A blob's
    *importance* is ``(mass / largest mass) ** size_exponent``: a tiny
    subject still counts (0.32 at 1/100 of the largest for 0.25).
 2. **Pool.**  For every allowed ratio: fixed-ratio windows over the whole
@@ -76,7 +80,8 @@ __all__ = ["DIRECT_VERSION", "Blob", "DirectSelection", "salient_blobs", "direct
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
-DIRECT_VERSION = "direct-2"
+#: direct-3: weak subjects (thin or low-contrast, barely marked by the saliency model) are blobs too.
+DIRECT_VERSION = "direct-3"
 
 
 @dataclass(frozen=True)
@@ -118,12 +123,7 @@ def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -
     top = float(s.max()) if s.size else 0.0
     if top <= 0:
         return [], np.zeros(s.shape, np.int32)
-    mask = (s >= cfg.blob_level * top).astype(np.uint8)
-    r = int(round(cfg.blob_close * max(s.shape)))
-    if r >= 1:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels = _components(s >= cfg.blob_level * top, cfg.blob_close)
     if n <= 1:
         return [], np.zeros(s.shape, np.int32)
     flat = labels.ravel()
@@ -133,13 +133,48 @@ def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -
     ids = [i for i in range(1, n) if peak[i] >= cfg.min_peak * top]
     biggest = max((mass[i] for i in ids), default=0.0)
     ids = [i for i in ids if mass[i] >= cfg.min_blob_share * biggest]
-    ids = sorted(ids, key=lambda i: -mass[i])[: cfg.max_blobs]
-    out, remap = [], np.zeros(n, np.int32)
-    for j, i in enumerate(ids, start=1):
-        x, y, w, h = (float(v) for v in stats[i, :4])
-        out.append(Blob(Box(x, y, w, h), float(mass[i]), float((mass[i] / biggest) ** cfg.size_exponent), j))
-        remap[i] = j
-    return out, remap[labels]
+    found = [(float(mass[i]), labels == i) for i in ids]
+    if biggest > 0 and cfg.weak_peak < cfg.min_peak:
+        found += _weak_blobs(s, top, np.isin(labels, ids), biggest, cfg)
+    found = sorted(found, key=lambda f: -f[0])[: cfg.max_blobs]
+    out, label_map = [], np.zeros(s.shape, np.int32)
+    for j, (m, where) in enumerate(found, start=1):
+        ys, xs = np.nonzero(where)
+        x, y = float(xs.min()), float(ys.min())
+        box = Box(x, y, float(xs.max()) + 1 - x, float(ys.max()) + 1 - y)
+        out.append(Blob(box, m, float((m / biggest) ** cfg.size_exponent), j))
+        label_map[where] = j
+    return out, label_map
+
+
+def _components(mask: np.ndarray, close: float) -> tuple[int, np.ndarray]:
+    """Connected components (8-connected) of ``mask`` after a closing of ``close`` of the long side."""
+    m = mask.astype(np.uint8)
+    r = int(round(close * max(m.shape)))
+    if r >= 1:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+    n, labels = cv2.connectedComponents(m, connectivity=8)
+    return n, labels
+
+
+def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
+                cfg: DirectConfig) -> list[tuple[float, np.ndarray]]:
+    """Subjects the saliency barely marks, apart from the strong blobs (see ``DirectConfig.weak_*``)."""
+    n, labels = _components(s >= cfg.weak_floor * top, cfg.blob_close)
+    touched = np.unique(labels[strong])
+    flat, sv = labels.ravel(), s.ravel()
+    peak = np.zeros(n)
+    np.maximum.at(peak, flat, sv)
+    out = []
+    for i in range(1, n):
+        if i in touched or peak[i] < cfg.weak_peak * top:
+            continue
+        where = (labels == i) & (s >= cfg.blob_level * peak[i])
+        m = float(s[where].sum())
+        if m >= cfg.weak_share * biggest:
+            out.append((m, where))
+    return out
 
 
 def _framings(blob: Box, ratio: float, bounds: Box, cfg: DirectConfig) -> list[Box]:

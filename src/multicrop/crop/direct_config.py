@@ -51,6 +51,14 @@ class DirectConfig(Serializable):
         A blob whose highest saliency is below this fraction of the maximum is noise.
     min_blob_share : float
         A blob whose mass is below this share of the largest blob's is noise.
+    weak_floor, weak_peak, weak_share : float
+        Weak subjects (a thin or low-contrast subject the saliency model
+        barely marks): connected components of saliency at or above
+        ``weak_floor`` of the maximum (after the same closing) that hold no
+        blob found above, whose peak reaches ``weak_peak`` of the maximum and
+        whose mass (pixels at or above ``blob_level`` of *their own* peak) is at
+        least ``weak_share`` of the largest blob's.  ``weak_peak >= min_peak``
+        finds none.
     max_blobs : int
         At most this many blobs (the most massive) are subjects.
     size_exponent : float
@@ -93,6 +101,9 @@ class DirectConfig(Serializable):
     blob_close: float = 0.01
     min_peak: float = 0.5
     min_blob_share: float = 0.01
+    weak_floor: float = 0.05
+    weak_peak: float = 0.2
+    weak_share: float = 0.005
     max_blobs: int = 12
     size_exponent: float = 0.25
     fills: tuple[float, ...] = (0.55, 0.62, 0.7, 0.78, 0.85, 0.92)
@@ -111,9 +122,9 @@ class DirectConfig(Serializable):
     distinct_share: float = 0.05
 
     def __post_init__(self) -> None:
-        for name in ("blob_level", "min_peak", "whole_share", "window_stride"):
+        for name in ("blob_level", "min_peak", "whole_share", "window_stride", "weak_floor", "weak_peak"):
             _check_range(self, name, 0, 1, lo_open=True)
-        for name in ("min_blob_share", "hold_share", "group_credit", "distinct_share"):
+        for name in ("min_blob_share", "hold_share", "group_credit", "distinct_share", "weak_share"):
             _check_range(self, name, 0, 1)
         _check_range(self, "blob_close", 0, 0.25)
         _check_range(self, "aspect_sigma", 0, 10, lo_open=True)
