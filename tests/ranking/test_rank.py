@@ -121,3 +121,16 @@ def test_a_fitted_combiner_decides(spoiled_first, measured_panel):
     assert ranked.ranking["combiner"] == {"name": "ridge", "version": "1", "block": "H", "features": ["H:measured"]}
     named = RidgeCombiner(alpha=1e-6).fit(pd.DataFrame({"H:measured": x[:, 0]}), x[:, 0])  # matched by name
     assert rank_crops(spoiled_first, measured_panel, combiner=named).ranking["crops"][0]["chosen"] == 1
+
+
+def test_a_family_whose_calls_fail_is_counted_and_the_others_still_choose(spoiled_first, fake_server):
+    from multicrop.judges.config import RunConfig
+
+    panel = _panel(MEASURED, {"name": "broken", "backend": "openai-compatible", "model": "500:always",
+                              "options": {"base_url": fake_server.base_url, "api_key_env": ""}})
+    ranked = rank_crops(spoiled_first, panel, config=RunConfig(max_retries=0))
+    r = ranked.ranking
+    assert (r["calls_made"], r["calls_failed"]) == (2, 2)
+    alts = r["crops"][0]["alternatives"]
+    assert all(a["holistic"] == {"measured": a["holistic"]["measured"]} for a in alts)  # no broken column
+    assert r["crops"][0]["chosen"] == 1 and ranked.crops[0].box == SHARP
