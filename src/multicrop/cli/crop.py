@@ -200,21 +200,6 @@ def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict:
     return result
 
 
-def _judge_options(judge: Path | None, shortlist: int | None, store: Path | None, *, strategy: str) -> Any:
-    """``--judge``, ``--shortlist``, ``--judge-store`` checked once, before the batch (None without ``--judge``)."""
-    if judge is None:
-        given = [name for name, v in (("--shortlist", shortlist), ("--judge-store", store)) if v is not None]
-        if given:
-            raise InvalidParameterError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} --judge PANEL.toml")
-        return None
-    from ..ranking.settings import JudgeSettings
-
-    if strategy != "direct":
-        typer.echo(f"multicrop: warning: --judge: strategy {strategy} lists each crop alone, so the panel scores "
-                   "the crops but cannot change them; use --strategy direct", err=True)
-    return JudgeSettings.create(judge, shortlist=shortlist, store=store)
-
-
 def _k_option(value: str | None) -> int | str | None:
     """``--k``: a positive integer or ``auto``."""
     if value is None or value == "auto":
@@ -349,7 +334,12 @@ def crop(
         _write_options(write_settings)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--lossless: {exc}") from None
-    ranker = _judge_options(judge, shortlist, judge_store, strategy=crop_cfg.strategy)
+    ranker = None
+    if judge is not None or shortlist is not None or judge_store is not None:
+        from ..ranking.settings import JudgeSettings
+
+        ranker = JudgeSettings.from_options(judge, shortlist=shortlist, store=judge_store, strategy=crop_cfg.strategy,
+                                            warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
     paths = expand_inputs(photos, recursive=recursive, stdin=sys.stdin)
     stems = unique_stems(paths)
     write = None

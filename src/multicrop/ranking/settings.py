@@ -14,6 +14,7 @@ multicrop.errors.InvalidParameterError: --shortlist must be a positive integer, 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,32 @@ class JudgeSettings:
                 raise InvalidParameterError(f"--judge-store {path}: cannot create its directory "
                                             f"({exc.strerror or exc})") from None
         return cls(p, Path(panel).name, n, path)
+
+    @classmethod
+    def from_options(cls, panel: str | os.PathLike | None, *, shortlist: int | None = None,
+                     store: str | os.PathLike | None = None, strategy: str = "direct",
+                     warn: Callable[[str], None] | None = None) -> JudgeSettings | None:
+        """The settings of ``--judge``, ``--shortlist`` and ``--judge-store`` (None without ``--judge``).
+
+        ``warn`` receives one line when ``strategy`` finds no alternatives
+        (only ``direct`` does), so the panel cannot change a crop.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``--shortlist`` or ``--judge-store`` without ``--judge``, and the
+            errors of :meth:`create`.
+        """
+        if panel is None:
+            given = [name for name, v in (("--shortlist", shortlist), ("--judge-store", store)) if v is not None]
+            if given:
+                raise InvalidParameterError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} --judge PANEL.toml")
+            return None
+        settings = cls.create(panel, shortlist=shortlist, store=store)
+        if strategy != "direct" and warn is not None:
+            warn(f"--judge: strategy {strategy} lists each crop alone, so the panel scores the crops but cannot "
+                 "change them; use --strategy direct")
+        return settings
 
     def rank(self, result: Any) -> Any:
         """:func:`~multicrop.ranking.shortlists.rank_crops` of one photo's result."""
