@@ -30,7 +30,10 @@ Steps
    constraint relaxed for that blob (a subject larger than any crop).
 4. **Quality** ``q``: the scorer's score of the crop framing its main blob
    (the ``composition`` scorer: subject kept, framing near ``fill_target``,
-   foreign saliency, border cuts, faces, thirds, exposure ...), at least 0.
+   foreign saliency, border cuts, faces, thirds, exposure ...), plus a bonus
+   for a ratio near the blob's own aspect (``aspect_weight``) and for the
+   photo's own orientation (``photo_orientation``), minus other subjects
+   held (``other_weight``), at least 0.
 5. **Greedy selection.**  With ``cov_b`` the largest share of blob ``b`` held
    by a crop already chosen (times ``group_credit`` where ``b`` was not that
    crop's main blob: a subject seen in the corner of another's crop still
@@ -80,7 +83,8 @@ __all__ = ["DIRECT_VERSION", "Blob", "DirectSelection", "salient_blobs", "direct
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
-#: direct-3: weak subjects (thin or low-contrast, barely marked by the saliency model) are blobs too.
+#: direct-3: weak subjects (thin or low-contrast, barely marked by the saliency model) are blobs too;
+#: a crop in the photo's own orientation gains ``photo_orientation``.
 DIRECT_VERSION = "direct-3"
 
 
@@ -317,6 +321,9 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     onehot[np.arange(len(pool)), main] = 1.0
     weight = onehot + d.group_credit * (1 - onehot)
     q = np.array([c.score for c in scored]) + d.aspect_weight * _aspect_fit(pool, main, blobs, d.aspect_sigma)
+    if d.photo_orientation:
+        landscape = bounds.w >= bounds.h
+        q = q + d.photo_orientation * np.array([(r.value >= 1) == landscape for _, r in pool], float)
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
     covered = np.zeros(len(blobs))

@@ -31,7 +31,8 @@ class DirectConfig(Serializable):
                  + group_credit * sum_{b != main} imp_b * max(s_b - cov_b, 0)
         shared = sum_b imp_b * min(s_b, cov_b)
         gain   = q * new - shared_weight * shared - overlap_weight * max IoU(crop, chosen)
-        q      = max(score + aspect_weight * aspect_fit - other_weight * sum_{b != main} imp_b * s_b, 0)
+        q      = max(score + aspect_weight * aspect_fit + photo_orientation * same_orientation
+                     - other_weight * sum_{b != main} imp_b * s_b, 0)
 
     Shared saliency costs far more than shared rectangle (``shared_weight``
     2.0 against ``overlap_weight`` 0.25): two crops of distinct subjects may
@@ -86,6 +87,13 @@ class DirectConfig(Serializable):
         Quality gained for a crop ratio near its main blob's own aspect:
         ``aspect_weight * exp(-log(ratio / blob aspect)**2 / (2 aspect_sigma**2))``
         (the orientation follows the subject's extent).
+    photo_orientation : float
+        Quality gained by a crop whose orientation is the photo's own
+        (landscape crops of a landscape photo): a subject near square, or a
+        scene without one dominant direction, is framed the way the
+        photographer held the camera.  On carousel-synth seed 1 (the tuning
+        set) 0.2 with ``aspect_weight`` 0.15 raised orientation accuracy from
+        0.604 to 0.671 and kIoU@0.5 from 0.386 to 0.426 (``k`` given).
     shared_weight : float
         Cost per unit of importance-weighted saliency already covered.
     overlap_weight : float
@@ -114,8 +122,9 @@ class DirectConfig(Serializable):
     whole_share: float = 0.9
     group_credit: float = 0.25
     other_weight: float = 1.0
-    aspect_weight: float = 0.3
+    aspect_weight: float = 0.15
     aspect_sigma: float = 0.5
+    photo_orientation: float = 0.2
     shared_weight: float = 2.0
     overlap_weight: float = 0.25
     min_gain: float = 0.15
@@ -129,7 +138,7 @@ class DirectConfig(Serializable):
         _check_range(self, "blob_close", 0, 0.25)
         _check_range(self, "aspect_sigma", 0, 10, lo_open=True)
         for name in ("size_exponent", "shared_weight", "overlap_weight", "min_gain", "other_weight",
-                     "aspect_weight"):
+                     "aspect_weight", "photo_orientation"):
             _check_range(self, name, 0, 1e6)
         _check_positive_int(self, "max_blobs")
         if self.hold_share > self.whole_share:
