@@ -30,7 +30,7 @@ from multicrop.evaluation.carousel.evaluate import evaluate_carousel
 from multicrop.evaluation.carousel.methods import METHODS
 from multicrop.evaluation.carousel.report import write_report
 
-DEFAULT_METHODS = ("partition", "topk", "direct", "direct-auto", "smartcrop", "vips", "slices")
+DEFAULT_METHODS = ("partition", "topk", "direct", "direct-auto", "direct-measured", "smartcrop", "vips", "slices")
 
 
 def main() -> None:
