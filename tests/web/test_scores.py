@@ -69,3 +69,4 @@ def test_a_served_panel_scores_through_the_judge_runner(make_app, tmp_path):
         assert got["holistic"] == row["holistic"]
         assert got["dimensions"] == {d: row[d] for d in DIMENSION_IDS}
         assert got["proxies"] == ["distinctiveness", "emotional_impact"]
+        assert "mean" not in got  # one family: no panel mean

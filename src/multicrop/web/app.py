@@ -29,7 +29,7 @@ from ..errors import MulticropError
 from ..geometry import RATIO_PRESETS, Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from .download import carousel_zip, edited_crops
-from .judging import JUDGE, panel_scores, score_crops
+from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
@@ -266,7 +266,7 @@ def create_app(
 
         return Response(await asyncio.to_thread(cut), media_type="image/jpeg")
 
-    @app.post("/api/photos/{pid}/scores", summary="Rubric scores of each crop from the offline measured judge")
+    @app.post("/api/photos/{pid}/scores", summary="Rubric scores of each crop: the measured judge, or every family of the served panel")
     async def scores(pid: str, req: DownloadRequest) -> dict[str, Any]:
         photo = photo_or_404(pid)
         res = await result_for(photo, req)
@@ -283,8 +283,10 @@ def create_app(
                 per = panel_scores([np.asarray(full.crop(c.box.corners())) for c in crops], panel)
             finally:
                 full.close()
-            # the page shows the first family; every family is in "families"
-            return [{**(p["families"][0] if p["families"] else {}), **p} for p in per]
+            # the first family's scores at the top level (as before); every family in "families",
+            # and their plain mean in "mean" when there are several
+            return [{**(p["families"][0] if p["families"] else {}), **p,
+                     **({"mean": panel_mean(p["families"])} if len(p["families"]) > 1 else {})} for p in per]
 
         per_crop = await asyncio.to_thread(run)
         judge = JUDGE if panel is None else {"panel": [f.name for f in panel.families]}

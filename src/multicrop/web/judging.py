@@ -4,7 +4,8 @@ The page's "Judge scores" toggle shows, per crop card, the five rubric
 dimensions (1-5) and the holistic score (1-10) that
 :mod:`multicrop.judges.measures` gives the crop cut from the full-resolution
 photo.  Distinctiveness and emotional impact are proxies there (no pixel
-statistic measures them) and are marked as such.
+statistic measures them) and are marked as such.  With a panel, every family's
+scores are returned, and with more than one family their plain mean as well.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from ..geometry import Box
 from ..judges import measures
 
-__all__ = ["JUDGE", "crop_scores", "score_crops", "panel_scores"]
+__all__ = ["JUDGE", "crop_scores", "score_crops", "panel_scores", "panel_mean"]
 
 #: The judge these scores come from (the measured backend's model name and the measures' version).
 JUDGE = {"backend": "measured", "model": "measured-v1", "version": measures.VERSION}
@@ -79,3 +80,27 @@ def panel_scores(crops: list[np.ndarray], panel: Any) -> list[dict[str, Any]]:
                        "holistic": None if hol != hol or math.isnan(hol) else float(hol),
                        "proxies": proxies.get(fam, [])})
     return [{"families": fams} for fams in out]
+
+
+def panel_mean(families: list[dict[str, Any]]) -> dict[str, Any]:
+    """The plain mean over families of each dimension and of the holistic score.
+
+    A family without a value (its calls failed) is left out of that mean; a
+    value no family has is ``None``.  This is the arithmetic mean of the raw
+    scores, shown on the page; the ranking's panel objective (z-scored per
+    family across alternatives) is a different number.
+
+    Examples
+    --------
+    >>> fams = [{"dimensions": {"composition": 2.0}, "holistic": 5.0},
+    ...         {"dimensions": {"composition": 4.0}, "holistic": None}]
+    >>> panel_mean(fams)
+    {'dimensions': {'composition': 3.0}, 'holistic': 5.0, 'families': 2}
+    """
+    def mean(values: list[Any]) -> float | None:
+        got = [float(v) for v in values if v is not None]
+        return sum(got) / len(got) if got else None
+
+    names = list(dict.fromkeys(d for f in families for d in f["dimensions"]))
+    return {"dimensions": {d: mean([f["dimensions"].get(d) for f in families]) for d in names},
+            "holistic": mean([f["holistic"] for f in families]), "families": len(families)}

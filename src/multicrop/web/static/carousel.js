@@ -89,8 +89,11 @@ function renderStrip() {
     }
     meta.appendChild(btns);
     card.appendChild(meta);
-    if ($("showScores").checked && p.scores && p.scoresKey === scoresKey(p)) card.appendChild(scoreTable(p.scores[i]));
+    const table = $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? scoreTable(p.scores[i]) : null;
+    if (table) card.appendChild(table);
     strip.appendChild(card);
+    // a panel's table is wider than a portrait thumbnail: widen the card to it rather than cut columns off
+    if (table && table.offsetWidth + 14 > card.offsetWidth) card.style.width = `${table.offsetWidth + 14}px`;
   });
   renderTabs();
   if ($("showScores").checked) scheduleScores(p);
@@ -119,6 +122,7 @@ async function fetchScores(p) {
 }
 
 function scoreTable(s) {
+  if (s && s.families) return panelTable(s);
   const t = document.createElement("div");
   t.className = "scores";
   if (!s) return t;
@@ -134,6 +138,54 @@ function scoreTable(s) {
   h.className = "holistic";
   h.textContent = `holistic: ${s.holistic.toFixed(2)} / 10`;
   t.appendChild(h);
+  return t;
+}
+
+// A served panel: one row per family (holistic, then the five dimensions), and the panel mean
+const DIM_ABBR = { technical_quality: "tech", composition: "comp", colour_and_tone: "col",
+                   distinctiveness: "dist", emotional_impact: "emo" };
+
+function panelTable(s) {
+  const t = document.createElement("table");
+  t.className = "scores panel";
+  const dims = [...new Set(s.families.flatMap((f) => Object.keys(f.dimensions)))];
+  const cell = (tag, text, title, cls) => {
+    const c = document.createElement(tag);
+    c.textContent = text;
+    if (title) c.title = title;
+    if (cls) c.className = cls;
+    return c;
+  };
+  const num = (v, dim, scale, proxy) => {
+    const name = dim.replace(/_/g, " ");
+    if (v === null || v === undefined) return cell("td", "–", `${name}: no score (the calls failed)`, "none");
+    return cell("td", v.toFixed(1) + (proxy ? "*" : ""),
+                `${name}: ${+v.toFixed(3)} / ${scale}${proxy ? " (proxy: no pixel statistic measures this)" : ""}`,
+                proxy ? "proxy" : "");
+  };
+  const head = document.createElement("tr");
+  head.appendChild(cell("th", "judge"));
+  head.appendChild(cell("th", "hol", "holistic, 1-10"));
+  for (const d of dims) head.appendChild(cell("th", DIM_ABBR[d] || d.slice(0, 4), `${d.replace(/_/g, " ")}, 1-5`));
+  t.appendChild(head);
+  const addRow = (name, title, r, proxies, cls) => {
+    const tr = document.createElement("tr");
+    tr.className = cls;
+    tr.dataset.family = name;
+    tr.appendChild(cell("th", name, title));
+    tr.appendChild(num(r.holistic, "holistic", 10, false));
+    for (const d of dims) tr.appendChild(num(r.dimensions[d], d, 5, proxies.includes(d)));
+    t.appendChild(tr);
+  };
+  for (const f of s.families) addRow(f.family, `family ${f.family}`, f, f.proxies, "family");
+  // a mean over a proxy is marked as well: it is partly a proxy
+  const anyProxy = [...new Set(s.families.flatMap((f) => f.proxies))];
+  if (s.mean) addRow("mean", `plain mean of the ${s.mean.families} families`, s.mean, anyProxy, "mean");
+  if (s.families.some((f) => f.proxies.length)) {
+    const foot = document.createElement("caption");
+    foot.textContent = "* a proxy, or a mean over one: no pixel statistic measures it";
+    t.prepend(foot);
+  }
   return t;
 }
 
