@@ -51,7 +51,10 @@ def test_every_panel_family_and_their_mean_on_each_card(browser, make_app, fake_
     panel = parse_panel({"holistic_repetitions": 1, "dimension_repetitions": 1, "families": [
         {"name": "measured", "backend": "measured", "model": "measured-v1"},
         {"name": "qwen2.5-vl-72b", "backend": "openai-compatible", "model": "ok",
-         "options": {"base_url": fake_openai.base_url, "api_key_env": "", "max_side": 64}}]})
+         "options": {"base_url": fake_openai.base_url, "api_key_env": "", "max_side": 64}},
+        # replies without a completion: this family gives no score, its row shows dashes, the mean leaves it out
+        {"name": "silent", "backend": "openai-compatible", "model": "nochoices",
+         "options": {"base_url": fake_openai.base_url, "api_key_env": ""}}]})
     src = tmp_path / "two.jpg"
     src.write_bytes(photo_bytes(900, 400))
     with LiveServer(make_app(panel=panel)) as srv:
@@ -65,7 +68,7 @@ def test_every_panel_family_and_their_mean_on_each_card(browser, make_app, fake_
         with page.expect_response(lambda r: r.url.endswith("/scores")) as resp:
             page.check("#showScores")
         body = resp.value.json()
-        page.wait_for_function("[...document.querySelectorAll('.card')].every(c => c.querySelectorAll('table.scores tr').length === 4)")
+        page.wait_for_function("[...document.querySelectorAll('.card')].every(c => c.querySelectorAll('table.scores tr').length === 5)")
         page.screenshot(path=str(shots / "panel_1_scores.png"), full_page=True)
         page.locator("#strip").screenshot(path=str(shots / "panel_2_cards.png"))
         tables = _card_tables(page)
@@ -74,12 +77,14 @@ def test_every_panel_family_and_their_mean_on_each_card(browser, make_app, fake_
         assert all(o <= 0 for o in overflow), overflow
         assert errors == []
 
-    assert body["judge"] == {"panel": ["measured", VLM]} and fake_openai.answered > 0
+    assert body["judge"] == {"panel": ["measured", VLM, "silent"]} and fake_openai.answered > 0
     assert len(body["crops"]) == len(tables) == 3
     for crop, table in zip(body["crops"], tables):
         fams = {f["family"]: f for f in crop["families"]}
-        assert list(fams) == ["measured", VLM]
-        assert list(table) == ["judge", "measured", VLM, "mean"]
+        assert list(fams) == ["measured", VLM, "silent"]  # the panel's order
+        assert list(table) == ["judge", "measured", VLM, "silent", "mean"]
+        assert fams["silent"]["holistic"] is None and set(fams["silent"]["dimensions"].values()) == {None}
+        assert table["silent"] == ["–"] * 6
         assert table["judge"] == ["hol"] + [ABBR[d] for d in DIMENSION_IDS]
         mean = crop["mean"]
         assert mean["families"] == 2
@@ -95,7 +100,7 @@ def test_every_panel_family_and_their_mean_on_each_card(browser, make_app, fake_
         assert fams["measured"]["proxies"] == ["distinctiveness", "emotional_impact"] and fams[VLM]["proxies"] == []
         # the mean row is the plain mean of the two families, as the API reports it
         for key, got in [("holistic", mean["holistic"])] + [(d, mean["dimensions"][d]) for d in DIMENSION_IDS]:
-            pair = [f["holistic"] if key == "holistic" else f["dimensions"][key] for f in fams.values()]
+            pair = [f["holistic"] if key == "holistic" else f["dimensions"][key] for f in (fams["measured"], fams[VLM])]
             assert got == pytest.approx(sum(pair) / 2)
         shown_mean = [_shown(t) for t in table["mean"]]
         # a mean over a proxy (the measured family's) is marked as one too

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..geometry import Box
 from ..judges import measures
+from ..judges.rubric import DIMENSION_IDS
 
 __all__ = ["JUDGE", "crop_scores", "score_crops", "panel_scores", "panel_mean"]
 
@@ -48,7 +49,8 @@ def panel_scores(crops: list[np.ndarray], panel: Any) -> list[dict[str, Any]]:
     The crops are judged through :func:`multicrop.judges.runner.judge_images`
     with a temporary call store, and summarised with
     :func:`multicrop.judges.quick.score_summary`: per crop, a list of
-    ``{"family", "dimensions", "holistic", "proxies"}``.
+    ``{"family", "dimensions", "holistic", "proxies"}``, one per family in the
+    panel's order; a family that gave no score has ``None`` values.
     """
     import math
     import tempfile
@@ -70,30 +72,35 @@ def panel_scores(crops: list[np.ndarray], panel: Any) -> list[dict[str, Any]]:
             store.close()
     proxies = {f.name: list(getattr(JUDGE_BACKENDS.get(f.backend), "proxy_dimensions", ()) or ())
                for f in panel.families}
-    out: list[list[dict[str, Any]]] = [[] for _ in crops]
+    got: dict[tuple[int, str], dict[str, Any]] = {}
     for row in summary.to_dict("records"):
         i = int(str(row.pop("image"))[4:]) - 1
         fam = row.pop("family")
         hol = row.pop("holistic", float("nan"))
         dims = {k: (None if v != v else float(v)) for k, v in row.items()}
-        out[i].append({"family": fam, "dimensions": dims,
+        got[i, fam] = {"family": fam, "dimensions": dims,
                        "holistic": None if hol != hol or math.isnan(hol) else float(hol),
-                       "proxies": proxies.get(fam, [])})
-    return [{"families": fams} for fams in out]
+                       "proxies": proxies.get(fam, [])}
+    # every family, in the panel's order; one whose calls all failed has no row: its values are None
+    missing = {d: None for d in DIMENSION_IDS}
+    return [{"families": [got.get((i, f.name)) or {"family": f.name, "dimensions": dict(missing), "holistic": None,
+                                                   "proxies": proxies.get(f.name, [])} for f in panel.families]}
+            for i in range(len(crops))]
 
 
 def panel_mean(families: list[dict[str, Any]]) -> dict[str, Any]:
     """The plain mean over families of each dimension and of the holistic score.
 
     A family without a value (its calls failed) is left out of that mean; a
-    value no family has is ``None``.  This is the arithmetic mean of the raw
+    value no family has is ``None``; ``families`` counts the families with any value.  This is the arithmetic mean of the raw
     scores, shown on the page; the ranking's panel objective (z-scored per
     family across alternatives) is a different number.
 
     Examples
     --------
     >>> fams = [{"dimensions": {"composition": 2.0}, "holistic": 5.0},
-    ...         {"dimensions": {"composition": 4.0}, "holistic": None}]
+    ...         {"dimensions": {"composition": 4.0}, "holistic": None},
+    ...         {"dimensions": {"composition": None}, "holistic": None}]
     >>> panel_mean(fams)
     {'dimensions': {'composition': 3.0}, 'holistic': 5.0, 'families': 2}
     """
@@ -102,5 +109,6 @@ def panel_mean(families: list[dict[str, Any]]) -> dict[str, Any]:
         return sum(got) / len(got) if got else None
 
     names = list(dict.fromkeys(d for f in families for d in f["dimensions"]))
+    scored = [f for f in families if f["holistic"] is not None or any(v is not None for v in f["dimensions"].values())]
     return {"dimensions": {d: mean([f["dimensions"].get(d) for f in families]) for d in names},
-            "holistic": mean([f["holistic"] for f in families]), "families": len(families)}
+            "holistic": mean([f["holistic"] for f in families]), "families": len(scored)}

@@ -158,7 +158,7 @@ function panelTable(s) {
   };
   const num = (v, dim, scale, proxy) => {
     const name = dim.replace(/_/g, " ");
-    if (v === null || v === undefined) return cell("td", "–", `${name}: no score (the calls failed)`, "none");
+    if (v === null || v === undefined) return cell("td", "–", `${name}: no score (the calls failed or gave no score)`, "none");
     return cell("td", v.toFixed(1) + (proxy ? "*" : ""),
                 `${name}: ${+v.toFixed(3)} / ${scale}${proxy ? " (proxy: no pixel statistic measures this)" : ""}`,
                 proxy ? "proxy" : "");
@@ -177,10 +177,14 @@ function panelTable(s) {
     for (const d of dims) tr.appendChild(num(r.dimensions[d], d, 5, proxies.includes(d)));
     t.appendChild(tr);
   };
-  for (const f of s.families) addRow(f.family, `family ${f.family}`, f, f.proxies, "family");
+  for (const f of s.families) {
+    const none = f.holistic === null && Object.values(f.dimensions).every((v) => v === null);
+    addRow(f.family, `family ${f.family}` + (none ? ": no score (its calls failed or gave no score)" : ""),
+           f, f.proxies, none ? "family failed" : "family");
+  }
   // a mean over a proxy is marked as well: it is partly a proxy
   const anyProxy = [...new Set(s.families.flatMap((f) => f.proxies))];
-  if (s.mean) addRow("mean", `plain mean of the ${s.mean.families} families`, s.mean, anyProxy, "mean");
+  if (s.mean) addRow("mean", `plain mean of the ${s.mean.families} families that gave scores`, s.mean, anyProxy, "mean");
   if (s.families.some((f) => f.proxies.length)) {
     const foot = document.createElement("caption");
     foot.textContent = "* a proxy, or a mean over one: no pixel statistic measures it";
