@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -111,17 +113,25 @@ def test_every_panel_family_and_their_mean_on_each_card(browser, make_app, fake_
 
 
 def _heic(path: Path, width: int, height: int) -> Path:
+    """The two-subject photo as HEIC (HEVC, written by pillow-heif), with a camera make and a GPS tag."""
     pillow_heif = pytest.importorskip("pillow_heif", reason="the heif extra (pillow-heif) is not installed")
     im = Image.open(io.BytesIO(photo_bytes(width, height, fmt="PNG"))).convert("RGB")
-    pillow_heif.from_pillow(im).save(str(path), quality=90)
+    ex = Image.Exif()
+    ex[0x010F] = "TestCam"  # Make
+    ex[0x8825] = {1: "N", 2: (48.0, 51.0, 30.0), 3: "E", 4: (2.0, 17.0, 40.0)}
+    pillow_heif.from_pillow(im).save(str(path), quality=90, exif=ex.tobytes())
     assert path.read_bytes()[4:12] in (b"ftypheic", b"ftypheix", b"ftypmif1")
+    with Image.open(path) as back:  # multicrop.io registered pillow-heif's opener
+        assert back.format == "HEIF" and back.size == (width, height) and 0x8825 in back.getexif()
     return path
 
 
 def test_a_heic_upload_gets_its_crops(browser, make_app, tmp_path, shots):
+    import multicrop.io  # noqa: F401  (registers pillow-heif's opener, as the server does)
+
     src = _heic(tmp_path / "two.heic", 900, 400)
     with LiveServer(make_app()) as srv:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(srv.url)
@@ -143,7 +153,21 @@ def test_a_heic_upload_gets_its_crops(browser, make_app, tmp_path, shots):
             const s = [0, 0, 0];
             for (let i = 0; i < d.length; i += 4) { s[0] += d[i]; s[1] += d[i + 1]; s[2] += d[i + 2]; }
             return s.map(v => v / (d.length / 4)); })""")
+        with page.expect_download() as dl:
+            page.click("#dlFull")
+        zpath = tmp_path / "heic.zip"
+        dl.value.save_as(zpath)
         assert errors == [] and page.locator(".msg.error").count() == 0
+    # the zip: JPEG crops (a HEIC source gives JPEG, as in the CLI) of the boxes' sizes, without the GPS tag
+    z = zipfile.ZipFile(zpath)
+    assert sorted(z.namelist()) == ["two.json", "two_1.jpg", "two_2.jpg"]
+    saved = json.loads(z.read("two.json"))
+    for i, crop in enumerate(saved["crops"], 1):
+        with z.open(f"two_{i}.jpg") as f:
+            im = Image.open(f)
+            assert im.format == "JPEG" and im.size == (crop["box"]["w"], crop["box"]["h"])
+            assert 0x8825 not in im.getexif()
+    assert [c["box"] for c in saved["crops"]] == [c["box"] for c in record["crops"]]
     assert status.startswith("two.heic: 900×400 px, 2 crops")
     assert record["size"] == [900, 400] and len(record["crops"]) == 2
     want = [[c["box"][a] for a in ("x", "y", "w", "h")] for c in record["crops"]]
