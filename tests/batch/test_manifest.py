@@ -54,3 +54,8 @@ def test_a_new_run_sorts_after_every_earlier_run_even_within_one_clock_tick(tmp_
         with ManifestWriter(tmp_path, run) as w:
             w.add({"path": "a.jpg", "status": value})
     assert latest_rows(read_manifest(tmp_path))["a.jpg"]["status"] == "new"
+
+
+def test_a_run_id_without_a_time_part_is_ignored_not_fatal():
+    nxt = new_run_id(["manual-run", "", None])
+    assert nxt[:8].isdigit() and "T" in nxt

@@ -75,7 +75,8 @@ def test_a_tiny_and_a_huge_subject_both_get_a_crop():
     sel, _ = _select(sal, "auto")
     assert len(sel.crops) == 2
     sides = sorted(max(c.box.w, c.box.h) for c in sel.crops)
-    assert sides[0] < 80 and sides[1] > 250  # the tiny one (28x32) framed tightly in either orientation
+    # the tiny one (28x32) framed as tightly as allowed: a long side of min_crop_share (0.2) x 600 px
+    assert 120 - 1e-6 <= sides[0] < 160 and sides[1] > 250
     small = min(sel.crops, key=lambda c: c.box.area).box
     assert small.x <= 526 and small.x2 >= 554 and small.y <= 44 and small.y2 >= 76
 
@@ -243,3 +244,52 @@ def test_a_square_subject_takes_the_photos_orientation():
         off, _ = _select(sal, 1, direct=DirectConfig(photo_orientation=0.0))
         on_score = sel.crops[0].score
         assert off.crops[0].score == pytest.approx(on_score, abs=0.05)  # the prior breaks a near tie
+
+
+def test_a_faint_haze_heavier_than_the_subject_is_not_a_subject_and_weak_ones_are_capped():
+    sal = np.zeros((400, 600), np.float32)
+    sal[50:90, 50:90] = 1.0            # the subject
+    sal[40:370, 250:510] = 0.35        # a wide faint region, far heavier than the subject
+    blobs, _ = salient_blobs(sal)
+    assert len(blobs) == 1 and blobs[0].importance == pytest.approx(1.0)
+    specks = np.zeros((400, 600), np.float32)
+    specks[150:250, 20:120] = 1.0
+    for x in range(200, 580, 40):      # ten faint specks, each a possible weak subject
+        specks[300:316, x:x + 16] = 0.3
+    blobs, _ = salient_blobs(specks)
+    assert len(blobs) == 1 + DirectConfig().max_weak
+    assert all(b.importance <= 1.0 for b in blobs)
+    assert len(salient_blobs(specks, config=DirectConfig(max_weak=0))[0]) == 1
+
+
+def test_square_photos_and_square_crops_take_no_orientation_bonus():
+    sal = np.zeros((400, 400), np.float32)
+    _ellipse(sal, 200, 200, 60, 60)
+    on, _ = _select(sal, 1, ratios="4:5,1:1,1.91:1")
+    off, _ = _select(sal, 1, ratios="4:5,1:1,1.91:1", direct=DirectConfig(photo_orientation=0.0))
+    assert on.crops == off.crops  # a square photo has no orientation to share
+    wide = np.zeros((300, 600), np.float32)
+    _ellipse(wide, 300, 150, 60, 60)
+    sq_on, _ = _select(wide, 1, ratios="1:1")
+    sq_off, _ = _select(wide, 1, ratios="1:1", direct=DirectConfig(photo_orientation=0.0))
+    assert [c.score for c in sq_on.crops] == [c.score for c in sq_off.crops]
+
+
+def test_a_panorama_still_gets_crops_when_min_crop_share_cannot_be_met():
+    sal = np.zeros((60, 600), np.float32)   # 10:1; a 3:2 crop is at most 90 px long, under 0.2 x 600
+    _ellipse(sal, 100, 30, 20, 20)
+    sel, _ = _select(sal, 1)
+    assert len(sel.crops) == 1
+    assert max(sel.crops[0].box.w, sel.crops[0].box.h) == pytest.approx(90, abs=1)
+
+
+def test_force_k_fills_are_not_offered_alternatives():
+    sal = np.zeros((300, 450), np.float32)
+    _ellipse(sal, 225, 150, 60, 80)
+    h, w = sal.shape
+    img = np.full((h, w, 3), 128, np.uint8)
+    cfg = CropConfig(k=3, strategy="direct", faces=False, force_k=True)
+    ctx = ScoringContext(img, sal, ())
+    sel = select_direct(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, w, h), min_side=16, shortlist=4)
+    assert sel.n_distinct == 1 and len(sel.crops) == 3
+    assert len(sel.shortlists[0]) > 1 and [len(x) for x in sel.shortlists[1:]] == [1, 1]

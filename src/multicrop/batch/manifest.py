@@ -85,7 +85,7 @@ def new_run_id(after: Iterable[str | None] = ()) -> str:
     latest run's.
     """
     now = time.time_ns() // 1000
-    latest = [_run_micros(r) for r in after if r]
+    latest = [m for m in (_run_micros(r) for r in after if r) if m is not None]
     if latest:
         now = max(now, max(latest) + 1)
     return _format_micros(now) + "-" + uuid.uuid4().hex[:8]
@@ -96,11 +96,14 @@ def _format_micros(micros: int) -> str:
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime(secs)) + f".{frac:06d}"
 
 
-def _run_micros(run_id: str) -> int:
-    """The time part of a run id in microseconds (older ids carry whole seconds)."""
+def _run_micros(run_id: str) -> int | None:
+    """The time part of a run id in microseconds (older ids carry whole seconds); None if it has none."""
     stamp = run_id.split("-", 1)[0]
     fmt = "%Y%m%dT%H%M%S.%f" if "." in stamp else "%Y%m%dT%H%M%S"
-    when = datetime.datetime.strptime(stamp, fmt).replace(tzinfo=datetime.timezone.utc)
+    try:
+        when = datetime.datetime.strptime(stamp, fmt).replace(tzinfo=datetime.timezone.utc)
+    except ValueError:  # a hand-made or foreign id: it cannot be ordered by time, so it is not waited for
+        return None
     return int(when.timestamp()) * 1_000_000 + when.microsecond
 
 

@@ -7,21 +7,17 @@ itself (§V).  This module is that method; its weights are in
 
 Steps
 -----
-1. **Subjects.**  Salient blobs: connected components of the saliency at or
-   above ``blob_level`` of its maximum (after a closing of ``blob_close`` of
-   the long side, so one subject is not split in two), each with its
-   saliency mass; a blob whose peak is below ``min_peak`` or whose mass is
-   below ``min_blob_share`` of the largest blob's is noise.  A second pass
-   finds *weak* subjects the saliency model barely marks (a thin rocket, a
-   dark figure): components above ``weak_floor`` of the maximum, apart from
-   the blobs found, whose peak reaches ``weak_peak`` and whose mass above
-   ``blob_level`` of their own peak is at least ``weak_share``.  A blob's
-   *importance* is ``(mass / largest mass) ** size_exponent``: a tiny
-   subject still counts (0.32 at 1/100 of the largest for 0.25).
+1. **Subjects** (:mod:`multicrop.crop.subjects`): salient blobs, strong
+   ones and *weak* ones the saliency model barely marks (a thin rocket, a
+   dark figure), each with its saliency mass.  A blob's *importance* is
+   ``(mass / largest mass) ** size_exponent``: a tiny subject still counts
+   (0.32 at 1/100 of the largest for 0.25).
 2. **Pool.**  For every allowed ratio: fixed-ratio windows over the whole
    image at ``window_scales``, GAIC grid anchors of the whole image, and
    framings of every blob (the blob spans each of ``fills`` of the crop,
-   its centre placed at the centre or on a third of the crop).
+   its centre placed at the centre or on a third of the crop); no crop's
+   long side is under ``min_crop_share`` of the photo's (or the longest
+   crop of that ratio, in a panorama): no fragment worth no post.
 3. **Validity (hard constraints).**  A crop must hold at least
    ``whole_share`` of its main blob (the blob whose mass it holds most), may
    hold no other blob by a share in ``[hold_share, whole_share)`` (it never
@@ -70,7 +66,6 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from ..geometry import Box, Ratio, fit_ratio_box, iou_matrix
@@ -78,24 +73,15 @@ from ..measures import box_sums, summed_area_table
 from .candidates import grid_anchors, sliding_windows
 from .config import CropConfig, DirectConfig
 from .scoring.base import ScoredCrop, Scorer, ScoringContext
+from .subjects import Blob, salient_blobs
 
 __all__ = ["DIRECT_VERSION", "Blob", "DirectSelection", "salient_blobs", "direct_pool", "select_direct"]
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
 #: direct-3: weak subjects (thin or low-contrast, barely marked by the saliency model) are blobs too;
-#: a crop in the photo's own orientation gains ``photo_orientation``.
+#: a crop in the photo's own orientation gains ``photo_orientation``; no crop under ``min_crop_share``.
 DIRECT_VERSION = "direct-3"
-
-
-@dataclass(frozen=True)
-class Blob:
-    """A salient subject: its bounding box, saliency mass, importance and label in the blob map."""
-
-    box: Box
-    mass: float
-    importance: float
-    label: int
 
 
 @dataclass(frozen=True)
@@ -110,75 +96,6 @@ class DirectSelection:
     #: Per chosen crop, alternatives framing the same subject (the chosen crop
     #: first); see :func:`select_direct`'s ``shortlist``.
     shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
-
-
-def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
-    """The salient subjects of ``saliency`` and the label map (0: background, else ``Blob.label``).
-
-    Examples
-    --------
-    >>> sal = np.zeros((100, 200), np.float32); sal[20:60, 20:60] = 1; sal[30:50, 150:160] = 0.9
-    >>> blobs, labels = salient_blobs(sal)
-    >>> [(b.box.w, b.box.h) for b in blobs]
-    [(40.0, 40.0), (10.0, 20.0)]
-    """
-    cfg = config or DirectConfig()
-    s = np.asarray(saliency, dtype=np.float32)
-    top = float(s.max()) if s.size else 0.0
-    if top <= 0:
-        return [], np.zeros(s.shape, np.int32)
-    n, labels = _components(s >= cfg.blob_level * top, cfg.blob_close)
-    if n <= 1:
-        return [], np.zeros(s.shape, np.int32)
-    flat = labels.ravel()
-    mass = np.bincount(flat, weights=s.ravel(), minlength=n)
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, s.ravel())
-    ids = [i for i in range(1, n) if peak[i] >= cfg.min_peak * top]
-    biggest = max((mass[i] for i in ids), default=0.0)
-    ids = [i for i in ids if mass[i] >= cfg.min_blob_share * biggest]
-    found = [(float(mass[i]), labels == i) for i in ids]
-    if biggest > 0 and cfg.weak_peak < cfg.min_peak:
-        found += _weak_blobs(s, top, np.isin(labels, ids), biggest, cfg)
-    found = sorted(found, key=lambda f: -f[0])[: cfg.max_blobs]
-    out, label_map = [], np.zeros(s.shape, np.int32)
-    for j, (m, where) in enumerate(found, start=1):
-        ys, xs = np.nonzero(where)
-        x, y = float(xs.min()), float(ys.min())
-        box = Box(x, y, float(xs.max()) + 1 - x, float(ys.max()) + 1 - y)
-        out.append(Blob(box, m, float((m / biggest) ** cfg.size_exponent), j))
-        label_map[where] = j
-    return out, label_map
-
-
-def _components(mask: np.ndarray, close: float) -> tuple[int, np.ndarray]:
-    """Connected components (8-connected) of ``mask`` after a closing of ``close`` of the long side."""
-    m = mask.astype(np.uint8)
-    r = int(round(close * max(m.shape)))
-    if r >= 1:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
-    n, labels = cv2.connectedComponents(m, connectivity=8)
-    return n, labels
-
-
-def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
-                cfg: DirectConfig) -> list[tuple[float, np.ndarray]]:
-    """Subjects the saliency barely marks, apart from the strong blobs (see ``DirectConfig.weak_*``)."""
-    n, labels = _components(s >= cfg.weak_floor * top, cfg.blob_close)
-    touched = np.unique(labels[strong])
-    flat, sv = labels.ravel(), s.ravel()
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, sv)
-    out = []
-    for i in range(1, n):
-        if i in touched or peak[i] < cfg.weak_peak * top:
-            continue
-        where = (labels == i) & (s >= cfg.blob_level * peak[i])
-        m = float(s[where].sum())
-        if m >= cfg.weak_share * biggest:
-            out.append((m, where))
-    return out
 
 
 def _framings(blob: Box, ratio: float, bounds: Box, cfg: DirectConfig) -> list[Box]:
@@ -204,6 +121,8 @@ def direct_pool(bounds: Box, blobs: list[Blob], ratios: tuple[Ratio, ...], confi
     windows = dataclasses.replace(cand, window_stride=d.window_stride, window_scales=d.window_scales)
     out: list[tuple[Box, Ratio]] = []
     for ratio in ratios:
+        largest = fit_ratio_box(bounds, ratio.value)
+        min_long = min(d.min_crop_share * max(bounds.w, bounds.h), max(largest.w, largest.h))
         boxes = sliding_windows(bounds, ratio, config=windows)
         boxes += grid_anchors(bounds, ratio, config=cand)
         for b in blobs:
@@ -211,7 +130,7 @@ def direct_pool(bounds: Box, blobs: list[Blob], ratios: tuple[Ratio, ...], confi
         seen = set()
         for box in boxes:
             key = tuple(round(v, 1) for v in box.corners())
-            if min(box.w, box.h) >= min_side - 1e-6 and key not in seen:
+            if min(box.w, box.h) >= min_side - 1e-6 and max(box.w, box.h) >= min_long - 1e-6 and key not in seen:
                 seen.add(key)
                 out.append((box, ratio))
     return out
@@ -321,9 +240,10 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     onehot[np.arange(len(pool)), main] = 1.0
     weight = onehot + d.group_credit * (1 - onehot)
     q = np.array([c.score for c in scored]) + d.aspect_weight * _aspect_fit(pool, main, blobs, d.aspect_sigma)
-    if d.photo_orientation:
-        landscape = bounds.w >= bounds.h
-        q = q + d.photo_orientation * np.array([(r.value >= 1) == landscape for _, r in pool], float)
+    if d.photo_orientation and bounds.w != bounds.h:
+        # 1:1 crops and square photos have no orientation to share: neither gains.
+        sign = 1.0 if bounds.w > bounds.h else -1.0
+        q = q + d.photo_orientation * np.array([sign * (r.value - 1) > 0 for _, r in pool], float)
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
     covered = np.zeros(len(blobs))
@@ -355,8 +275,10 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         if config.force_k:
             chosen += _fill(boxes, scored, chosen, k, config.nms_iou)
             gains += [0.0] * (len(chosen) - len(gains))
-    lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q, shortlist))
-                  for i in chosen)
+    # Crops added by force_k show no new subject: they are not offered alternatives.
+    lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q,
+                                                      shortlist if n < n_distinct else 1))
+                  for n, i in enumerate(chosen))
     return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(blobs), n_distinct,
                            tuple(notes), lists)
 

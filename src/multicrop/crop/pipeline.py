@@ -256,6 +256,8 @@ def crop_photo(
     UnknownNameError
         Unknown saliency backend or scorer.
     """
+    if isinstance(shortlist, bool) or not isinstance(shortlist, int) or shortlist < 1:
+        raise InvalidParameterError(f"shortlist must be a positive integer, got {shortlist!r}")
     cfg = config or CropConfig()
     clock = Stopwatch()
     scorer = get_scorer(cfg)
@@ -274,8 +276,6 @@ def crop_photo(
     sx, sy = loaded.size[0] / w, loaded.size[1] / h
     candidates = Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
                              cfg.min_crop_side / max(sx, sy))
-    if isinstance(shortlist, bool) or not isinstance(shortlist, int) or shortlist < 1:
-        raise InvalidParameterError(f"shortlist must be a positive integer, got {shortlist!r}")
     selection = select_crops(sal, candidates, name, clock, shortlist=shortlist)
     clock.lap("score")
     crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in selection.crops)
