@@ -38,6 +38,7 @@ def test_judge_writes_ranking_with_calls_and_spend_and_a_rerun_costs_nothing(pho
     n = sum(len(c["alternatives"]) for c in r["crops"])
     assert len(r["crops"]) == rec["k"] and all(len(c["alternatives"]) <= 3 for c in r["crops"])
     assert (r["alternatives"], r["calls_made"], r["calls_reused"], r["spend_usd"]) == (n, n, 0, 0.0)
+    assert (r["shortlist"], r["top"]) == (3, None)
     assert r["panel"]["families"] == [{"name": "measured", "backend": "measured", "model": "measured-v1"}]
     assert [c["box"] for c in rec["crops"]] == [c["alternatives"][c["chosen"]]["box"] for c in r["crops"]]
     line = f"judged {n} alternatives of {rec['k']} crop{'s' * (rec['k'] != 1)} with panel panel.measured.toml: " \
@@ -61,13 +62,24 @@ def test_without_judge_the_record_has_no_ranking(photo, capsys):
 ])
 def test_bad_judge_options_fail_in_one_line(photo, tmp_path, capsys, extra, message):
     extra = [str(measured_panel_path()) if a == "PANEL" else a for a in extra]
-    rc, recs, err = _run(["crop", photo, *FAST, "--dry-run", *extra], capsys)
+    rc, recs, err = _run(["crop", photo, *FAST, "-o", tmp_path / "out", "--json", *extra], capsys)
     assert rc != 0 and not recs
     assert err.strip() == f"multicrop: error: {message}"
+    assert not (tmp_path / "out").exists()
 
 
-def test_another_strategy_is_warned_that_the_panel_cannot_choose(photo, capsys):
+def test_dry_run_with_judge_is_refused_before_any_call(photo, tmp_path, capsys):
+    store = tmp_path / "calls.sqlite"
+    rc, recs, err = _run(["crop", photo, *FAST, "--dry-run", "--judge", measured_panel_path(),
+                          "--judge-store", store], capsys)
+    assert rc != 0 and not recs and not store.exists()
+    assert err.strip() == ("multicrop: error: --dry-run cannot be used with --judge: the panel makes judge calls "
+                           "(possibly paid) and writes the call store; drop --dry-run or --judge")
+
+
+def test_another_strategy_is_warned_that_the_panel_cannot_choose(photo, tmp_path, capsys):
     rc, (rec,), err = _run(["crop", photo, "-s", "partition", "-k", "1", "--saliency", "spectral", "--no-faces",
-                            "-r", "1:1", "--dry-run", "--judge", measured_panel_path()], capsys)
+                            "-r", "1:1", "-o", tmp_path, "--json", "--no-preview", "--judge", measured_panel_path()],
+                           capsys)
     assert rc == 0 and "strategy partition lists each crop alone" in err
     assert all(len(c["alternatives"]) == 1 and c["chosen"] == 0 for c in rec["ranking"]["crops"])

@@ -46,6 +46,39 @@ def test_a_combiner_that_does_not_match_the_panels_features(spoiled_first, measu
         rank_crops(spoiled_first, measured_panel, combiner=RidgeCombiner())
 
 
+def _dims_panel(tmp_path, holistic, dimension):
+    p = tmp_path / f"h{holistic}d{dimension}.toml"
+    p.write_text(f'holistic_repetitions = {holistic}\ndimension_repetitions = {dimension}\n'
+                 '[[families]]\nname = "measured"\nbackend = "measured"\nmodel = "measured-v1"\n')
+    return p
+
+
+def test_a_combiner_needs_the_prompts_its_features_come_from(spoiled_first, tmp_path):
+    import pandas as pd
+
+    from multicrop.fusion.combiners import RidgeCombiner
+    from multicrop.schema import DIMENSION_IDS
+
+    cols = ["H:measured"] + [f"P:measured:{d}" for d in DIMENSION_IDS]
+    hp = RidgeCombiner().fit(pd.DataFrame(np.arange(2.0 * len(cols)).reshape(2, -1), columns=cols), [0.0, 1.0])
+    h = RidgeCombiner().fit(pd.DataFrame({"H:measured": [1.0, 2.0]}), [0.0, 1.0])
+    h_array = RidgeCombiner().fit(np.array([[1.0], [2.0]]), [0.0, 1.0])
+    # H+P columns on a panel without dimension prompts: refused, not silently unscored
+    with pytest.raises(InvalidParameterError, match=r"fitted on feature\(s\) P:measured:\w+.* that this panel does "
+                                                    r"not give \(the panel's dimension_repetitions is 0\); "
+                                                    r"the panel gives H:measured$"):
+        rank_crops(spoiled_first, _dims_panel(tmp_path, 1, 0), combiner=hp)
+    # H columns on a panel without holistic prompts
+    with pytest.raises(InvalidParameterError, match=r"fitted on feature\(s\) H:measured that this panel does not "
+                                                    r"give \(the panel's holistic_repetitions is 0\)"):
+        rank_crops(spoiled_first, _dims_panel(tmp_path, 0, 1), combiner=h)
+    with pytest.raises(InvalidParameterError, match="fitted on an array of 1 features .* holistic_repetitions is 0"):
+        rank_crops(spoiled_first, _dims_panel(tmp_path, 0, 1), combiner=h_array)
+    # the same H combiner on a panel with holistic prompts scores every alternative
+    r = rank_crops(spoiled_first, _dims_panel(tmp_path, 1, 0), combiner=h).ranking
+    assert all(a["panel_score"] is not None for a in r["crops"][0]["alternatives"])
+
+
 @pytest.mark.parametrize("top", [0, -1, 1.5, True])
 def test_top_must_be_a_positive_integer(spoiled_first, measured_panel, top):
     with pytest.raises(InvalidParameterError, match="top must be a positive integer"):

@@ -109,6 +109,28 @@ def test_a_vlm_familys_spend_comes_from_the_stores_logged_costs(spoiled_first, f
     assert again["cost_usd"] == pytest.approx(4 * per_call)
 
 
+def test_spend_counts_the_calls_made_now_and_cost_every_call_behind_the_scores(spoiled_first, fake_server,
+                                                                                tmp_path, monkeypatch):
+    from multicrop.judges.store.store import CallStore
+
+    panel = _panel({"name": "vlm", "backend": "openai-compatible", "model": "ok",
+                    "options": {"base_url": fake_server.base_url, "api_key_env": "", "max_side": 64}},
+                   holistic=2, prices={"ok": {"input": 2.0, "output": 10.0}})
+    per_call = 1000 * 2.0 / 1e6 + 20 * 10.0 / 1e6
+    store = tmp_path / "calls.sqlite"
+    scans = []
+    real = CallStore.completed_keys
+    monkeypatch.setattr(CallStore, "completed_keys", lambda self: scans.append(1) or real(self))
+    first = rank_crops(spoiled_first, panel, store=store, top=1).ranking  # 2 calls: the first alternative
+    more = rank_crops(spoiled_first, panel, store=store).ranking  # 2 reused, 2 new (the second alternative)
+    assert (first["calls_made"], first["spend_usd"], first["cost_usd"]) == (2, pytest.approx(2 * per_call),
+                                                                           pytest.approx(2 * per_call))
+    assert (more["calls_made"], more["calls_reused"]) == (2, 2)
+    assert more["spend_usd"] == pytest.approx(2 * per_call) and more["cost_usd"] == pytest.approx(4 * per_call)
+    # the spend is not found by scanning the store: at most the runner's own look-up of what is done
+    assert len(scans) <= 2
+
+
 def test_a_fitted_combiner_decides(spoiled_first, measured_panel):
     import pandas as pd
 

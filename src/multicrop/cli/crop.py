@@ -334,6 +334,9 @@ def crop(
         _write_options(write_settings)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--lossless: {exc}") from None
+    if dry_run and judge is not None:
+        raise InvalidParameterError("--dry-run cannot be used with --judge: the panel makes judge calls (possibly "
+                                    "paid) and writes the call store; drop --dry-run or --judge")
     ranker = None
     if judge is not None or shortlist is not None or judge_store is not None:
         from ..ranking.settings import JudgeSettings

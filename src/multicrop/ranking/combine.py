@@ -89,53 +89,73 @@ def _expected_columns(families: Sequence[str], block: str) -> list[str]:
     return cols
 
 
-def _columns_for(combiner: Any, families: Sequence[str], *, has_dimensions: bool) -> tuple[str, list[str], bool]:
+def _panel_columns(families: Sequence[str], *, has_holistic: bool, has_dimensions: bool) -> list[str]:
+    """The feature columns a panel gives: ``H:`` with holistic prompts, ``P:`` with dimension prompts."""
+    full = _expected_columns(families, "H+P")
+    return [c for c in full if (has_holistic if c.startswith("H:") else has_dimensions)]
+
+
+def _columns_for(combiner: Any, families: Sequence[str], *, has_dimensions: bool,
+                 has_holistic: bool = True) -> tuple[str, list[str], bool]:
     """The block and columns ``combiner`` was fitted on, and whether it takes a DataFrame."""
     name = type(combiner).__name__
     if not hasattr(combiner, "predict"):
         raise InvalidParameterError(f"combiner: a fitted estimator with predict() is needed, got {name}")
+    given = _panel_columns(families, has_holistic=has_holistic, has_dimensions=has_dimensions)
+    gives = ", ".join(given) if given else "none"
     names = getattr(combiner, "feature_names_in_", None)
     if names is not None:
         cols = [str(c) for c in names]
-        allowed = set(_expected_columns(families, "H+P"))
-        absent = [c for c in cols if c not in allowed]
+        absent = [c for c in cols if c not in set(given)]
         if absent:
+            known = set(_expected_columns(families, "H+P"))
+            why = "".join(f" (the panel's {reps} is 0)" for prefix, reps, has in (
+                ("H:", "holistic_repetitions", has_holistic), ("P:", "dimension_repetitions", has_dimensions))
+                if not has and any(c in known and c.startswith(prefix) for c in absent))
             raise InvalidParameterError(
-                f"combiner {name}: fitted on feature(s) {', '.join(absent[:5])} that this panel does not give; "
-                f"the panel gives {', '.join(_expected_columns(families, 'H+P' if has_dimensions else 'H'))}")
+                f"combiner {name}: fitted on feature(s) {', '.join(absent[:5])} that this panel does not give"
+                f"{why}; the panel gives {gives}")
         block = "H+P" if any(c.startswith("P:") for c in cols) else "H"
         return block, cols, True
     n = getattr(combiner, "n_features_in_", None)
     if n is None:
         raise InvalidParameterError(f"combiner {name}: not fitted (no n_features_in_); fit it first")
+    if not has_holistic:
+        raise InvalidParameterError(
+            f"combiner {name}: fitted on an array of {n} features (block H or H+P, both start with the holistic "
+            "scores), but the panel's holistic_repetitions is 0; set holistic_repetitions >= 1")
     for block in ("H", "H+P") if has_dimensions else ("H",):
         cols = _expected_columns(families, block)
         if len(cols) == n:
             return block, cols, False
     gives = f"{len(families)} (block H)" + (f" or {len(_expected_columns(families, 'H+P'))} (block H+P)"
-                                           if has_dimensions else "")
+                                           if has_dimensions else "; its dimension_repetitions is 0, so no block H+P")
     raise InvalidParameterError(
         f"combiner {name}: fitted on {n} features, but this panel of {len(families)} famil"
         f"{'y' if len(families) == 1 else 'ies'} gives {gives}")
 
 
-def combiner_info(combiner: Any, families: Sequence[str], *, has_dimensions: bool) -> dict[str, Any]:
+def combiner_info(combiner: Any, families: Sequence[str], *, has_dimensions: bool,
+                  has_holistic: bool = True) -> dict[str, Any]:
     """What the ``ranking`` record says about a combiner (checks that it matches the panel).
 
     Raises
     ------
     InvalidParameterError
-        Not a fitted estimator, or fitted on features this panel does not give.
+        Not a fitted estimator, or fitted on features this panel does not give
+        (``H:`` columns need ``holistic_repetitions`` >= 1, ``P:`` columns
+        ``dimension_repetitions`` >= 1).
     """
-    block, cols, _ = _columns_for(combiner, families, has_dimensions=has_dimensions)
+    block, cols, _ = _columns_for(combiner, families, has_dimensions=has_dimensions, has_holistic=has_holistic)
     return {"name": getattr(combiner, "name", type(combiner).__name__),
             "version": str(getattr(combiner, "version", "")), "block": block, "features": cols}
 
 
 def combiner_scores(combiner: Any, table: pd.DataFrame, labels: Sequence[str], families: Sequence[str], *,
-                    has_dimensions: bool) -> pd.Series:
+                    has_dimensions: bool, has_holistic: bool = True) -> pd.Series:
     """The combiner's prediction for each label; NaN for a label missing a feature."""
-    block, cols, as_frame = _columns_for(combiner, families, has_dimensions=has_dimensions)
+    block, cols, as_frame = _columns_for(combiner, families, has_dimensions=has_dimensions,
+                                         has_holistic=has_holistic)
     X = features(table, labels, families, block).reindex(columns=cols)
     ok = X.notna().all(axis=1).to_numpy()
     out = pd.Series(np.nan, index=list(labels), dtype=float)

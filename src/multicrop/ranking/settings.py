@@ -111,7 +111,7 @@ class JudgeSettings:
         """:func:`~multicrop.ranking.shortlists.rank_crops` of one photo's result."""
         from .shortlists import rank_crops
 
-        return rank_crops(result, self.panel, store=self.store)
+        return rank_crops(result, self.panel, store=self.store, shortlist=self.shortlist)
 
     def summary(self, result: Any) -> str:
         """The one-line summary of a ranked result."""

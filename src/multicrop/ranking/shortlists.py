@@ -14,7 +14,11 @@ The steps:
    fitted combiner when one is given, else the z-scored panel mean over all
    alternatives of the photo;
 5. per crop, the alternative with the highest panel score is kept (ties, and
-   alternatives no judge scored, leave the composition scorer's choice).
+   alternatives no judge scored, leave the composition scorer's choice);
+   crops are chosen in order, and an alternative whose IoU with a crop
+   already kept is above the crop config's ``nms_iou`` is passed over (if
+   every scored one is, the crop keeps its own first alternative), so two
+   crops never come out the same.
 
 Examples
 --------
@@ -48,6 +52,7 @@ import numpy as np
 
 from ..crop.pipeline import CropResult
 from ..errors import InvalidParameterError
+from ..geometry import iou
 from ..hashing import content_hash
 from ..judges.panel import Panel, load_panel
 from ..judges.store.store import CallStore
@@ -102,16 +107,6 @@ def _open_store(store: CallStore | str | os.PathLike | None):
         yield s
 
 
-def _spend(store: CallStore, keys: set[str], new: set[str]) -> tuple[float, float]:
-    """Logged cost (USD) of the calls made now (``new``) and of every call behind the scores (``keys``)."""
-    now = total = 0.0
-    for key in sorted(keys & store.completed_keys()):  # one lookup per call of this photo, not a store scan
-        c = store.show(key).record.cost_usd or 0.0
-        total += c
-        now += c if key in new else 0.0
-    return now, total
-
-
 def _holistic(table: Any, labels: list[str], families: list[str]):
     """Per label (rows, in order) and family (columns), the mean holistic score; NaN where none parsed."""
     import pandas as pd
@@ -129,6 +124,20 @@ def _finite(x: float) -> float | None:
     return float(x) if x == x and math.isfinite(x) else None
 
 
+def _choose(vals: np.ndarray, boxes: list, kept: list, max_iou: float) -> int:
+    """Index of the best-scored alternative whose IoU with every kept crop is at most ``max_iou``.
+
+    Ties keep the composition order; with no finite score, or no alternative
+    clear of the kept crops, the crop's own first alternative.
+    """
+    for j in np.argsort(-np.where(np.isfinite(vals), vals, -np.inf), kind="stable"):
+        if not np.isfinite(vals[j]):
+            break
+        if all(iou(boxes[j], k) <= max_iou for k in kept):
+            return int(j)
+    return 0
+
+
 def rank_crops(
     result: CropResult,
     panel: Panel | str | os.PathLike,
@@ -138,6 +147,7 @@ def rank_crops(
     top: int | None = None,
     max_side: int = RENDER_MAX_SIDE,
     config: Any = None,
+    shortlist: int | None = None,
 ) -> CropResult:
     """Keep, for each crop of ``result``, the shortlist alternative the judge panel scores highest.
 
@@ -161,13 +171,16 @@ def rank_crops(
         Long side of the renders the judges see (default 1024).
     config : multicrop.judges.config.RunConfig, optional
         Concurrency, retries and timeouts of the calls.
+    shortlist : int, optional
+        The shortlist length ``result`` was made with (``crop_photo``'s
+        ``shortlist``), for the record; default: its longest shortlist.
 
     Returns
     -------
     CropResult
         ``crops`` the chosen alternatives, ``shortlists`` reordered with each
         chosen alternative first, ``ranking`` the record: ``panel``,
-        ``combiner``, ``calls_made``, ``calls_reused``, ``calls_failed``,
+        ``combiner``, ``shortlist``, ``top``, ``calls_made``, ``calls_reused``, ``calls_failed``,
         ``spend_usd`` (logged cost of the calls made now), ``cost_usd`` (of
         every call behind the scores, reused ones included) and per crop
         ``chosen`` (index into its ``alternatives``, composition order) and
@@ -191,7 +204,8 @@ def rank_crops(
     if result.image is None:
         raise InvalidParameterError("result: holds no image (crop_photo's result carries it); cannot render crops")
     families = [f.name for f in p.families]
-    comb = None if combiner is None else combiner_info(combiner, families, has_dimensions=p.dimension_repetitions > 0)
+    gives = {"has_dimensions": p.dimension_repetitions > 0, "has_holistic": p.holistic_repetitions > 0}
+    comb = None if combiner is None else combiner_info(combiner, families, **gives)
     t0 = time.perf_counter()
     lists = [tuple(s) for s in result.shortlists] or [(c,) for c in result.crops]
     lists = [alts[:top] if top else alts for alts in lists]
@@ -200,20 +214,20 @@ def rank_crops(
     renders = render_boxes(result.image, [a.box for alts in lists for a in alts], max_side=max_side)
     refs = [ImageRef(arr, label=lab) for arr, lab in zip(renders, flat)]
     with _open_store(store) as s:
-        before = s.completed_keys()
         summary, plan = judge_images(refs, p, s, config=config)
         table = scores_table(plan, s)
-        keys = {c.key for c in plan}
-        spend, cost = _spend(s, keys, keys - before)
+        # spend: the runner's sum over the calls it recorded now; cost: every call behind the scores,
+        # looked up by key (no scan of a shared store)
+        spend, cost = summary.cost_usd, sum(s.costs({c.key for c in plan}).values())
     holistic = _holistic(table, flat, families)
     if combiner is None:
         score = z_panel_mean(holistic)
     else:
-        score = combiner_scores(combiner, table, flat, families, has_dimensions=p.dimension_repetitions > 0)
+        score = combiner_scores(combiner, table, flat, families, **gives)
     crops, shortlists, per_crop = [], [], []
     for alts, labs in zip(lists, labels):
         vals = np.array([score.get(lab, np.nan) for lab in labs], dtype=float)
-        best = int(np.argmax(np.where(np.isfinite(vals), vals, -np.inf))) if np.isfinite(vals).any() else 0
+        best = _choose(vals, [a.box for a in alts], [c.box for c in crops], result.config.nms_iou)
         crops.append(alts[best])
         shortlists.append((alts[best], *alts[:best], *alts[best + 1:]))
         per_crop.append({"chosen": best, "alternatives": [
@@ -228,6 +242,9 @@ def rank_crops(
                   "sha256": content_hash(redact(p.to_dict()))},
         "combiner": comb or {"name": PANEL_MEAN},
         "render_max_side": max_side,
+        "shortlist": _positive("shortlist", shortlist) if shortlist is not None
+        else max((len(alts) for alts in result.shortlists), default=1),
+        "top": top,
         "alternatives": len(flat),
         "calls_planned": summary.planned,
         "calls_made": summary.performed,

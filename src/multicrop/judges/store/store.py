@@ -37,7 +37,7 @@ from urllib.parse import quote
 from ...errors import StoreError
 from ...hashing import hash_text
 from .claims import ClaimsMixin
-from .layout import digest_bytes, pack_pieces, split_key_json
+from .layout import digest_bytes, digest_text, pack_pieces, split_key_json
 from .migrations import MIGRATIONS
 from .reads import ReadsMixin, StoreStats, VerifyReport
 from .records import CallRecord, utc_now
@@ -324,6 +324,22 @@ class CallStore(ReadsMixin, ClaimsMixin):
         cur = self._db.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                                values)
         return int(cur.lastrowid)
+
+    def costs(self, keys: Sequence[str] | set[str]) -> dict[str, float]:
+        """``call_key -> cost_usd`` (0.0 where none was logged) of the completed calls among ``keys``.
+
+        Looks the keys up by the unique index (``WHERE key IN (...)``, a few
+        hundred at a time); it does not scan the store.  Keys with no
+        completed call are absent from the result.
+        """
+        wanted = sorted(set(keys))
+        out: dict[str, float] = {}
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i:i + 500]
+            rows = self._read(f"SELECT key, cost_usd FROM calls WHERE key IN ({', '.join('?' * len(chunk))})",
+                              tuple(digest_bytes(k) for k in chunk))
+            out.update({digest_text(k): float(c or 0.0) for k, c in rows})
+        return out
 
     # Runs ------------------------------------------------------------------
     def begin_run(self, *, command: str, panel_json: str, owner: str, tool_version: str | None = None) -> int:
