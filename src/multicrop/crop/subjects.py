@@ -36,7 +36,6 @@ class Blob:
     label: int
 
 
-
 def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
     """The salient subjects of ``saliency`` and the label map (0: background, else ``Blob.label``).
 
