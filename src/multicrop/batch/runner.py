@@ -218,7 +218,8 @@ def run_crop_batch(
             summary.workers = eng.workers
             try:
                 budget = PixelBudget(pixel_budget) if pixel_budget is not None else default_budget(eng)
-                with ManifestWriter(folder, new_run_id(r.get("run_id") for r in previous.values()), flush_rows=flush_rows, flush_s=flush_s) as writer:
+                run_id = new_run_id(r.get("run_id") for r in previous.values())  # after every earlier run
+                with ManifestWriter(folder, run_id, flush_rows=flush_rows, flush_s=flush_s) as writer:
                     def finished(row: dict) -> None:
                         writer.add(row)
                         if row["status"] == "done":

@@ -6,7 +6,7 @@ import math
 
 from ..errors import InvalidParameterError
 
-__all__ = ["check_range", "check_positive_int", "check_bool"]
+__all__ = ["check_range", "check_int", "check_positive_int", "check_bool"]
 
 
 def check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool = False) -> None:
@@ -17,6 +17,12 @@ def check_range(obj: object, name: str, lo: float, hi: float, *, lo_open: bool =
         raise InvalidParameterError(
             f"{name} must be in {'(' if lo_open else '['}{lo}, {hi}], got {v!r}"
         )
+
+
+def check_int(obj: object, name: str, *, minimum: int) -> None:
+    v = getattr(obj, name)
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {v!r}")
 
 
 def check_positive_int(obj: object, name: str) -> None:

@@ -207,9 +207,9 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     shortlist : int
         Alternatives kept per chosen crop (the crop itself first) for a
         judge to choose among: valid crops of the same main subject that
-        hold it at least as fully (within 0.05) and share no more saliency
-        with the other chosen crops (within 0.05), best quality first, no
-        two with IoU above 0.8.
+        hold it at least as fully and share no more saliency with the other
+        chosen crops (both within ``shortlist_slack``), best quality first,
+        no two with IoU above ``shortlist_iou``.
 
     Returns
     -------
@@ -277,14 +277,14 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
             gains += [0.0] * (len(chosen) - len(gains))
     # Crops added by force_k show no new subject: they are not offered alternatives.
     lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q,
-                                                      shortlist if n < n_distinct else 1))
+                                                      shortlist if n < n_distinct else 1, d))
                   for n, i in enumerate(chosen))
     return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(blobs), n_distinct,
                            tuple(notes), lists)
 
 
 def _shortlist(i: int, chosen: list[int], boxes: list[Box], shares: np.ndarray, main: np.ndarray,
-               valid: np.ndarray, q: np.ndarray, n: int) -> list[int]:
+               valid: np.ndarray, q: np.ndarray, n: int, d: DirectConfig) -> list[int]:
     """Crop ``i`` and up to ``n - 1`` alternatives framing its subject as fully (see ``select_direct``)."""
     if n <= 1:
         return [i]
@@ -292,12 +292,13 @@ def _shortlist(i: int, chosen: list[int], boxes: list[Box], shares: np.ndarray, 
     others = [j for j in chosen if j != i]
     cover = shares[others].max(axis=0) if others else np.zeros(shares.shape[1])
     shared = np.minimum(shares, cover[None, :]).sum(1)
-    ok = valid & (main == m) & (shares[:, m] >= shares[i, m] - 0.05) & (shared <= shared[i] + 0.05)
+    slack = d.shortlist_slack
+    ok = valid & (main == m) & (shares[:, m] >= shares[i, m] - slack) & (shared <= shared[i] + slack)
     kept = [i]
     for j in sorted(np.flatnonzero(ok), key=lambda j: -q[j]):
         if len(kept) >= n:
             break
-        if j != i and iou_matrix([boxes[j]], [boxes[t] for t in kept]).max() <= 0.8:
+        if j != i and iou_matrix([boxes[j]], [boxes[t] for t in kept]).max() <= d.shortlist_iou:
             kept.append(int(j))
     return kept
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidParameterError
 from ..serialize import Serializable
+from .checks import check_int as _check_int
 from .checks import check_positive_int as _check_positive_int
 from .checks import check_range as _check_range
 
@@ -113,6 +114,11 @@ class DirectConfig(Serializable):
     distinct_share : float
         Fixed ``k``: a crop adding less new importance-weighted saliency
         than this is not a distinct subject.
+    shortlist_slack, shortlist_iou : float
+        ``select_direct(..., shortlist=n)``: an alternative to a chosen crop
+        holds its subject at most ``shortlist_slack`` less fully and shares
+        at most ``shortlist_slack`` more saliency with the other chosen
+        crops; no two alternatives overlap by more than ``shortlist_iou``.
     """
 
     blob_level: float = 0.3
@@ -141,11 +147,14 @@ class DirectConfig(Serializable):
     overlap_weight: float = 0.25
     min_gain: float = 0.15
     distinct_share: float = 0.05
+    shortlist_slack: float = 0.05
+    shortlist_iou: float = 0.8
 
     def __post_init__(self) -> None:
         for name in ("blob_level", "min_peak", "whole_share", "window_stride", "weak_floor", "weak_peak"):
             _check_range(self, name, 0, 1, lo_open=True)
-        for name in ("min_blob_share", "hold_share", "group_credit", "distinct_share", "weak_share", "min_crop_share"):
+        for name in ("min_blob_share", "hold_share", "group_credit", "distinct_share", "weak_share", "min_crop_share",
+                     "shortlist_slack", "shortlist_iou"):
             _check_range(self, name, 0, 1)
         _check_range(self, "blob_close", 0, 0.25)
         _check_range(self, "aspect_sigma", 0, 10, lo_open=True)
@@ -153,8 +162,7 @@ class DirectConfig(Serializable):
                      "aspect_weight", "photo_orientation"):
             _check_range(self, name, 0, 1e6)
         _check_positive_int(self, "max_blobs")
-        if isinstance(self.max_weak, bool) or not isinstance(self.max_weak, int) or self.max_weak < 0:
-            raise InvalidParameterError(f"max_weak must be an integer >= 0, got {self.max_weak!r}")
+        _check_int(self, "max_weak", minimum=0)
         if self.hold_share > self.whole_share:
             raise InvalidParameterError(
                 f"hold_share must be <= whole_share ({self.whole_share}), got {self.hold_share!r}")
