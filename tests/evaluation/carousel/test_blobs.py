@@ -16,7 +16,7 @@ from multicrop.evaluation.carousel.blobs import (
     blob_cut,
     blob_map,
     cutting_crops,
-    salient_blobs,
+    mask_blobs,
 )
 from multicrop.evaluation.carousel.evaluate import SALIENCY_DIR, evaluate_carousel
 from multicrop.evaluation.carousel.records import RESULTS_FILE
@@ -43,7 +43,7 @@ SIZE = (400, 200)
 
 
 def test_blobs_keep_threshold_and_minimum_area():
-    labels, n = salient_blobs(_map())
+    labels, n = mask_blobs(_map())
     assert n == 2
     assert sorted(np.bincount(labels.ravel())[1:].tolist()) == [400, 1600]
     assert labels[85, 22] == 0 and labels[50, 170] == 0  # the speck and the faint square
@@ -53,7 +53,7 @@ def test_diagonal_neighbours_are_one_blob():
     m = np.zeros((40, 40))
     m[0:10, 0:10] = 1
     m[10:20, 10:20] = 1  # touches the first square at one corner only
-    labels, n = salient_blobs(m)
+    labels, n = mask_blobs(m)
     assert n == 1 and int((labels == 1).sum()) == 200
 
 
@@ -67,7 +67,7 @@ def test_known_cuts_on_a_hand_built_map():
         Box(30, 150, 40, 50),   # through the speck only: no cut
         Box(300, 60, 80, 100),  # through the faint square only: no cut
     ]
-    assert cutting_crops(*salient_blobs(_map()), boxes, SIZE) == (False, True, False, False, True, False, False)
+    assert cutting_crops(*mask_blobs(_map()), boxes, SIZE) == (False, True, False, False, True, False, False)
     assert blob_cut(_map(), boxes, SIZE) == BlobCut(crops=7, cuts=2, blobs=2)
     assert BlobCut(7, 2, 2).share == pytest.approx(2 / 7) and BlobCut(0, 0, 3).share == 0.0
 
@@ -76,7 +76,7 @@ def test_known_cuts_on_a_hand_built_map():
 def test_the_band_is_strict_at_ten_and_ninety_percent(columns, cut):
     # Blob A is 20 columns wide: a crop holding 2, 4, 16, 18 or 20 of them holds 10 % ... 100 %.
     box = Box(0, 0, 2 * (10 + 2 * columns), 100)  # source x 0 .. the end of column 10 + 2*columns
-    assert cutting_crops(*salient_blobs(_map()), [box], SIZE) == (cut,)
+    assert cutting_crops(*mask_blobs(_map()), [box], SIZE) == (cut,)
 
 
 def test_pixel_centres_decide_membership_against_brute_force():
@@ -88,7 +88,7 @@ def test_pixel_centres_decide_membership_against_brute_force():
         for _ in range(3):
             y, x = rng.integers(0, 25), rng.integers(0, 35)
             m[y:y + rng.integers(3, 8), x:x + rng.integers(3, 8)] = 1
-        labels, n = salient_blobs(m, min_area=0)
+        labels, n = mask_blobs(m, min_area=0)
         big = np.kron(labels, np.ones((2, 2), np.int32))
         boxes = []
         for _ in range(5):

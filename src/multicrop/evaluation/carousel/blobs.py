@@ -50,7 +50,7 @@ __all__ = [
     "MAP_SIDE",
     "BLOB_VERSION",
     "BlobCut",
-    "salient_blobs",
+    "mask_blobs",
     "cutting_crops",
     "blob_cut",
     "blob_map",
@@ -92,10 +92,11 @@ class BlobCut:
         return self.cuts / self.crops if self.crops else 0.0
 
 
-def salient_blobs(
+def mask_blobs(
     saliency: np.ndarray, *, threshold: float = BLOB_THRESHOLD, min_area: float = BLOB_MIN_AREA
 ) -> tuple[np.ndarray, int]:
-    """Label the salient blobs of a map.
+    """Label the salient blobs of a map (the metric's own fixed definition, apart from
+    :func:`multicrop.crop.subjects.salient_blobs`, which finds the subjects direct selection crops).
 
     Parameters
     ----------
@@ -115,7 +116,7 @@ def salient_blobs(
     Examples
     --------
     >>> m = np.zeros((10, 10)); m[1:4, 1:4] = 1; m[6:9, 6:9] = 0.7; m[0, 9] = 1
-    >>> labels, n = salient_blobs(m, min_area=0.05)
+    >>> labels, n = mask_blobs(m, min_area=0.05)
     >>> n, int((labels == 1).sum()), int((labels == 2).sum())
     (2, 9, 9)
     """
@@ -149,7 +150,7 @@ def cutting_crops(
     Parameters
     ----------
     labels : ndarray of int, shape (h, w)
-        Blob labels from :func:`salient_blobs` (may be a reduced copy of the image).
+        Blob labels from :func:`mask_blobs` (may be a reduced copy of the image).
     n : int
         Number of blobs.
     boxes : sequence of Box
@@ -182,7 +183,7 @@ def blob_cut(saliency: np.ndarray, boxes: Sequence[Box], size: tuple[float, floa
     >>> blob_cut(m, [Box(0, 0, 100, 100), Box(0, 0, 40, 100)], (200, 200))
     BlobCut(crops=2, cuts=1, blobs=1)
     """
-    labels, n = salient_blobs(saliency)
+    labels, n = mask_blobs(saliency)
     return BlobCut(len(boxes), sum(cutting_crops(labels, n, boxes, size)), n)
 
 
