@@ -92,9 +92,10 @@ def panel_mean(families: list[dict[str, Any]]) -> dict[str, Any]:
     """The plain mean over families of each dimension and of the holistic score.
 
     A family without a value (its calls failed) is left out of that mean; a
-    value no family has is ``None``; ``families`` counts the families with any value.  This is the arithmetic mean of the raw
-    scores, shown on the page; the ranking's panel objective (z-scored per
-    family across alternatives) is a different number.
+    value no family has is ``None``; ``families`` counts the families with any
+    value.  This is the arithmetic mean of the raw scores, shown on the page;
+    the ranking's panel objective (z-scored per family across alternatives)
+    is a different number.
 
     Examples
     --------
