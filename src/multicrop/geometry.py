@@ -160,25 +160,14 @@ class Ratio:
 
 
 
-#: Named ratio sets accepted by ``--preset`` (platform display ratios).
-RATIO_PRESETS: dict[str, tuple[Ratio, ...]] = {
-    "carousel": (Ratio(2, 3), Ratio(3, 2)),
-    "instagram": (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1)),
-    "square": (Ratio(1, 1),),
-    "portrait": (Ratio(2, 3),),
-    "landscape": (Ratio(3, 2),),
-    "story": (Ratio(9, 16),),
-    "widescreen": (Ratio(16, 9),),
-}
+def __getattr__(name: str):
+    """``RATIO_PRESETS`` and ``ONE_RATIO_PRESETS`` live in :mod:`multicrop.ratios` (the one preset table)."""
+    if name in ("RATIO_PRESETS", "ONE_RATIO_PRESETS"):
+        from . import ratios
 
-#: Presets whose platform shows every slide of a carousel at one ratio: with one of these
-#: named, :class:`multicrop.crop.config.CropConfig` sets ``one_ratio`` and the photo's crops
-#: all take the ratio that fits it best.  ``instagram``: every slide is re-cropped to the
-#: first slide's ratio, so the carousel takes 4:5, 1:1 or 1.91:1 for all its slides.
-#: The one-ratio presets (``square``, ``portrait``, ``landscape``, ``story``,
-#: ``widescreen``) fix it by construction; ``carousel`` (2:3 or 3:2 per crop, the
-#: Carousel dataset's labels) keeps per-crop freedom, as does any ``ratios`` list.
-ONE_RATIO_PRESETS: frozenset[str] = frozenset({"instagram"})
+        return getattr(ratios, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:x/]\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -218,7 +207,7 @@ TEXT_TYPES[Ratio] = parse_ratio
 
 
 def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
-    """Parse a comma list of ratios or a preset name (see :data:`RATIO_PRESETS`).
+    """Parse a comma list of ratios or a preset name (:func:`multicrop.ratios.parse_ratio_spec`).
 
     Examples
     --------
@@ -227,17 +216,9 @@ def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
     >>> [str(r) for r in parse_ratios("instagram")]
     ['4:5', '1:1', '1.91:1']
     """
-    if isinstance(text, Ratio):
-        return (text,)
-    if isinstance(text, (tuple, list)):
-        out = tuple(parse_ratio(t) for t in text)
-    elif str(text).strip().lower() in RATIO_PRESETS:
-        out = RATIO_PRESETS[str(text).strip().lower()]
-    else:
-        out = tuple(parse_ratio(t) for t in str(text).split(",") if t.strip())
-    if not out:
-        raise InvalidParameterError(f"ratio list is empty: {text!r}")
-    return out
+    from .ratios import parse_ratio_spec
+
+    return parse_ratio_spec(text).ratios
 
 
 def iou(a: Box, b: Box) -> float:
