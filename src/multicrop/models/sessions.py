@@ -1,0 +1,102 @@
+"""One onnxruntime session per shipped model and thread count, and the one thread-count rule.
+
+Every model of multicrop (U^2-Netp, YuNet, NanoDet, the pose landmarks, the
+embedding) runs through :func:`onnx_session`, so all share one set of
+session options and one cache:
+
+- intra-op threads are explicit (the caller's ``threads``), inter-op threads 1;
+- graph optimisation ``ORT_ENABLE_ALL``;
+- no CPU memory arena (the arena keeps a run's activations allocated after it;
+  without it peak and steady memory drop and runs are as fast, measured on 2
+  cores) and no spinning of idle worker threads (the stages after a model, and
+  other processes on a small machine, get the cores back).
+
+:func:`thread_count` is the one place that reads the ``MULTICROP_THREADS``
+environment variable; the edges (CLI, web, batch, evaluation) call it and
+pass the number down, and every model function takes ``threads``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+__all__ = ["onnx_session", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
+
+#: Most intra-op threads one process gives onnxruntime by default (a 320x320
+#: U^2-Netp run gains little beyond this).
+MAX_THREADS = 4
+#: The environment variable that overrides :func:`thread_count`.
+THREADS_VARIABLE = "MULTICROP_THREADS"
+
+
+def thread_count(workers: int = 1) -> int:
+    """Threads one process uses for onnxruntime (and, in evaluation workers, OpenMP and libvips).
+
+    The one source of truth: ``MULTICROP_THREADS`` if set, else the CPUs
+    shared out among ``workers`` processes, at most :data:`MAX_THREADS`.
+
+    Examples
+    --------
+    >>> 1 <= thread_count() <= MAX_THREADS or THREADS_VARIABLE in os.environ
+    True
+    """
+    env = os.environ.get(THREADS_VARIABLE)
+    if env:
+        return max(1, int(env))
+    return max(1, min(MAX_THREADS, (os.cpu_count() or 1) // max(workers, 1)))
+
+
+def _check_threads(threads: object) -> int:
+    from ..errors import InvalidParameterError
+
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InvalidParameterError(f"threads must be a positive integer, got {threads!r}")
+    return threads
+
+
+@functools.lru_cache(maxsize=32)
+def _session(name: str, threads: int) -> Any:
+    import onnxruntime as ort
+
+    from . import model_path
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    opts.enable_cpu_mem_arena = False
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(model_path(name)), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def onnx_session(name: str, *, threads: int) -> Any:
+    """The onnxruntime session of the shipped model ``name`` with ``threads`` intra-op threads.
+
+    Built once per ``(name, threads)`` per process; the model file is checked
+    against its card's SHA-256 first (:func:`multicrop.models.model_path`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`multicrop.models.MODELS`.
+    threads : int
+        Intra-op threads (callers resolve a default with :func:`thread_count`).
+
+    Returns
+    -------
+    onnxruntime.InferenceSession
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``threads`` is not a positive integer or ``name`` is not shipped.
+    ModelFileError
+        If the file is missing or corrupt.
+    """
+    return _session(name, _check_threads(threads))
+
+
+onnx_session.cache_clear = _session.cache_clear  # type: ignore[attr-defined]
