@@ -74,21 +74,35 @@ def test_failure_mid_write_leaves_no_file(tmp_path, result, monkeypatch):
 
 
 def test_failure_mid_lossless_write_leaves_no_file(tmp_path, result, monkeypatch):
-    import multicrop.crop.lossless as lossless
+    import pathlib
 
     calls = []
-    real = lossless.finish_crop
+    real = pathlib.Path.write_bytes
 
-    def flaky(*a, **k):
-        calls.append(1)
+    def flaky(self, data):
+        calls.append(self)
         if len(calls) == 3:
             raise OSError("disk full")
-        return real(*a, **k)
+        return real(self, data)
 
-    monkeypatch.setattr(lossless, "finish_crop", flaky)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", flaky)
     with pytest.raises(OSError, match="disk full"):
-        write_outputs(result, tmp_path)
+        write_outputs(result, tmp_path, config=OutputConfig(preview=False))
     assert len(calls) == 3 and list(tmp_path.iterdir()) == []
+
+
+def test_lossless_width_copies_come_from_the_crops_not_a_full_decode(tmp_path, result, monkeypatch):
+    def no_full(*a, **k):
+        raise AssertionError("the whole photo was decoded")
+
+    monkeypatch.setattr(type(result.image), "open_full", no_full)
+    rec = write_outputs(result, tmp_path, config=OutputConfig(widths=(120,), preview=False))
+    assert all(c["lossless"] for c in rec["crops"])
+    for i, c in enumerate(rec["crops"], start=1):
+        with Image.open(tmp_path / f"ex_{i}.jpg") as im, Image.open(tmp_path / f"ex_{i}_w120.jpg") as small:
+            assert small.width == 120
+            ref = np.asarray(im.resize(small.size, Image.Resampling.LANCZOS)).astype(int)
+            assert np.abs(np.asarray(small).astype(int) - ref).mean() < 6  # one JPEG re-encode apart
 
 
 def test_preview_draws_boxes(result):

@@ -2,8 +2,8 @@
 
 For a photo ``<stem>.<ext>`` the files are ``<stem>_1.<ext> .. <stem>_k.<ext>``
 (full source resolution, in the source's own mode where the format can hold
-it; JPEG crops of JPEGs cut losslessly where :mod:`multicrop.crop.lossless`
-can), ``<stem>_<i>_w<width>.<ext>`` (copies downscaled for a platform, when
+it; JPEG crops of JPEGs cut losslessly, all in one pass, where
+:mod:`multicrop.io.lossless` can), ``<stem>_<i>_w<width>.<ext>`` (copies downscaled for a platform, when
 asked; never upscaled), ``<stem>.json`` and ``<stem>_preview.jpg`` (a small
 JPEG).  Every file of one photo is written under a temporary name and all are
 renamed only once every one of them is complete: a failure part-way leaves no
@@ -17,6 +17,7 @@ carry only the EXIF tags :mod:`multicrop.io.metadata` keeps, unless
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 from collections.abc import Callable
@@ -30,19 +31,21 @@ from PIL import Image, ImageDraw
 from ..errors import InvalidParameterError, MulticropError
 from ..geometry import Box
 from ..io import LoadedImage, atomic_path
+from ..io import lossless as _lossless
 from ..io.guard import FileId, plan_names, remove_parts, remove_stale
 from ..io.metadata import filter_exif
 from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
-from . import lossless as _lossless
 from .config import OutputConfig
 from .pipeline import CropResult
 
-__all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "Stem", "WrittenCrop",
-           "WriteOptions", "PREVIEW_SUFFIX"]
+__all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "lossless_reason", "Stem",
+           "WrittenCrop", "WriteOptions", "LOSSLESS_MODES", "PREVIEW_SUFFIX"]
 
 #: The preview is a small JPEG (a full-size PNG cost about 0.5 s at 12 MP).
 PREVIEW_SUFFIX = "_preview.jpg"
+
+LOSSLESS_MODES = ("auto", "never")
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class WriteOptions:
         Copy every EXIF tag (GPS, serial numbers, maker notes included);
         default: only those :mod:`multicrop.io.metadata` lists.
     lossless : {"auto", "never"}
-        ``auto``: JPEG crops of JPEGs are cut with jpegtran where possible.
+        ``auto``: JPEG crops of JPEGs (and MPOs) are cut without re-encoding
+        where possible (:mod:`multicrop.io.lossless`).
     protected : frozenset of (int, int)
         File ids (:func:`multicrop.io.guard.file_id`) of the run's inputs,
         which no output may replace.
@@ -69,9 +73,9 @@ class WriteOptions:
     taken: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        if self.lossless not in _lossless.LOSSLESS_MODES:
+        if self.lossless not in LOSSLESS_MODES:
             raise InvalidParameterError(
-                f"lossless must be one of {', '.join(_lossless.LOSSLESS_MODES)}, got {self.lossless!r}")
+                f"lossless must be one of {', '.join(LOSSLESS_MODES)}, got {self.lossless!r}")
 
 _COLOURS = [(46, 204, 113), (52, 152, 219), (241, 196, 15), (231, 76, 60), (155, 89, 182), (26, 188, 156)]
 
@@ -264,21 +268,32 @@ def _names(stem: str, boxes: list[Box], suffix: str, out_cfg: OutputConfig) -> l
     return names
 
 
-#: Largest photo whose lossless crops are cut by parallel jpegtran processes.
-_PARALLEL_LOSSLESS_PIXELS = 50_000_000
+def lossless_reason(loaded: LoadedImage, suffix: str, mode: str) -> str | None:
+    """Why this photo's crops cannot be cut losslessly, or None when they can."""
+    if mode == "never":
+        return "--lossless never"
+    if loaded.format not in ("JPEG", "MPO") or loaded.path is None:
+        return "the source is not a JPEG file"
+    if suffix not in (".jpg", ".jpeg"):
+        return f"the output format is {suffix[1:]}, not JPEG"
+    if loaded.orientation != 1:
+        return f"EXIF orientation {loaded.orientation} is not applied losslessly"
+    if loaded.mode not in ("RGB", "L"):
+        return f"{loaded.mode} JPEGs are re-encoded"
+    if _lossless.backend() is None:
+        return "neither libturbojpeg (libturbojpeg0) nor jpegtran (libjpeg-turbo-progs) is installed"
+    return None
 
 
-def _reap(procs: list) -> None:
-    """Stop jpegtran processes a failure left running (no zombie, no stray output)."""
-    for p in procs:
-        if p is None or isinstance(p, Exception):
-            continue
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        for pipe in (p.stdout, p.stderr):
-            if pipe is not None and not pipe.closed:
-                pipe.close()
+def _lossless_cuts(loaded: LoadedImage, boxes: list[Box], why_not: str | None, *, exif: bytes,
+                   keep_all: bool) -> list[_lossless.LosslessCut | None]:
+    """Every crop cut losslessly in one pass, or None per crop where that is not done."""
+    if why_not is not None:
+        return [None] * len(boxes)
+    try:
+        return list(_lossless.cut_jpeg(loaded.path, boxes, exif=exif, keep_all=keep_all))
+    except (MulticropError, OSError) as exc:
+        return [_lossless.LosslessCut(b, error=str(exc)) for b in boxes]
 
 
 class _FullImage:
@@ -356,10 +371,12 @@ def write_outputs(
     stem = plan.stem
     remove_parts(out, stem)
     saver = _Saver.for_source(loaded, FORMAT_BY_SUFFIX[suffix], out_cfg.quality, keep_metadata=opts.keep_metadata)
-    why_not = _lossless.lossless_reason(loaded, suffix, opts.lossless)
+    why_not = lossless_reason(loaded, suffix, opts.lossless)
     rec = result.to_dict()
     rec["stem"] = stem
     rec["warnings"] = list(warnings) + list(loaded.warnings)
+    if loaded.format == "MPO":
+        rec["warnings"].append("the source holds more than one picture (MPO); the crops are cut from the first")
     if plan.blocked:
         rec["warnings"].append(f"{plan.blocked}; this photo's files are named {stem}_* and {stem}.json")
     written_names: list[str] = []
@@ -369,32 +386,22 @@ def write_outputs(
             return stack.enter_context(atomic_path(out / name))
 
         full = _FullImage(loaded)
-        snapped = [None if why_not else _lossless.snap_box(c.box, loaded.jpeg_block, loaded.size)
-                   for c in result.crops]
-        # All at once (each jpegtran call reads the whole file), except for large photos: each call
-        # holds the photo's DCT coefficients (2 bytes a sample, ~600 MB at 200 MP).
-        at_once = loaded.size[0] * loaded.size[1] <= _PARALLEL_LOSSLESS_PIXELS
-        started = [None if b is None or not at_once else _lossless.start_crop(
-            loaded.path, b, keep_all=opts.keep_metadata) for b in snapped]
-        stack.callback(_reap, started)
+        cuts = _lossless_cuts(loaded, boxes, why_not, exif=saver.exif or b"", keep_all=opts.keep_metadata)
         try:
-            for i, (crop, crec) in enumerate(zip(result.crops, rec["crops"]), start=1):
+            for i, (crop, crec, cut) in enumerate(zip(result.crops, rec["crops"], cuts), start=1):
                 name = f"{stem}_{i}{suffix}"
                 box, reason, tmp = crop.box, why_not, target(name)
-                if reason is None:
-                    box = snapped[i - 1]
-                    if started[i - 1] is None:
-                        started[i - 1] = _lossless.start_crop(loaded.path, box, keep_all=opts.keep_metadata)
-                    try:
-                        _lossless.finish_crop(started[i - 1], box, tmp, exif=saver.exif or b"",
-                                              keep_all=opts.keep_metadata)
-                    except MulticropError as exc:  # re-encoded below, into the same temporary
-                        reason, box = str(exc), crop.box
+                if cut is not None:
+                    reason = cut.error
+                    if cut.data is not None:
+                        box = cut.box
+                        tmp.write_bytes(cut.data)
                 if reason is not None:
                     piece = full.get().crop(tuple(int(v) for v in box.corners()))
                     saver.save(piece, tmp)
-                elif out_cfg.widths:
-                    piece = full.get().crop(tuple(int(v) for v in box.corners()))
+                elif out_cfg.widths:  # from the crop's own bytes: no decode of the whole photo
+                    piece = Image.open(io.BytesIO(cut.data))
+                    piece.load()
                 else:
                     piece = None
                 resized, skipped = ({}, {}) if piece is None else _width_copies(
@@ -406,6 +413,7 @@ def write_outputs(
                 crec["lossless_fallback"] = reason
                 rec["warnings"].extend(written.warnings())
                 del piece
+                cuts[i - 1] = None  # the crop's bytes are on disk now
         finally:
             full.close()
         if out_cfg.preview:

@@ -1,0 +1,404 @@
+"""Lossless JPEG crops: all boxes of one photo cut in one pass over its DCT coefficients.
+
+A JPEG can be cut without decoding and re-encoding when the crop's top-left
+corner lies on the iMCU grid (8 or 16 pixels per axis, by chroma
+subsampling); its right and bottom edges may fall anywhere.  :func:`snap_box`
+moves a box's top-left corner to the grid and keeps its width and height, so
+the ratio is exactly the box's; :func:`cut_jpeg` cuts every box of a photo.
+The decoded pixels of a crop equal the same region of the decoded original
+(luma exactly; chroma too for 4:4:4, and away from the edges for subsampled
+chroma, whose upsampling reads neighbouring samples).
+
+Two ways to cut, the first one found is used (:func:`backend`):
+
+``libturbojpeg``
+    libjpeg-turbo's TurboJPEG library (Debian ``libturbojpeg0``), called in
+    this process through :mod:`ctypes`: ``tjTransform`` entropy-decodes the
+    file's coefficients once and writes every crop from them.
+``jpegtran``
+    The ``jpegtran`` program (Debian ``libjpeg-turbo-progs``), one process
+    per crop; each decodes the whole file's coefficients again.
+
+Either way the crop gets no marker of the source's but the JFIF header the
+encoder writes; the segments to keep are put back by :func:`insert_segments`:
+by default the ICC profile and the EXIF block the caller passes (already
+filtered), with ``keep_all`` every APPn and COM segment except the MPF index
+of a multi-picture file, which would point at pictures the crop does not
+hold.  A multi-picture JPEG (MPO: a camera's preview or depth map after the
+main picture) is cut from its first picture, which is what Pillow decodes.
+
+``MULTICROP_TURBOJPEG`` (a library path, or empty for none) and
+``MULTICROP_JPEGTRAN`` (a program path, or empty for none) override the lookup.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import MulticropError
+from ..geometry import Box
+
+__all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments", "jpeg_header", "jpegtran",
+           "kept_segments", "snap_box", "turbojpeg"]
+
+#: Largest photo whose jpegtran crops run as parallel processes: each holds the
+#: photo's DCT coefficients (2 bytes a sample, about 600 MB at 200 MP).
+PARALLEL_JPEGTRAN_PIXELS = 50_000_000
+
+_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
+
+
+@dataclass(frozen=True)
+class JpegHeader:
+    """What :func:`jpeg_header` reads from a JPEG's markers before its first scan.
+
+    Attributes
+    ----------
+    size : (int, int)
+        ``(width, height)`` of the (first) picture.
+    block : (int, int)
+        The iMCU size in pixels, the grid a lossless crop's corner lies on.
+    components : int
+        1 (grey), 3 (YCbCr or RGB) or 4 (CMYK, YCCK).
+    segments : tuple of bytes
+        Every APPn and COM segment, whole (marker, length and payload), in file order.
+    """
+
+    size: tuple[int, int]
+    block: tuple[int, int]
+    components: int
+    segments: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class LosslessCut:
+    """One crop of :func:`cut_jpeg`: the box cut and the file's bytes, or why it could not be cut.
+
+    Attributes
+    ----------
+    box : Box
+        The box cut (top-left on the iMCU grid, the asked size).
+    data : bytes or None
+        The crop's JPEG file, or None when it failed.
+    error : str or None
+        Why it failed (the library's or jpegtran's message), else None.
+    """
+
+    box: Box
+    data: bytes | None = None
+    error: str | None = None
+
+
+def jpeg_header(data: bytes) -> JpegHeader:
+    """Read the size, iMCU block, component count and APPn/COM segments of the JPEG ``data``.
+
+    Raises
+    ------
+    MulticropError
+        ``data`` is not a JPEG stream, or its markers end before a frame header.
+
+    Examples
+    --------
+    >>> import io
+    >>> from PIL import Image
+    >>> buf = io.BytesIO()
+    >>> Image.new("RGB", (40, 24)).save(buf, "JPEG", subsampling=1)
+    >>> h = jpeg_header(buf.getvalue())
+    >>> h.size, h.block, h.components
+    ((40, 24), (16, 8), 3)
+    """
+    if data[:2] != b"\xff\xd8":
+        raise MulticropError("not a JPEG stream (no SOI marker)")
+    segments = []
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            raise MulticropError(f"corrupt JPEG markers at byte {i}")
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        end = i + 2 + length
+        if length < 2 or end > n:
+            break
+        if 0xE0 <= marker <= 0xEF or marker == 0xFE:
+            segments.append(data[i:end])
+        elif marker in _SOF:
+            seg = data[i + 4:end]
+            h, w, nc = int.from_bytes(seg[1:3], "big"), int.from_bytes(seg[3:5], "big"), seg[5]
+            factors = [(seg[7 + 3 * c] >> 4, seg[7 + 3 * c] & 15) for c in range(nc)]
+            block = (8, 8) if nc == 1 else (8 * max(f[0] for f in factors), 8 * max(f[1] for f in factors))
+            return JpegHeader((w, h), block, nc, tuple(segments))
+        elif marker == 0xDA:
+            break
+        i = end
+    raise MulticropError("no JPEG frame header before the first scan")
+
+
+def snap_box(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:
+    """``box`` with its top-left corner on the ``block`` grid, same width and height, inside ``size``.
+
+    Examples
+    --------
+    >>> snap_box(Box(21, 9, 100, 150), (16, 16), (400, 300))
+    Box(x=16, y=16, w=100, h=150)
+    >>> snap_box(Box(395, 0, 5, 5), (16, 16), (400, 300))
+    Box(x=384, y=0, w=5, h=5)
+    """
+    x, y, w, h = (int(v) for v in (box.x, box.y, box.w, box.h))
+    bx, by = block
+    nx = round(x / bx) * bx
+    if nx + w > size[0]:
+        nx = (x // bx) * bx
+    ny = round(y / by) * by
+    if ny + h > size[1]:
+        ny = (y // by) * by
+    return Box(nx, ny, w, h)
+
+
+def _segment(marker: int, payload: bytes) -> bytes:
+    return bytes((0xFF, marker)) + (len(payload) + 2).to_bytes(2, "big") + payload
+
+
+def kept_segments(header: JpegHeader, *, exif: bytes = b"", keep_all: bool = False) -> list[bytes]:
+    """The source's segments a crop carries: ICC profile and ``exif``; with ``keep_all`` all but MPF and JFIF.
+
+    ``exif`` (the block Pillow reads, starting ``b"Exif\\0\\0"``) is ignored
+    with ``keep_all``, which keeps the source's own EXIF segment.  A JFIF
+    APP0 and an Adobe APP14 are never copied: the encoder writes its own.
+    """
+    if keep_all:
+        return [s for s in header.segments
+                if not (s[1] == 0xE2 and s[4:8] == b"MPF\0") and not (s[1] == 0xE0 and s[4:9] == b"JFIF\0")
+                and not (s[1] == 0xEE and s[4:9] == b"Adobe")]
+    out = [_segment(0xE1, exif)] if exif and len(exif) + 2 <= 0xFFFF else []
+    return out + [s for s in header.segments if s[1] == 0xE2 and s[4:16] == b"ICC_PROFILE\0"]
+
+
+def insert_segments(jpeg: bytes, segments: Sequence[bytes]) -> bytes:
+    """``jpeg`` with whole marker ``segments`` put after its SOI and (when present) its JFIF APP0.
+
+    Examples
+    --------
+    >>> insert_segments(b"\\xff\\xd8\\xff\\xdb..", [b"\\xff\\xfe\\x00\\x03!"])
+    b'\\xff\\xd8\\xff\\xfe\\x00\\x03!\\xff\\xdb..'
+    """
+    if not segments:
+        return jpeg
+    pos = 2
+    if jpeg[2:4] == b"\xff\xe0":
+        pos = 4 + int.from_bytes(jpeg[4:6], "big")
+    return jpeg[:pos] + b"".join(segments) + jpeg[pos:]
+
+
+# --- the TurboJPEG library (its TurboJPEG 2 API, which libjpeg-turbo 3 keeps) --------------------------
+
+class _Region(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("w", ctypes.c_int), ("h", ctypes.c_int)]
+
+
+class _Transform(ctypes.Structure):
+    # tjtransform: region, op, options, data, customFilter (a function pointer, NULL here).
+    _fields_ = [("r", _Region), ("op", ctypes.c_int), ("options", ctypes.c_int), ("data", ctypes.c_void_p),
+                ("customFilter", ctypes.c_void_p)]
+
+
+_TJXOP_NONE = 0
+_TJXOPT_CROP = 4
+_TJXOPT_COPYNONE = 64
+
+_LIBRARY_NAMES = {"linux": ("libturbojpeg.so.0", "libturbojpeg.so"), "darwin": ("libturbojpeg.0.dylib",
+                  "libturbojpeg.dylib"), "win32": ("turbojpeg.dll",)}
+
+
+@functools.lru_cache(maxsize=1)
+def turbojpeg() -> ctypes.CDLL | None:
+    """The TurboJPEG library with its transform functions typed, or None when it cannot be loaded."""
+    env = os.environ.get("MULTICROP_TURBOJPEG")
+    names = (env,) if env else () if env is not None else _LIBRARY_NAMES.get(sys.platform, ())
+    lib = None
+    for name in names:
+        try:
+            lib = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    if lib is None and env is None:
+        found = ctypes.util.find_library("turbojpeg")
+        try:
+            lib = ctypes.CDLL(found) if found else None
+        except OSError:
+            lib = None
+    if lib is None:
+        return None
+    try:
+        lib.tjInitTransform.restype = ctypes.c_void_p
+        lib.tjInitTransform.argtypes = []
+        lib.tjDestroy.argtypes = [ctypes.c_void_p]
+        lib.tjFree.argtypes = [ctypes.c_void_p]
+        lib.tjGetErrorStr2.restype = ctypes.c_char_p
+        lib.tjGetErrorStr2.argtypes = [ctypes.c_void_p]
+        lib.tjTransform.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_ulong),
+                                    ctypes.POINTER(_Transform), ctypes.c_int]
+    except AttributeError:  # older than libjpeg-turbo 2.0 (no tjGetErrorStr2)
+        return None
+    return lib
+
+
+@functools.lru_cache(maxsize=1)
+def jpegtran() -> str | None:
+    """Path of the ``jpegtran`` program, or None (``MULTICROP_JPEGTRAN`` overrides the PATH lookup)."""
+    env = os.environ.get("MULTICROP_JPEGTRAN")
+    if env is not None:
+        return env or None
+    return shutil.which("jpegtran")
+
+
+def backend() -> str | None:
+    """How crops are cut here: ``"libturbojpeg"``, else ``"jpegtran"``, else None (neither is installed)."""
+    if turbojpeg() is not None:
+        return "libturbojpeg"
+    if jpegtran() is not None:
+        return "jpegtran"
+    return None
+
+
+def _tj_cut(lib: ctypes.CDLL, data: bytes, boxes: Sequence[Box]) -> list[bytes]:
+    """All ``boxes`` cut by one ``tjTransform`` call (one entropy decode of ``data``)."""
+    n = len(boxes)
+    transforms = (_Transform * n)()
+    for t, b in zip(transforms, boxes):
+        t.r = _Region(int(b.x), int(b.y), int(b.w), int(b.h))
+        t.op, t.options = _TJXOP_NONE, _TJXOPT_CROP | _TJXOPT_COPYNONE
+    bufs = (ctypes.c_void_p * n)()
+    sizes = (ctypes.c_ulong * n)()
+    handle = lib.tjInitTransform()
+    if not handle:
+        raise MulticropError("libturbojpeg could not start a transform")
+    try:
+        status = lib.tjTransform(handle, data, len(data), n, bufs, sizes, transforms, 0)
+        if status != 0:
+            raise MulticropError(f"libturbojpeg failed ({lib.tjGetErrorStr2(handle).decode('utf-8', 'replace')})")
+        return [ctypes.string_at(bufs[i], sizes[i]) for i in range(n)]
+    finally:
+        for buf in bufs:
+            if buf:
+                lib.tjFree(buf)
+        lib.tjDestroy(handle)
+
+
+def _jpegtran_start(prog: str, source: Path, box: Box) -> subprocess.Popen | MulticropError:
+    spec = f"{int(box.w)}x{int(box.h)}+{int(box.x)}+{int(box.y)}"
+    try:
+        return subprocess.Popen([prog, "-copy", "none", "-crop", spec, str(source)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except OSError as exc:
+        return MulticropError(f"jpegtran failed ({exc})")
+
+
+def _jpegtran_finish(proc: subprocess.Popen | MulticropError) -> bytes | MulticropError:
+    if isinstance(proc, MulticropError):
+        return proc
+    try:
+        out, err = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return MulticropError("jpegtran failed (timed out)")
+    if proc.returncode != 0 or not out:
+        msg = err.decode("utf-8", "replace").strip().splitlines()
+        return MulticropError(f"jpegtran failed ({msg[-1] if msg else f'exit {proc.returncode}'})")
+    return out
+
+
+def _jpegtran_cut(prog: str, source: Path, boxes: Sequence[Box], *, parallel: bool) -> list[bytes | MulticropError]:
+    """Each box by its own ``jpegtran -crop`` process: all at once when ``parallel``, else one after another."""
+    if not parallel:
+        return [_jpegtran_finish(_jpegtran_start(prog, source, b)) for b in boxes]
+    procs = [_jpegtran_start(prog, source, b) for b in boxes]
+    try:
+        return [_jpegtran_finish(p) for p in procs]
+    finally:  # a failure part-way leaves no process running
+        for p in procs:
+            if isinstance(p, subprocess.Popen) and p.poll() is None:
+                p.kill()
+                p.communicate()
+
+
+def _size(data: bytes) -> tuple[int, int] | None:
+    try:
+        return jpeg_header(data).size
+    except MulticropError:
+        return None
+
+
+def cut_jpeg(source: str | os.PathLike, boxes: Sequence[Box], *, exif: bytes = b"",
+             keep_all: bool = False) -> list[LosslessCut]:
+    """Cut every box of the JPEG (or MPO) file ``source`` losslessly, their corners moved to its iMCU grid.
+
+    Parameters
+    ----------
+    source : path
+        A JPEG file; a multi-picture file (MPO) is cut from its first picture.
+    boxes : sequence of Box
+        Crop boxes inside the picture, in pixels; each keeps its width and
+        height, its top-left corner moves to the nearest grid point that
+        keeps it inside (:func:`snap_box`).
+    exif : bytes
+        EXIF block each crop carries (the ICC profile is copied from the
+        source); ignored with ``keep_all``.
+    keep_all : bool
+        Copy every APPn and COM segment of the source except its MPF index.
+
+    Returns
+    -------
+    list of LosslessCut
+        Per box, in order: the box cut and the crop's bytes, or why it failed
+        (then the caller re-encodes that crop).
+
+    Raises
+    ------
+    MulticropError
+        ``source`` is no JPEG, or neither libturbojpeg nor jpegtran is installed.
+    OSError
+        ``source`` cannot be read.
+    """
+    path = Path(source)
+    data = path.read_bytes()
+    header = jpeg_header(data)
+    snapped = [snap_box(b, header.block, header.size) for b in boxes]
+    lib, prog = turbojpeg(), jpegtran()
+    if lib is not None:
+        try:
+            outs: list[bytes | MulticropError] = list(_tj_cut(lib, data, snapped))
+        except MulticropError as exc:
+            outs = [exc] * len(snapped)
+    elif prog is not None:
+        del data  # jpegtran reads the file itself
+        w, h = header.size
+        outs = _jpegtran_cut(prog, path, snapped, parallel=w * h <= PARALLEL_JPEGTRAN_PIXELS)
+    else:
+        raise MulticropError("neither libturbojpeg (libturbojpeg0) nor jpegtran (libjpeg-turbo-progs) is installed")
+    keep = kept_segments(header, exif=exif, keep_all=keep_all)
+    cuts = []
+    for box, out in zip(snapped, outs):
+        if isinstance(out, MulticropError):
+            cuts.append(LosslessCut(box, error=str(out)))
+            continue
+        got = _size(out)
+        if got != (int(box.w), int(box.h)):
+            cuts.append(LosslessCut(box, error=f"the lossless cut is {got}, not {int(box.w)}x{int(box.h)}"))
+            continue
+        cuts.append(LosslessCut(box, insert_segments(out, keep)))
+    return cuts
