@@ -1,4 +1,9 @@
-"""``multicrop bench synth``: build carousel-synth, scenes on the real Carousel label geometry."""
+"""``multicrop bench synth``: build carousel-synth, scenes on the real Carousel label geometry.
+
+``multicrop bench subjects DIR``: crop a folder of photos with human instance
+outlines and count the crops that slice people and subjects, hold nothing,
+or leave a prominent subject without a whole (or zoomed) crop.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["register", "synth"]
+__all__ = ["register", "synth", "subjects"]
 
 
 def synth(
@@ -53,6 +58,80 @@ def synth(
                    f"failures written to {summary.out_dir} (seed {seed})")
 
 
+def _k_list(values: list[str]) -> list[int | str]:
+    """``-k`` values: positive integers or ``auto``."""
+    from ..errors import InvalidParameterError
+
+    out: list[int | str] = []
+    for v in values:
+        if v.strip().lower() == "auto":
+            out.append("auto")
+            continue
+        try:
+            k = int(v)
+        except ValueError:
+            k = 0
+        if k < 1:
+            raise InvalidParameterError(f"-k must be a positive integer or auto, got {v!r}")
+        out.append(k)
+    return out
+
+
+def subjects(
+    source: Path = typer.Argument(..., help="A folder with images/ and labels/ (YOLO segmentation), a folder "
+                                            "with one instances_*.json, or a COCO instances JSON file."),
+    strategy: list[str] = typer.Option(
+        [], "--strategy", "-s", help="Strategy to measure (repeatable; default: direct and partition)."),
+    k: list[str] = typer.Option(
+        [], "--k", "-k", help="k per photo, or auto (repeatable; each strategy runs at each k it accepts; "
+                              "default: auto and 2)."),
+    peer: list[str] = typer.Option(
+        [], "--peer", help="Also a single-crop peer, one crop per photo: smartcrop or vips (repeatable; "
+                           "needs the peers extra)."),
+    ratio: str | None = typer.Option(None, "--ratio", "-r", help="Ratios offered, e.g. 2:3,3:2 (default)."),
+    preset: str | None = typer.Option(None, "--preset", "-p", help="A ratio preset instead: carousel, instagram, ..."),
+    all_photos: bool = typer.Option(
+        False, "--all-photos", help="Crop and count every photo (default: only photos with at least two objects of "
+                                    ">= 3 % of the frame)."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="Only the first N photos counted."),
+    out_dir: Path | None = typer.Option(
+        None, "--out", "-o", help="Write report.md, summary.json, photos.csv and worst_<method>.png here."),
+    worst: int = typer.Option(12, "--worst", min=0, help="Photos in each worst-photo grid (0: none)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+) -> None:
+    """Measure crops against human outlines: person-cut, subject-cut, empty, covered, featured."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from ..datasets.outlines import load_outlines
+    from ..errors import InvalidParameterError
+    from ..evaluation.subjects import methods_for, run_subjects
+    from ..evaluation.subjects.report import summary_dict, summary_table, write_report
+
+    if ratio and preset:
+        raise InvalidParameterError("give --ratio or --preset, not both")
+    methods = methods_for(strategies=strategy or ["direct", "partition"], ks=_k_list(k) or ["auto", 2],
+                          peers=peer, ratios=(preset or ratio or "2:3,3:2"))
+    outlines = load_outlines(source)
+    total = len(outlines) if limit is None else None
+    with Progress(console=Console(stderr=True), disable=not progress) as bar:
+        task = bar.add_task("cropping", total=total)
+        run = run_subjects(outlines, methods, all_photos=all_photos, limit=limit,
+                           progress=lambda photo_id: bar.advance(task))
+    written = write_report(run, out_dir, worst=worst) if out_dir is not None else {}
+    if as_json:
+        typer.echo(json.dumps(summary_dict(run), indent=2, sort_keys=True))
+    else:
+        typer.echo(summary_table(run))
+        for kind, path in written.items():
+            typer.echo(f"wrote {path}")
+    for r in run.results:
+        if r.failure:
+            typer.echo(f"multicrop: {r.photo}: {r.method}: {r.failure}", err=True)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``synth`` to the ``bench`` group ``app``."""
+    """Add ``synth`` and ``subjects`` to the ``bench`` group ``app``."""
     app.command("synth")(synth)
+    app.command("subjects")(subjects)

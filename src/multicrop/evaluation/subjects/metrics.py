@@ -1,0 +1,481 @@
+"""Do crops of a real photo slice its people, miss its subjects or hold nothing?
+
+Measured against human instance outlines (:mod:`multicrop.datasets.outlines`),
+all shares of pixels, so the same rules hold at any photo size:
+
+* an object is *held* by a crop in the share of its pixels inside the crop;
+* **subjects** are outlined objects of the subject classes (COCO ids 1-25:
+  people, vehicles, street objects, animals) covering 1-40 % of the frame
+  (smaller ones are background detail, larger ones are the whole scene);
+  **prominent** subjects cover 3-40 %;
+* a crop **slices** an object when it holds 15-85 % of it (a sliver under
+  15 % at the edge is not counted here, nor a crop holding nearly all);
+* **person-cut**: a crop slicing at least one person subject;
+  **subject-cut**: a crop slicing at least one subject of the *cut classes*,
+  people, vehicles and animals (COCO 1-9 and 16-25).  Street objects
+  (traffic light, fire hydrant, stop sign, parking meter, bench: 10-15) are
+  subjects but not cut classes: a crop through a bench or the pole of a
+  traffic light is how such things are framed, and nobody calls it a
+  sliced subject;
+* **empty**: a crop that holds at least half of no outlined object larger
+  than 0.5 % of the frame, of any class (a range hood, a sliver of crowd);
+* **covered**: a prominent subject of the cut classes that some crop holds
+  whole, i.e. >= 90 % of its pixels (outlines are drawn generously and a
+  crop may lose a fingertip);
+* **featured**: a prominent subject of the cut classes that a crop covering
+  at most 60 % of the frame holds >= 90 % of: a real zoom, not the whole
+  photo again.
+
+Every threshold is a field of :class:`SubjectRules`, whose canonical JSON
+goes into every report.
+
+Examples
+--------
+A 20x20 frame with a 10x10 person (25 % of the frame, prominent); a crop
+holding its left half slices it, a crop holding it whole covers and
+features it (the crop is 14x14, 49 % of the frame):
+
+>>> masks = np.zeros((1, 20, 20), bool); masks[0, 5:15, 5:15] = True
+>>> m = measure_photo(masks, (1,), [Box(0, 0, 10, 20), Box(3, 3, 14, 14)])
+>>> m.person_cut, m.subject_cut, m.empty, m.covered, m.featured, m.n_prominent
+(1, 1, 0, 1, 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import InvalidParameterError
+from ...geometry import Box
+from ...serialize import Serializable
+
+__all__ = [
+    "SUBJECTS_METRIC_VERSION",
+    "SubjectRules",
+    "ObjectVerdict",
+    "CropVerdict",
+    "PhotoMeasures",
+    "Tally",
+    "SubjectsSummary",
+    "held_shares",
+    "measure_photo",
+    "summarise",
+]
+
+#: Bump when a rule or its default changes what is counted.
+SUBJECTS_METRIC_VERSION = "1"
+
+#: COCO category ids: people; vehicles (bicycle ... boat); street objects (traffic light ... bench); animals.
+PERSON_IDS: tuple[int, ...] = (1,)
+VEHICLE_IDS: tuple[int, ...] = tuple(range(2, 10))
+STREET_IDS: tuple[int, ...] = (10, 11, 13, 14, 15)
+ANIMAL_IDS: tuple[int, ...] = tuple(range(16, 26))
+
+
+def _check_share(obj, name: str) -> None:
+    v = getattr(obj, name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {v!r}")
+
+
+def _check_ids(obj, name: str) -> None:
+    v = getattr(obj, name)
+    try:
+        ids = tuple(int(i) for i in v)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a list of class ids, got {v!r}") from None
+    object.__setattr__(obj, name, ids)
+
+
+@dataclass(frozen=True)
+class SubjectRules(Serializable):
+    """The thresholds of the real-photo subject metrics (module docstring: what each means).
+
+    Attributes
+    ----------
+    person_ids : tuple of int
+        Classes that are people (COCO: 1).
+    subject_ids : tuple of int
+        Classes that may be subjects (COCO 1-25).
+    cut_ids : tuple of int
+        Subject classes counted by subject-cut, covered and featured: people,
+        vehicles and animals (COCO 1-9, 16-25; street objects are not).
+    subject_min, subject_max : float
+        A subject covers this share of the frame (1-40 %).
+    prominent_min : float
+        A prominent subject covers at least this share (3 %; at most ``subject_max``).
+    slice_min, slice_max : float
+        A crop holding this share of an object slices it (15-85 %).
+    object_min : float
+        Objects larger than this share of the frame (0.5 %) keep a crop from being empty ...
+    hold_min : float
+        ... when it holds at least this share of one of them (50 %).
+    whole : float
+        A crop holding at least this share of a subject holds it whole (90 %).
+    zoom_max : float
+        A crop featuring a subject covers at most this share of the frame (60 %).
+    photo_object_min : float
+        The photo filter counts objects of any class covering at least this share (3 %) ...
+    photo_min_objects : int
+        ... and keeps photos with at least this many (2).
+    """
+
+    person_ids: tuple[int, ...] = PERSON_IDS
+    subject_ids: tuple[int, ...] = PERSON_IDS + VEHICLE_IDS + STREET_IDS + ANIMAL_IDS
+    cut_ids: tuple[int, ...] = PERSON_IDS + VEHICLE_IDS + ANIMAL_IDS
+    subject_min: float = 0.01
+    subject_max: float = 0.40
+    prominent_min: float = 0.03
+    slice_min: float = 0.15
+    slice_max: float = 0.85
+    object_min: float = 0.005
+    hold_min: float = 0.5
+    whole: float = 0.9
+    zoom_max: float = 0.6
+    photo_object_min: float = 0.03
+    photo_min_objects: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("person_ids", "subject_ids", "cut_ids"):
+            _check_ids(self, name)
+        for name in ("subject_min", "subject_max", "prominent_min", "slice_min", "slice_max", "object_min",
+                     "hold_min", "whole", "zoom_max", "photo_object_min"):
+            _check_share(self, name)
+        if self.subject_min > self.subject_max:
+            raise InvalidParameterError(f"subject_min must be <= subject_max, got {self.subject_min!r} > "
+                                        f"{self.subject_max!r}")
+        if self.slice_min > self.slice_max:
+            raise InvalidParameterError(f"slice_min must be <= slice_max, got {self.slice_min!r} > "
+                                        f"{self.slice_max!r}")
+        v = self.photo_min_objects
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise InvalidParameterError(f"photo_min_objects must be an integer >= 0, got {v!r}")
+
+
+@dataclass(frozen=True)
+class ObjectVerdict:
+    """What the crops did to one outlined object.
+
+    Attributes
+    ----------
+    index : int
+        Position in the photo's objects.
+    category : int
+    share : float
+        Share of the frame it covers.
+    subject, prominent : bool
+        Its role (prominent implies subject).
+    counted : bool
+        A prominent subject of the cut classes: counted by covered and featured.
+    held : tuple of float
+        Share of its pixels each crop holds.
+    covered, featured : bool
+    """
+
+    index: int
+    category: int
+    share: float
+    subject: bool
+    prominent: bool
+    counted: bool
+    held: tuple[float, ...]
+    covered: bool
+    featured: bool
+
+
+@dataclass(frozen=True)
+class CropVerdict:
+    """What one crop did.
+
+    Attributes
+    ----------
+    box : Box
+        In the outlines' pixels.
+    share : float
+        Share of the frame it covers.
+    sliced : tuple of int
+        Indices of the subjects of the cut classes it slices.
+    person_cut, subject_cut, empty : bool
+    """
+
+    box: Box
+    share: float
+    sliced: tuple[int, ...]
+    person_cut: bool
+    subject_cut: bool
+    empty: bool
+
+    @property
+    def bad(self) -> bool:
+        """Slices a subject or holds nothing."""
+        return self.subject_cut or self.person_cut or self.empty
+
+
+@dataclass(frozen=True)
+class PhotoMeasures:
+    """One photo's counts.
+
+    Attributes
+    ----------
+    size : (int, int)
+        ``(width, height)`` of the outlines' pixels.
+    n_objects_large : int
+        Objects of any class covering at least ``photo_object_min`` (the photo filter).
+    qualifies : bool
+        ``n_objects_large >= photo_min_objects``.
+    crops : tuple of CropVerdict
+    objects : tuple of ObjectVerdict
+    """
+
+    size: tuple[int, int]
+    n_objects_large: int
+    qualifies: bool
+    crops: tuple[CropVerdict, ...]
+    objects: tuple[ObjectVerdict, ...]
+
+    @property
+    def n_crops(self) -> int:
+        return len(self.crops)
+
+    @property
+    def person_cut(self) -> int:
+        return sum(c.person_cut for c in self.crops)
+
+    @property
+    def subject_cut(self) -> int:
+        return sum(c.subject_cut for c in self.crops)
+
+    @property
+    def empty(self) -> int:
+        return sum(c.empty for c in self.crops)
+
+    @property
+    def n_prominent(self) -> int:
+        """Prominent subjects of the cut classes (the denominator of covered and featured)."""
+        return sum(o.counted for o in self.objects)
+
+    @property
+    def covered(self) -> int:
+        return sum(o.covered for o in self.objects)
+
+    @property
+    def featured(self) -> int:
+        return sum(o.featured for o in self.objects)
+
+    @property
+    def bad(self) -> int:
+        """Crops that slice a subject or hold nothing (how worst photos are ranked)."""
+        return sum(c.bad for c in self.crops)
+
+
+def _pixel_span(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
+    x0 = min(max(int(round(box.x)), 0), width)
+    y0 = min(max(int(round(box.y)), 0), height)
+    x1 = min(max(int(round(box.x + box.w)), x0), width)
+    y1 = min(max(int(round(box.y + box.h)), y0), height)
+    return x0, y0, x1, y1
+
+
+def held_shares(masks: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
+    """Share of each object's pixels inside each box.
+
+    Parameters
+    ----------
+    masks : ndarray of bool, shape (n_objects, H, W)
+    boxes : sequence of Box
+        In the masks' pixels; rounded to whole pixels and clipped to the frame.
+
+    Returns
+    -------
+    ndarray of float, shape (n_objects, n_boxes)
+        0 for an object with no pixels.
+
+    Examples
+    --------
+    >>> m = np.zeros((1, 10, 10), bool); m[0, :, :4] = True
+    >>> held_shares(m, [Box(0, 0, 2, 10), Box(0, 0, 10, 10)]).tolist()
+    [[0.5, 1.0]]
+    """
+    masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 3:
+        raise InvalidParameterError(f"masks must have shape (n_objects, H, W), got {masks.shape}")
+    n, H, W = masks.shape
+    out = np.zeros((n, len(boxes)))
+    if n == 0:
+        return out
+    totals = masks.reshape(n, -1).sum(axis=1)
+    for j, b in enumerate(boxes):
+        x0, y0, x1, y1 = _pixel_span(b, W, H)
+        inside = masks[:, y0:y1, x0:x1].reshape(n, -1).sum(axis=1)
+        out[:, j] = np.divide(inside, totals, out=np.zeros(n), where=totals > 0)
+    return out
+
+
+def measure_photo(
+    masks: np.ndarray,
+    categories: Sequence[int],
+    boxes: Sequence[Box],
+    *,
+    rules: SubjectRules | None = None,
+    crowd: Sequence[bool] | None = None,
+) -> PhotoMeasures:
+    """Count the cut, empty, covering and featuring crops of one photo.
+
+    Parameters
+    ----------
+    masks : ndarray of bool, shape (n_objects, H, W)
+        The outlined objects.
+    categories : sequence of int
+        Class id of each object.
+    boxes : sequence of Box
+        The crops, in the masks' pixels.
+    rules : SubjectRules, optional
+    crowd : sequence of bool, optional
+        Objects that outline a crowd (COCO ``iscrowd``): never subjects, but
+        they keep a crop from being empty.
+
+    Returns
+    -------
+    PhotoMeasures
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``categories`` (or ``crowd``) does not give one value per mask.
+    """
+    rules = rules or SubjectRules()
+    masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 3:
+        raise InvalidParameterError(f"masks must have shape (n_objects, H, W), got {masks.shape}")
+    n, H, W = masks.shape
+    cats = tuple(int(c) for c in categories)
+    if len(cats) != n:
+        raise InvalidParameterError(f"categories must give one class per mask: {len(cats)} for {n} masks")
+    crowd = tuple(bool(c) for c in crowd) if crowd is not None else (False,) * n
+    if len(crowd) != n:
+        raise InvalidParameterError(f"crowd must give one flag per mask: {len(crowd)} for {n} masks")
+    frame = float(H * W)
+    shares = masks.reshape(n, -1).sum(axis=1) / frame if n else np.zeros(0)
+    held = held_shares(masks, boxes)
+    person, subject_ids, cut_ids = set(rules.person_ids), set(rules.subject_ids), set(rules.cut_ids)
+
+    subject = [not crowd[i] and cats[i] in subject_ids and rules.subject_min <= shares[i] <= rules.subject_max
+               for i in range(n)]
+    prominent = [subject[i] and shares[i] >= rules.prominent_min for i in range(n)]
+    counted = [prominent[i] and cats[i] in cut_ids for i in range(n)]
+    crop_share = []
+    crops = []
+    for j, b in enumerate(boxes):
+        x0, y0, x1, y1 = _pixel_span(b, W, H)
+        share = (x1 - x0) * (y1 - y0) / frame
+        crop_share.append(share)
+        slices = [i for i in range(n) if subject[i] and rules.slice_min <= held[i, j] <= rules.slice_max]
+        empty = not any(shares[i] > rules.object_min and held[i, j] >= rules.hold_min for i in range(n))
+        crops.append(CropVerdict(
+            box=b, share=share,
+            sliced=tuple(i for i in slices if cats[i] in cut_ids),
+            person_cut=any(cats[i] in person for i in slices),
+            subject_cut=any(cats[i] in cut_ids for i in slices),
+            empty=empty,
+        ))
+    objects = []
+    for i in range(n):
+        whole = [held[i, j] >= rules.whole for j in range(len(boxes))]
+        objects.append(ObjectVerdict(
+            index=i, category=cats[i], share=float(shares[i]), subject=subject[i], prominent=prominent[i],
+            counted=counted[i], held=tuple(float(v) for v in held[i]),
+            covered=counted[i] and any(whole),
+            featured=counted[i] and any(w and crop_share[j] <= rules.zoom_max for j, w in enumerate(whole)),
+        ))
+    large = int(sum(s >= rules.photo_object_min for s in shares))
+    return PhotoMeasures(size=(W, H), n_objects_large=large, qualifies=large >= rules.photo_min_objects,
+                         crops=tuple(crops), objects=tuple(objects))
+
+
+@dataclass(frozen=True)
+class Tally:
+    """``n`` of ``of``, and the share (NaN when ``of`` is 0).
+
+    Examples
+    --------
+    >>> str(Tally(3, 12))
+    '25.0 % (3 / 12)'
+    """
+
+    n: int
+    of: int
+
+    @property
+    def share(self) -> float:
+        return self.n / self.of if self.of else float("nan")
+
+    def __str__(self) -> str:
+        return f"{100 * self.share:.1f} % ({self.n} / {self.of})" if self.of else "- (0 / 0)"
+
+
+@dataclass(frozen=True)
+class SubjectsSummary:
+    """The shares of one method over a set of photos.
+
+    Attributes
+    ----------
+    photos : int
+    crops : int
+    person_cut, subject_cut, empty : Tally
+        Of all crops.
+    covered, featured : Tally
+        Of all prominent subjects of the cut classes.
+    failed : int
+        Photos the method could not crop (not in the counts).
+    """
+
+    photos: int
+    crops: int
+    person_cut: Tally
+    subject_cut: Tally
+    empty: Tally
+    covered: Tally
+    featured: Tally
+    failed: int = 0
+
+    @property
+    def crops_per_photo(self) -> float:
+        return self.crops / self.photos if self.photos else float("nan")
+
+    def to_dict(self) -> dict:
+        """JSON-ready: each tally as ``{"n", "of", "share"}``."""
+        out: dict = {"photos": self.photos, "crops": self.crops, "failed": self.failed,
+                     "crops_per_photo": None if not self.photos else round(self.crops_per_photo, 4)}
+        for name in ("person_cut", "subject_cut", "empty", "covered", "featured"):
+            t = getattr(self, name)
+            out[name] = {"n": t.n, "of": t.of, "share": None if not t.of else round(t.share, 4)}
+        return out
+
+
+def summarise(measures: Iterable[PhotoMeasures], *, failed: int = 0) -> SubjectsSummary:
+    """Add up per-photo counts into shares.
+
+    Examples
+    --------
+    >>> masks = np.zeros((1, 20, 20), bool); masks[0, 5:15, 5:15] = True
+    >>> a = measure_photo(masks, (1,), [Box(0, 0, 10, 20)])
+    >>> b = measure_photo(masks, (1,), [Box(0, 0, 20, 20), Box(16, 0, 4, 4)])
+    >>> s = summarise([a, b])
+    >>> str(s.person_cut), str(s.empty), str(s.covered), s.crops_per_photo
+    ('33.3 % (1 / 3)', '33.3 % (1 / 3)', '50.0 % (1 / 2)', 1.5)
+    """
+    ms = list(measures)
+    crops = sum(m.n_crops for m in ms)
+    prominent = sum(m.n_prominent for m in ms)
+    return SubjectsSummary(
+        photos=len(ms), crops=crops,
+        person_cut=Tally(sum(m.person_cut for m in ms), crops),
+        subject_cut=Tally(sum(m.subject_cut for m in ms), crops),
+        empty=Tally(sum(m.empty for m in ms), crops),
+        covered=Tally(sum(m.covered for m in ms), prominent),
+        featured=Tally(sum(m.featured for m in ms), prominent),
+        failed=failed,
+    )
