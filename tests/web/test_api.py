@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from multicrop.crop import pipeline
+from multicrop.crop import analysis as pipeline  # where the saliency model is called
 from multicrop.crop.pipeline import crop_photo
 from multicrop.geometry import parse_ratio
 
@@ -156,7 +156,10 @@ def test_zip_of_edited_boxes_at_full_resolution(client):
     pid = _upload(client, ("e.png", photo_bytes(fmt="PNG"))).json()["photos"][0]["id"]
     boxes = [{"x": 500, "y": 10, "w": 300, "h": 300, "ratio": "1:1"},
              {"x": 0.4, "y": 0, "w": 200.2, "h": 300.4, "ratio": "2:3"},
-             {"x": 850, "y": 300, "w": 150, "h": 100, "ratio": "3:2"}]  # reaches past the photo: moved in
+             {"x": 850, "y": 300, "w": 150, "h": 100, "ratio": "3:2"}]  # reaches past the photo: refused
+    r = client.post(f"/api/photos/{pid}/download", json={"boxes": boxes})
+    assert r.status_code == 422 and r.json()["detail"] == "boxes[3]: (850, 300, 150x100) must lie in the 900x400 photo"
+    boxes[2]["x"] = 750
     z = _zip(client.post(f"/api/photos/{pid}/download", json={"boxes": boxes}))
     assert sorted(z.namelist()) == ["e.json", "e_1.png", "e_2.png", "e_3.png"]
     sizes = [Image.open(io.BytesIO(z.read(f"e_{i}.png"))).size for i in (1, 2, 3)]

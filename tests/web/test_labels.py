@@ -120,3 +120,13 @@ def test_folder_errors_and_ratio_labels(tmp_path):
     with pytest.raises(DatasetError, match="no photo in"):
         LabelFolder(tmp_path)
     assert [ratio_label(Ratio(*r)) for r in [(2, 3), (3, 2), (1.91, 1)]] == ["2x3", "3x2", "1.91x1"]
+
+
+def test_label_corners_are_saved_to_a_hundredth_of_a_pixel(make_app, label_dir):
+    box = {"x": 10.123456789012, "y": 20.987654321098, "w": 200.00000000001, "h": 300.0049, "ratio": "2:3"}
+    with TestClient(make_app(label_dir=label_dir)) as c:
+        assert c.put("/api/label/items/photo0", json={"boxes": [box]}).status_code == 200
+    text = (label_dir / "dataset" / "photo0.json").read_text()
+    raw = json.loads(text)
+    assert raw["shapes"][0]["points"] == [[10.12, 20.99], [210.12, 320.99]]
+    assert "0000000" not in text and "9999999" not in text

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from multicrop.cli import serve as serve_cli
-from multicrop.crop import pipeline
+from multicrop.crop import analysis as pipeline  # where the saliency model is called
 
 from .conftest import photo_bytes
 

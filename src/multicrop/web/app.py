@@ -6,13 +6,19 @@ download a zip.  Label mode (``/label``, with a label folder): draw
 fixed-ratio boxes and save them in the Carousel label layout.
 
 Every error is one JSON object ``{"detail": "<one line>"}`` with a 4xx
-status; the page shows that line.
+status; the page shows that line beside the control it concerns.
+
+Each browser gets a random session id in a cookie on its first request;
+uploads belong to that session, and another session's photo id answers 404
+exactly as an unknown one does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import re
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -20,43 +26,63 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+import numpy as np
 from pydantic import BaseModel, Field
 
 from ..crop.config import STRATEGIES, CropConfig
 from ..errors import MulticropError
-from ..geometry import RATIO_PRESETS, Box
+from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
-from .download import carousel_zip, edited_crops
+from ..ratios import PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
+from .download import box_in_photo, carousel_zip, edited_crops
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
+from .notes import plain_error, plain_notes, ratio_note
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
-__all__ = ["create_app", "PRESETS"]
+__all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
 
-#: What the page offers in its ratio menu: label -> ratios string.
+#: What the page offers in its ratio menu: label -> ratio setting (a preset name or ratios).
 PRESETS: dict[str, str] = {
-    "Carousel (2:3 or 3:2)": "2:3,3:2",
+    RATIO_SPECS["instagram"].label + " · one for all slides": "instagram",
+    "4:5 portrait (Instagram 1080×1350)": "4:5",
+    "1:1 square (Instagram 1080×1080)": "1:1",
+    "1.91:1 landscape (Instagram 1080×566)": "1.91:1",
+    RATIO_SPECS["carousel"].label: "carousel",
     "2:3 portrait": "2:3",
     "3:2 landscape": "3:2",
-    "4:5 portrait (Instagram)": "4:5",
-    "1:1 square": "1:1",
-    "1.91:1 landscape (Instagram)": "1.91:1",
     "9:16 story": "9:16",
-    "Instagram (4:5, 1:1 or 1.91:1)": ",".join(str(r) for r in RATIO_PRESETS["instagram"]),
+    "16:9 widescreen": "16:9",
 }
+
+#: The cookie holding the browser session's random id.
+SESSION_COOKIE = "multicrop_session"
 
 _STATIC = resources.files("multicrop.web") / "static"
 _SAFE_STEM = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class CropRequest(BaseModel):
-    """Settings for a carousel: k (a number or ``auto``), ratios (``"2:3,3:2"`` or a preset) and strategy."""
+    """Settings for a carousel: k (a number or ``auto``), ratios (a preset such as ``instagram``, or
+    ``"2:3,3:2"``), strategy, and ``mixed`` (let each crop of a one-ratio preset take its own ratio)."""
 
     k: int | str | None = None
     ratios: str | None = None
     strategy: str | None = None
+    mixed: bool = False
+    focus: list[float] | None = Field(default=None, min_length=2, max_length=2,
+                                      description="a point [x, y] in source px that one crop must hold (direct)")
+
+
+class SeamlessRequest(BaseModel):
+    """A seamless panorama: the ratio setting (its ratios are tried, the best kept) and the slide count."""
+
+    ratios: str | None = None
+    slides: int | None = Field(default=None, ge=1, le=20)
+    max_slides: int = Field(default=10, ge=2, le=20)
 
 
 class BoxIn(BaseModel):
@@ -74,6 +100,7 @@ class DownloadRequest(CropRequest):
 
     boxes: list[BoxIn] = Field(default_factory=list)
     width: int | None = Field(default=None, ge=16, le=20000)
+    seamless: bool = False
 
 
 class LabelMeta(BaseModel):
@@ -97,6 +124,7 @@ def _stem(name: str) -> str:
 def create_app(
     *,
     config: CropConfig | None = None,
+    ratios: str = "instagram",
     label_dir: str | Path | None = None,
     label_ratios: str = "2:3,3:2",
     max_upload_mb: float = 50,
@@ -111,6 +139,8 @@ def create_app(
     config : CropConfig, optional
         Base crop settings (saliency backend, faces, ...); requests change
         k, ratios and strategy only.
+    ratios : str
+        The ratio setting the page starts with (a preset name or ratios).
     label_dir : path, optional
         Folder of photos for label mode.
     label_ratios : str
@@ -125,6 +155,8 @@ def create_app(
         The judges of the "Judge scores" toggle (default: the measured judge alone).
     """
     store = PhotoStore(config, max_pixels=max_pixels, threads=threads)
+    default_ratios = ratios
+    parse_ratio_spec(default_ratios)  # a bad setting fails at start, not on the first request
     folder = LabelFolder(label_dir, ratios=label_ratios) if label_dir is not None else None
     limit = int(max_upload_mb * 1024 * 1024)
 
@@ -143,9 +175,34 @@ def create_app(
     async def _library_error(request: Request, exc: MulticropError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
 
-    def photo_or_404(pid: str):
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # one line naming the field, and the field itself so the page can show it beside its control
+        errs = exc.errors()
+        first = errs[0] if errs else {}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc)
+        msg = first.get("msg", "invalid request")
+        got = first.get("input")
+        detail = f"{field or 'request'}: {msg}" + (f", got {got!r}" if got is not None and not isinstance(got, dict)
+                                                    else "")
+        return JSONResponse({"detail": detail, "field": field}, status_code=422)
+
+    @app.middleware("http")
+    async def _session(request: Request, call_next):
+        sid = request.cookies.get(SESSION_COOKIE, "")
+        fresh = not re.fullmatch(r"[A-Za-z0-9_-]{32,64}", sid)
+        if fresh:
+            sid = secrets.token_urlsafe(32)
+        request.state.session = sid
+        response = await call_next(request)
+        if fresh:
+            response.set_cookie(SESSION_COOKIE, sid, max_age=int(store.ttl_s), httponly=True, samesite="strict")
+        return response
+
+    def photo_or_404(pid: str, request: Request):
         try:
-            return store.get(pid)
+            return store.get(pid, request.state.session)
         except KeyError:
             raise HTTPException(404, f"no photo {pid!r} (deleted, expired or never uploaded)") from None
 
@@ -171,14 +228,18 @@ def create_app(
     # -- carousel API ----------------------------------------------------------------------
     @app.get("/api/settings", summary="What the page may offer")
     async def settings() -> dict[str, Any]:
-        return {"presets": PRESETS, "strategies": list(STRATEGIES), "auto_k": auto_k_strategies(),
-                "default": {"k": store.config.k, "ratios": ",".join(map(str, store.config.ratios)),
-                            "strategy": store.config.strategy},
+        presets = dict(PRESETS)
+        if default_ratios not in presets.values():
+            presets = {parse_ratio_spec(default_ratios).label or default_ratios: default_ratios, **presets}
+        return {"presets": presets, "strategies": list(STRATEGIES), "auto_k": auto_k_strategies(),
+                "one_ratio": {v: parse_ratio_spec(v).one_ratio for v in presets.values()},
+                "platform_sizes": dict(PLATFORM_SIZES),
+                "default": {"k": store.config.k, "ratios": default_ratios, "strategy": store.config.strategy},
                 "max_upload_mb": max_upload_mb, "suffixes": sorted(SUPPORTED_SUFFIXES),
                 "label_mode": folder is not None}
 
     @app.post("/api/photos", summary="Upload one or several photos; each is analysed in the background")
-    async def upload(files: list[UploadFile]) -> dict[str, Any]:
+    async def upload(request: Request, files: list[UploadFile]) -> dict[str, Any]:
         accepted, refused = [], []
         for f in files:
             name = Path(f.filename or "photo").name
@@ -192,61 +253,102 @@ def create_app(
                 refused.append({"name": name, "error": f"{name}: the file is empty", "status": 422})
                 continue
             try:
-                photo = await asyncio.to_thread(store.add, name, data)
+                photo = await asyncio.to_thread(store.add, name, data, session=request.state.session)
             except MulticropError as exc:
-                refused.append({"name": name, "error": str(exc), "status": 422})
+                refused.append({"name": name, "error": plain_error(name, str(exc)), "status": 422})
                 continue
             accepted.append(photo.info())
         if not accepted and refused:
             raise HTTPException(min(r["status"] for r in refused), "; ".join(r["error"] for r in refused))
         return {"photos": accepted, "refused": refused}
 
-    @app.get("/api/photos", summary="The uploaded photos")
-    async def photos() -> dict[str, Any]:
-        return {"photos": store.list()}
+    @app.get("/api/photos", summary="This browser session's uploaded photos")
+    async def photos(request: Request) -> dict[str, Any]:
+        return {"photos": store.list(request.state.session)}
 
     @app.get("/api/photos/{pid}", summary="A photo's state: queued, analysing, ready or error")
-    async def photo_info(pid: str) -> dict[str, Any]:
-        return photo_or_404(pid).info()
+    async def photo_info(pid: str, request: Request) -> dict[str, Any]:
+        return photo_or_404(pid, request).info()
 
     @app.delete("/api/photos/{pid}", summary="Forget a photo and delete its files")
-    async def delete_photo(pid: str) -> dict[str, Any]:
-        photo_or_404(pid)
+    async def delete_photo(pid: str, request: Request) -> dict[str, Any]:
+        photo_or_404(pid, request)
         store.remove(pid)
         return {"deleted": pid}
 
     @app.get("/api/photos/{pid}/image", summary="The photo, long side at most 1600 px (JPEG)")
-    async def photo_image(pid: str) -> Response:
-        return Response(photo_or_404(pid).display, media_type="image/jpeg")
+    async def photo_image(pid: str, request: Request) -> Response:
+        return Response(photo_or_404(pid, request).display, media_type="image/jpeg")
 
     @app.get("/api/photos/{pid}/saliency", summary="The saliency map (greyscale PNG); waits for the analysis")
-    async def photo_saliency(pid: str) -> Response:
-        photo = photo_or_404(pid)
+    async def photo_saliency(pid: str, request: Request) -> Response:
+        photo = photo_or_404(pid, request)
         png = await asyncio.to_thread(store.saliency_png, photo)
         return Response(png, media_type="image/png")
 
     async def result_for(photo, req: CropRequest):
-        cfg = store.config_for(req.k, req.ratios, req.strategy)
-        return await asyncio.wrap_future(store.submit_crops(photo, cfg))
+        cfg = store.config_for(req.k, req.ratios or default_ratios, req.strategy, mixed=req.mixed)
+        focus = None
+        if req.focus is not None:
+            W, H = photo.loaded.size
+            fx, fy = req.focus
+            if not (math.isfinite(fx) and math.isfinite(fy) and 0 <= fx <= W and 0 <= fy <= H):
+                raise HTTPException(422, f"focus: ({fx:g}, {fy:g}) must be a point in the {W}x{H} photo")
+            focus = Box(fx, fy, 0, 0)
+        return await asyncio.wrap_future(store.submit_crops(photo, cfg, focus=focus))
 
     @app.post("/api/photos/{pid}/crops", summary="The suggested carousel for these settings (boxes in source px)")
-    async def photo_crops(pid: str, req: CropRequest) -> dict[str, Any]:
-        photo = photo_or_404(pid)
+    async def photo_crops(pid: str, req: CropRequest, request: Request) -> dict[str, Any]:
+        photo = photo_or_404(pid, request)
         res = await result_for(photo, req)
         rec = res.to_dict()
         rec["source"] = photo.name
         rec["id"] = pid
         rec["analysis_runs"] = store.analysis_runs
+        spec = parse_ratio_spec(req.ratios or default_ratios)
+        rec["plain_notes"] = plain_notes(res.failure, res.notes)
+        rec["ratio_note"] = ratio_note(spec.label or spec.name, [str(r) for r in spec.ratios],
+                                       [str(c.ratio) for c in res.crops], one_ratio=res.config.one_ratio,
+                                       platform=bool(spec.sizes))
+        return rec
+
+    @app.post("/api/photos/{pid}/seamless", summary="A seamless panorama: adjacent slides of one ratio (source px)")
+    async def photo_seamless(pid: str, req: SeamlessRequest, request: Request) -> dict[str, Any]:
+        from ..crop.seamless import seamless_layout
+
+        photo = photo_or_404(pid, request)
+        spec = parse_ratio_spec(req.ratios or default_ratios)
+
+        def best() -> Any:
+            analysis = store.analysis(photo)
+            sal = np.asarray(analysis.saliency, dtype=np.float64)
+            subjects = list(analysis.subjects) or list(analysis.faces)
+            lays = [seamless_layout(sal, size=photo.loaded.size, ratio=r, subjects=subjects, slides=req.slides,
+                                    max_slides=max(req.max_slides, req.slides or 2), min_slide_width=1080)
+                    for r in spec.ratios]
+            # the ratio whose slides slice the fewest subjects and keep the most of the photo
+            return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
+
+        lay = await asyncio.to_thread(best)
+        rec = lay.to_dict()
+        rec["plain_notes"] = [n[:1].upper() + n[1:] + "." for n in lay.notes]
+        if len(spec.ratios) > 1:
+            rec["ratio_note"] = (f"Slides of {lay.ratio}: of {', '.join(map(str, spec.ratios))} it keeps the most of "
+                                 "this photo with no subject split between two slides."
+                                 if not lay.sliced else f"Slides of {lay.ratio}, the best of {spec.text}.")
+        else:
+            rec["ratio_note"] = None
+        rec["size"] = list(photo.loaded.size)
         return rec
 
     @app.get("/api/photos/{pid}/render", summary="One crop rendered from the full-resolution photo (JPEG)")
-    async def render(pid: str, x: float, y: float, w: float, h: float, width: int = 1080) -> Response:
-        photo = photo_or_404(pid)
+    async def render(pid: str, x: float, y: float, w: float, h: float, request: Request,
+                     width: int = 1080) -> Response:
+        photo = photo_or_404(pid, request)
         W, H = photo.loaded.size
-        box = Box(x, y, w, h).clip(W, H).round()
-        if box.w < 1 or box.h < 1 or not 16 <= width <= 8000:
-            raise HTTPException(422, f"box ({x:g}, {y:g}, {w:g}x{h:g}) must lie in the {W}x{H} photo "
-                                f"and width in [16, 8000], got {width}")
+        if not 16 <= width <= 8000:
+            raise HTTPException(422, f"width must be in [16, 8000], got {width}")
+        box = box_in_photo(x, y, w, h, W, H, what="box").round()
 
         def cut() -> bytes:
             import io
@@ -267,8 +369,8 @@ def create_app(
         return Response(await asyncio.to_thread(cut), media_type="image/jpeg")
 
     @app.post("/api/photos/{pid}/scores", summary="Rubric scores of each crop: the measured judge, or every family of the served panel")
-    async def scores(pid: str, req: DownloadRequest) -> dict[str, Any]:
-        photo = photo_or_404(pid)
+    async def scores(pid: str, req: DownloadRequest, request: Request) -> dict[str, Any]:
+        photo = photo_or_404(pid, request)
         res = await result_for(photo, req)
         boxes = [b.model_dump() for b in req.boxes] or [
             {**c.box.to_dict(), "ratio": str(c.ratio)} for c in res.crops]
@@ -294,15 +396,15 @@ def create_app(
                                           for c, s in zip(crops, per_crop)]}
 
     @app.post("/api/photos/{pid}/download", summary="Zip of the crops (full size or platform width) and the record")
-    async def download(pid: str, req: DownloadRequest) -> Response:
-        photo = photo_or_404(pid)
+    async def download(pid: str, req: DownloadRequest, request: Request) -> Response:
+        photo = photo_or_404(pid, request)
         res = await result_for(photo, req)
         boxes = [b.model_dump() for b in req.boxes] or [
             {**c.box.to_dict(), "ratio": str(c.ratio)} for c in res.crops]
-        crops = edited_crops(res, boxes)
+        crops = edited_crops(res, boxes, exact=req.seamless)
         res = store.with_boxes(res, list(crops))
         stem = _stem(photo.name)
-        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width)
+        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless)
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"'})
 

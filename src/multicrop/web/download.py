@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import tempfile
 import zipfile
 from pathlib import Path
@@ -23,18 +24,57 @@ from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
 from ..geometry import Box, parse_ratio, snap_box
 
-__all__ = ["edited_crops", "carousel_zip"]
+__all__ = ["edited_crops", "carousel_zip", "box_in_photo"]
 
-def edited_crops(result: CropResult, boxes: list[dict[str, Any]]) -> tuple[ScoredCrop, ...]:
-    """The page's crops (moved, added, reordered) as whole-pixel boxes of their exact ratio.
+#: How far (source pixels) a box from the page may reach past the photo's edge: rounding, no more.
+EDGE_TOLERANCE = 0.5
 
-    Each entry holds ``x, y, w, h`` in source pixels and ``ratio`` (``"2:3"``);
-    a box that matches one of ``result``'s crops keeps its score.
+
+def box_in_photo(x: float, y: float, w: float, h: float, width: int, height: int, *, what: str) -> Box:
+    """The box ``(x, y, w, h)`` if it lies in the ``width x height`` photo; never moved or clipped.
 
     Raises
     ------
     InvalidParameterError
-        No boxes, or a box with a bad ratio or no area in the photo.
+        A coordinate that is not a finite number, a box under 1 px, or one
+        reaching past the photo by more than :data:`EDGE_TOLERANCE`.
+
+    Examples
+    --------
+    >>> box_in_photo(0, 0, 100, 50, 100, 50, what="box")
+    Box(x=0.0, y=0.0, w=100.0, h=50.0)
+    >>> box_in_photo(-5, 0, 10, 10, 100, 50, what="boxes[2]")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: boxes[2]: (-5, 0, 10x10) must lie in the 100x50 photo
+    """
+    vals = [float(v) for v in (x, y, w, h)]
+    shown = f"({', '.join(f'{v:g}' for v in vals[:2])}, {vals[2]:g}x{vals[3]:g})"
+    if not all(math.isfinite(v) for v in vals):
+        raise InvalidParameterError(f"{what}: {shown} must be finite numbers in the {width}x{height} photo")
+    x, y, w, h = vals
+    t = EDGE_TOLERANCE
+    if w < 1 or h < 1:
+        raise InvalidParameterError(f"{what}: {w:g}x{h:g} has no area (at least 1x1 px)")
+    if x < -t or y < -t or x + w > width + t or y + h > height + t:
+        raise InvalidParameterError(f"{what}: {shown} must lie in the {width}x{height} photo")
+    return Box(min(max(x, 0.0), width - min(w, width)), min(max(y, 0.0), height - min(h, height)),
+               min(w, width), min(h, height))
+
+
+def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool = False) -> tuple[ScoredCrop, ...]:
+    """The page's crops (moved, added, reordered) as whole-pixel boxes of their exact ratio.
+
+    Each entry holds ``x, y, w, h`` in source pixels and ``ratio`` (``"2:3"``);
+    a box that matches one of ``result``'s crops keeps its score.  A box must
+    lie in the photo: one reaching past it is refused, never moved in.  With
+    ``exact``, whole-pixel boxes are kept as given (a seamless panorama's
+    slides must stay adjacent).
+
+    Raises
+    ------
+    InvalidParameterError
+        No boxes, or a box with a bad ratio, no area, or not in the photo.
     """
     if not boxes:
         raise InvalidParameterError("boxes: the carousel needs at least one crop")
@@ -44,18 +84,20 @@ def edited_crops(result: CropResult, boxes: list[dict[str, Any]]) -> tuple[Score
     for i, b in enumerate(boxes, start=1):
         try:
             ratio = parse_ratio(str(b["ratio"]))
-            raw = Box(float(b["x"]), float(b["y"]), float(b["w"]), float(b["h"]))
+            x, y, w, h = (float(b[key]) for key in ("x", "y", "w", "h"))
+        except InvalidParameterError as exc:  # a bad ratio
+            raise InvalidParameterError(f"boxes[{i}]: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidParameterError(f"boxes[{i}]: needs numbers x, y, w, h and a ratio such as '2:3' ({exc})") from None
-        if raw.w < 1 or raw.h < 1:
-            raise InvalidParameterError(f"boxes[{i}]: {raw.w:g}x{raw.h:g} has no area")
-        box = snap_box(raw, ratio, W, H)
+        raw = box_in_photo(x, y, w, h, W, H, what=f"boxes[{i}]")
+        whole = all(float(v).is_integer() for v in (raw.x, raw.y, raw.w, raw.h))
+        box = raw.round() if exact and whole else snap_box(raw, ratio, W, H)
         hit = known.get(box)
         out.append(hit if hit is not None else ScoredCrop(box, float("nan"), {}, ratio))
     return tuple(out)
 
 
-def carousel_zip(result: CropResult, stem: str, *, width: int | None = None) -> bytes:
+def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exact: bool = False) -> bytes:
     """Zip of the crops of ``result`` and its JSON record.
 
     Parameters
@@ -68,12 +110,17 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None) -> 
         Platform width: the zip holds the copies downscaled to it (crops
         narrower than it are kept at full size and a warning is recorded)
         instead of the full-resolution crops.
+    exact : bool
+        Cut every box exactly where it is (re-encoding JPEGs): lossless JPEG
+        cuts move a crop's corner onto the 8/16 px block grid, which would
+        open gaps between a seamless panorama's slides.
     """
     if result.image is None:
         raise InvalidParameterError("the result carries no image to cut crops from")
     out_cfg = OutputConfig(widths=(width,) if width else (), preview=False, record=True)
     with tempfile.TemporaryDirectory(prefix="multicrop-zip-") as tmp:
-        rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=WriteOptions())
+        options = WriteOptions(lossless="never") if exact else WriteOptions()
+        rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=options)
         names = []
         for crop in rec["crops"]:
             small = crop.get("resized", {}).get(str(width)) if width else None

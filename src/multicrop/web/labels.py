@@ -147,7 +147,9 @@ class LabelFolder:
                     f"boxes[{i}]: ratio {ratio} is not allowed; allowed: {', '.join(map(str, self.ratios))}")
             if bw < 1 or bh < 1 or x < -0.5 or y < -0.5 or x + bw > w + 0.5 or y + bh > h + 0.5:
                 raise InvalidParameterError(f"boxes[{i}]: ({x:g}, {y:g}, {bw:g}x{bh:g}) is not inside the {w}x{h} photo")
-            shapes.append({"label": ratio_label(ratio), "text": "", "points": [[x, y], [x + bw, y + bh]],
+            # two decimals: a hundredth of a pixel, what a label can mean (not 13 decimals of float noise)
+            corners = [[round(x, 2), round(y, 2)], [round(x + bw, 2), round(y + bh, 2)]]
+            shapes.append({"label": ratio_label(ratio), "text": "", "points": corners,
                            "group_id": None, "shape_type": f"rectangle ({ratio})", "flags": {}})
         k = metadata.get("k")
         k = len(shapes) if k in (None, "") else k

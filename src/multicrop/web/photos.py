@@ -1,20 +1,20 @@
 """Uploaded photos, their cached analysis, and crops for given settings.
 
 The web page changes k, the ratios or the strategy many times per photo; the
-saliency map and faces depend on none of these, so each photo is analysed
-once (in a worker thread) and every later request reuses that analysis.
+analysis (saliency map, detections, subjects:
+:class:`multicrop.crop.analysis.Analysis`) depends on none of these, so each
+photo is analysed once (in a worker thread) and every later request hands
+that analysis to :func:`multicrop.crop.pipeline.crop_photo`.  Analyses are
+cached per photo under :func:`multicrop.crop.analysis.settings_key` (every
+setting and model version an analysis depends on), so a request whose
+analysis settings differ computes its own and never meets a stale one.
 
-:func:`multicrop.crop.pipeline.crop_photo` is the only code that chooses
-crops.  It asks :func:`multicrop.crop.pipeline.analyse` for the saliency map;
-:func:`_install_analysis_cache` wraps that function once so that, inside
-:meth:`PhotoStore.crops`, it returns the photo's cached analysis instead of
-computing it again (outside, and for any other image, it behaves exactly as
-before).
+Photos belong to the browser session that uploaded them (a random id in a
+cookie): another session cannot list, see or change them.
 """
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import io
 import shutil
@@ -30,53 +30,18 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from ..crop import pipeline
+from ..crop.analysis import Analysis, analyse, settings_key
 from ..crop.config import CropConfig
 from ..crop.pipeline import CropResult, crop_photo
 from ..errors import ImageLoadError, InvalidParameterError
+from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
+from ..ratios import parse_ratio_spec
 
-__all__ = ["Analysis", "Photo", "PhotoStore", "DISPLAY_SIDE"]
+__all__ = ["Photo", "PhotoStore", "DISPLAY_SIDE"]
 
 #: Long side of the copy the page shows (boxes are always in source pixels).
 DISPLAY_SIDE = 1600
-
-_CACHED: contextvars.ContextVar[Analysis | None] = contextvars.ContextVar("multicrop_web_analysis", default=None)
-_INSTALL_LOCK = threading.Lock()
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """The saliency map and faces of one photo's analysis copy, for one saliency setting."""
-
-    image: np.ndarray
-    saliency_method: str
-    faces_on: bool
-    saliency: np.ndarray
-    faces: tuple
-
-    def matches(self, image: np.ndarray, config: CropConfig) -> bool:
-        """True when ``crop_photo`` asks for exactly this analysis."""
-        return image is self.image and config.saliency == self.saliency_method and config.faces == self.faces_on
-
-
-def _install_analysis_cache() -> None:
-    """Make ``pipeline.analyse`` return the analysis set in :data:`_CACHED` when it matches (idempotent)."""
-    with _INSTALL_LOCK:
-        if getattr(pipeline.analyse, "_multicrop_web_cache", False):
-            return
-        original = pipeline.analyse
-
-        def analyse(image: np.ndarray, config: CropConfig, *, threads: int | None = None):
-            hit = _CACHED.get()
-            if hit is not None and hit.matches(image, config):
-                return hit.saliency, hit.faces
-            return original(image, config, threads=threads)
-
-        analyse.__doc__ = original.__doc__
-        analyse._multicrop_web_cache = True  # type: ignore[attr-defined]
-        analyse.__wrapped__ = original  # type: ignore[attr-defined]
-        pipeline.analyse = analyse
 
 
 @dataclass
@@ -88,12 +53,14 @@ class Photo:
     path: Path
     loaded: LoadedImage
     display: bytes
+    session: str = ""
     status: str = "queued"  # queued -> analysing -> ready | error
     error: str | None = None
     stage: str = "waiting for the worker"
     started: float = field(default_factory=time.monotonic)
-    analysis: Analysis | None = None
     future: Future | None = field(default=None, repr=False)
+    #: Analyses by settings key (the upload's own first); futures, so a request waits for one running.
+    analyses: dict[str, Future] = field(default_factory=dict, repr=False)
 
     def info(self) -> dict[str, Any]:
         """What the page needs to know about the photo."""
@@ -128,7 +95,6 @@ class PhotoStore:
 
     def __init__(self, config: CropConfig | None = None, *, max_pixels: int = DEFAULT_MAX_PIXELS,
                  ttl_s: float = 6 * 3600, threads: int | None = None) -> None:
-        _install_analysis_cache()
         self.config = config or CropConfig()
         self.max_pixels = max_pixels
         self.ttl_s = ttl_s
@@ -144,8 +110,8 @@ class PhotoStore:
         self.analysis_runs = 0
 
     # -- photos --------------------------------------------------------------------------
-    def add(self, name: str, data: bytes) -> Photo:
-        """Store and decode one upload; the analysis starts in the background.
+    def add(self, name: str, data: bytes, *, session: str = "") -> Photo:
+        """Store and decode one upload of browser session ``session``; the analysis starts in the background.
 
         Raises
         ------
@@ -153,7 +119,7 @@ class PhotoStore:
             The bytes are not an image the loader can decode, or it is too large.
         """
         self.expire()
-        pid = uuid.uuid4().hex[:12]
+        pid = uuid.uuid4().hex
         folder = self.dir / pid
         folder.mkdir()
         suffix = Path(name).suffix.lower()
@@ -165,23 +131,26 @@ class PhotoStore:
         except ImageLoadError as exc:
             shutil.rmtree(folder, ignore_errors=True)
             raise ImageLoadError(f"{name}: {_strip_path(str(exc), path)}") from None
-        photo = Photo(pid, name, path, loaded, display)
+        photo = Photo(pid, name, path, loaded, display, session)
         with self._lock:
             self._photos[pid] = photo
             self._touched[pid] = time.monotonic()
         photo.future = self._analysis_pool.submit(self._analyse, photo)
+        photo.analyses[settings_key(self.config)] = photo.future
         return photo
 
-    def get(self, pid: str) -> Photo:
-        """The photo ``pid``.
+    def get(self, pid: str, session: str | None = None) -> Photo:
+        """The photo ``pid`` (of browser session ``session``, when given).
 
         Raises
         ------
         KeyError
-            No such photo (never uploaded, deleted or expired).
+            No such photo (never uploaded, deleted, expired, or another session's).
         """
         with self._lock:
             photo = self._photos[pid]
+            if session is not None and photo.session != session:
+                raise KeyError(pid)
             self._touched[pid] = time.monotonic()
         return photo
 
@@ -202,9 +171,10 @@ class PhotoStore:
             self.remove(pid)
         return old
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self, session: str | None = None) -> list[dict[str, Any]]:
+        """The photos (of browser session ``session``, when given), in upload order."""
         with self._lock:
-            return [p.info() for p in self._photos.values()]
+            return [p.info() for p in self._photos.values() if session is None or p.session == session]
 
     def close(self) -> None:
         """Stop the workers and delete every uploaded file."""
@@ -214,47 +184,63 @@ class PhotoStore:
 
     # -- work ----------------------------------------------------------------------------
     def _analyse(self, photo: Photo) -> Analysis:
-        photo.status, photo.stage = "analysing", "saliency map and faces"
+        photo.status, photo.stage = "analysing", "saliency map, faces and subjects"
         try:
-            image = photo.loaded.analysis
-            sal, faces = pipeline.analyse(image, self.config, threads=self.threads)
+            result = analyse(photo.loaded.analysis, self.config, threads=self.threads)
             self.analysis_runs += 1
-            photo.analysis = Analysis(image, self.config.saliency, self.config.faces, sal, tuple(faces))
             photo.status, photo.stage = "ready", "analysed"
-            return photo.analysis
+            return result
         except Exception as exc:  # reported on the page; the server goes on
             photo.status, photo.error, photo.stage = "error", f"{photo.name}: {exc}", "failed"
             raise
 
-    def config_for(self, k: Any = None, ratios: Any = None, strategy: str | None = None) -> CropConfig:
-        """The base config with the request's k, ratios and strategy (validated by CropConfig)."""
+    def _analyse_again(self, photo: Photo, config: CropConfig) -> Analysis:
+        result = analyse(photo.loaded.analysis, config, threads=self.threads)
+        self.analysis_runs += 1
+        return result
+
+    def analysis(self, photo: Photo, config: CropConfig | None = None) -> Analysis:
+        """The photo's analysis under ``config``'s analysis settings (waits for it; made once per setting)."""
+        if photo.future is None:
+            raise InvalidParameterError(f"{photo.name}: not analysed")
+        key = settings_key(config or self.config)
+        with self._lock:
+            fut = photo.analyses.get(key)
+            if fut is None:
+                fut = photo.analyses[key] = self._analysis_pool.submit(self._analyse_again, photo, config)
+        return fut.result()
+
+    def config_for(self, k: Any = None, ratios: Any = None, strategy: str | None = None, *,
+                   mixed: bool | None = None) -> CropConfig:
+        """The base config with the request's k, ratio setting and strategy (validated by CropConfig).
+
+        ``ratios`` is parsed once (:func:`multicrop.ratios.parse_ratio_spec`):
+        a platform preset such as ``instagram`` keeps one ratio for the whole
+        carousel unless ``mixed`` asks for each crop to take its own.
+        """
         changes: dict[str, Any] = {}
         if k is not None and k != "":
             changes["k"] = _parse_k(k)
         if ratios:
-            changes["ratios"] = ratios
+            spec = parse_ratio_spec(ratios)
+            changes["ratios"] = spec.ratios
+            changes["one_ratio"] = spec.one_ratio and not mixed
         if strategy:
             changes["strategy"] = strategy
         return self.config.replace(**changes) if changes else self.config
 
-    def crops(self, photo: Photo, config: CropConfig) -> CropResult:
-        """The crops of ``photo`` for ``config``, reusing its analysis (waits for it)."""
-        assert photo.future is not None
-        analysis = photo.future.result()
-        token = _CACHED.set(analysis)
-        try:
-            return crop_photo(photo.loaded, config, threads=self.threads)
-        finally:
-            _CACHED.reset(token)
+    def crops(self, photo: Photo, config: CropConfig, *, focus: Box | None = None) -> CropResult:
+        """The crops of ``photo`` for ``config`` (and the user's ``focus``, source px), reusing its analysis."""
+        return crop_photo(photo.loaded, config, threads=self.threads, analysis=self.analysis(photo, config),
+                          focus=focus)
 
-    def submit_crops(self, photo: Photo, config: CropConfig) -> Future:
+    def submit_crops(self, photo: Photo, config: CropConfig, *, focus: Box | None = None) -> Future:
         """:meth:`crops` in the crop worker pool."""
-        return self._crop_pool.submit(self.crops, photo, config)
+        return self._crop_pool.submit(self.crops, photo, config, focus=focus)
 
     def saliency_png(self, photo: Photo) -> bytes:
         """The photo's saliency map as a greyscale PNG (analysis size)."""
-        assert photo.future is not None
-        sal = photo.future.result().saliency
+        sal = np.asarray(self.analysis(photo).saliency, dtype=np.float64)
         lo, hi = float(np.min(sal)), float(np.max(sal))
         img = ((sal - lo) / (hi - lo or 1.0) * 255).astype(np.uint8)
         buf = io.BytesIO()

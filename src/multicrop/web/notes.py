@@ -1,0 +1,115 @@
+"""The library's notes and errors in plain words, for the page.
+
+The crop wing writes its notes for the record and the command line
+("cut 2 at x=433 bisects a salient box (x 244..636)"): exact, but written in
+the partitioner's terms.  The page shows the same facts as a photographer
+would say them; :func:`plain_notes` maps each known note to a sentence and
+keeps any other note as it is (never dropped, so nothing is hidden).
+:func:`plain_error` does the same for the one-line errors of an upload.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+__all__ = ["plain_notes", "plain_error", "ratio_note"]
+
+
+def _n(word: str, n: int) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+_NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"cut (\d+) at [xy]=\d+ bisects a salient box.*"),
+     lambda m: f"Crops {m[1]} and {int(m[1]) + 1} meet in the middle of something that stands out, "
+               "so each may show only part of it; try one crop fewer, or move them."),
+    (re.compile(r"region (\d+) is \d+x\d+, narrower than 1:[\d.]+"),
+     lambda m: f"The part of the photo left for crop {m[1]} is very narrow, so crop {m[1]} "
+               "reaches into its neighbours' parts."),
+    (re.compile(r"region (\d+) \(.*\) is too small for a crop of (\d+) px.*"),
+     lambda m: f"The part of the photo left for crop {m[1]} is smaller than {m[2]} px, so crop {m[1]} "
+               "reaches into its neighbours' parts."),
+    (re.compile(r"crop (\d+) overlaps crop (\d+), IoU ([\d.]+)"),
+     lambda m: f"Crops {m[2]} and {m[1]} show much of the same ({float(m[3]):.0%} of their area together): "
+               "this photo may not have that many distinct subjects."),
+    (re.compile(r"only (\d+) of k=(\d+) crops remain after non-maximum suppression"),
+     lambda m: f"Only {m[1]} of the {m[2]} crops asked for are different enough from each other to keep."),
+    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"),
+     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}; the carousel is filled up to "
+               f"{m[2]} crops, {m[3]} of them showing nothing new."),
+    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops?, asked for (\d+)"),
+     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}, so it gets {_n('crop', int(m[2]))} "
+               f"instead of {m[3]}."),
+    (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"),
+     lambda m: f"{m[1]} of the {m[2]} crops are smaller than {m[3]} px: the platform will enlarge them "
+               "and they may look soft."),
+    (re.compile(r"the focus given is held by the first crop"),
+     lambda m: "Crop 1 holds the point you chose."),
+]
+
+_ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r".*(?:not an image|cannot identify|not a supported|unsupported).*", re.I | re.S),
+     lambda m: "this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC)."),
+    (re.compile(r".*(?:truncated|ends before|corrupt).*", re.I | re.S),
+     lambda m: "this photo's file is damaged or incomplete."),
+    (re.compile(r".*(?:decompression bomb|too many pixels|more pixels).*", re.I | re.S),
+     lambda m: "this photo has more pixels than the server accepts."),
+]
+
+
+def _split(text: str) -> list[str]:
+    return [p.strip() for p in text.split("; ") if p.strip()]
+
+
+def plain_notes(failure: str | None, notes: Iterable[str] = ()) -> list[str]:
+    """Plain sentences for a result's ``failure`` and ``notes`` (each kept, in order).
+
+    Examples
+    --------
+    >>> plain_notes("cut 2 at x=433 bisects a salient box (x 244..636)")[0][:44]
+    'Crops 2 and 3 meet in the middle of somethin'
+    >>> plain_notes(None, ["this photo has 2 distinct subjects; wrote 2 crops, asked for 4"])
+    ['This photo has 2 distinct subjects, so it gets 2 crops instead of 4.']
+    """
+    out: list[str] = []
+    for text in (_split(failure) if failure else []) + [n.strip() for n in notes if n.strip()]:
+        for pattern, say in _NOTES:
+            m = pattern.fullmatch(text)
+            if m:
+                out.append(say(m))
+                break
+        else:
+            out.append(text[:1].upper() + text[1:] + ("" if text.endswith(".") else "."))
+    return list(dict.fromkeys(out))
+
+
+def plain_error(name: str, message: str) -> str:
+    """An upload's error for the page: ``"<name>: <plain sentence>"``.
+
+    Examples
+    --------
+    >>> plain_error("notes.jpg", "notes.jpg: not an image Pillow can read")
+    'notes.jpg: this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC).'
+    """
+    body = message[len(name) + 2:] if message.startswith(name + ": ") else message
+    for pattern, say in _ERRORS:
+        if pattern.fullmatch(body):
+            return f"{name}: {say(pattern.fullmatch(body))}"
+    return f"{name}: {body}"
+
+
+def ratio_note(spec_label: str, ratios: list[str], chosen: list[str], *, one_ratio: bool,
+               platform: bool) -> str | None:
+    """What the page says about the carousel's ratios (which one was picked, or a mixed warning)."""
+    kinds = list(dict.fromkeys(chosen))
+    if one_ratio and len(ratios) > 1 and kinds:
+        others = [r for r in ratios if r != kinds[0]]
+        return (f"All slides are {kinds[0]} ({spec_label}): of {', '.join(ratios[:-1])} and {ratios[-1]}, "
+                f"{kinds[0]} gave this photo the best crops; {' or '.join(others)} for every slide "
+                "is one click away in the ratio menu.")
+    if len(kinds) > 1:
+        return ("Mixed shapes (" + ", ".join(kinds) + "): "
+                + ("Instagram shows every slide at the first slide's shape and would re-crop the others."
+                   if platform else "a platform that shows one shape per carousel would re-crop some slides."))
+    return None
