@@ -12,6 +12,10 @@ __all__ = [
     "InvalidParameterError",
     "ImageLoadError",
     "ImageTooLargeError",
+    "ImageFormatError",
+    "ImageTruncatedError",
+    "ImageMetadataError",
+    "InputFileError",
     "ImageTooSmallError",
     "PartitionFailure",
     "RegistryError",
@@ -42,6 +46,26 @@ class ImageLoadError(MulticropError, ValueError):
 
 class ImageTooLargeError(ImageLoadError):
     """An image has more pixels than the configured decompression-bomb limit."""
+
+
+class ImageFormatError(ImageLoadError):
+    """A file holds an image format multicrop does not open (see :data:`multicrop.io.FORMATS`)."""
+
+
+class ImageTruncatedError(ImageLoadError):
+    """A file's data ends before the image its header declares (truncated, or a header that lies)."""
+
+
+class ImageMetadataError(ImageLoadError):
+    """A metadata block (PNG text or ICC chunk, EXIF, XMP) is a decompression bomb or unreadable."""
+
+
+class InputFileError(MulticropError, ValueError):
+    """An input file (config, manifest, photo) is not a regular file, or is larger than allowed.
+
+    FIFOs, devices and sockets are refused before they are opened, so a read
+    can never block or run forever.
+    """
 
 
 class ImageTooSmallError(MulticropError, ValueError):

@@ -28,7 +28,7 @@ def test_batch_crop_prints_the_summary_and_exits_1_when_photos_failed(app, tree,
     assert res.exit_code == 1, res.output
     summary = json.loads(res.stdout)
     assert (summary["done"], summary["failed"], summary["skipped"]) == (len(good), len(bad), 0)
-    assert summary["failed_by_reason"] == {"ImageLoadError": len(bad)}
+    assert summary["failed_by_reason"] == {"ImageLoadError": 1, "ImageTruncatedError": 1}  # corrupt, truncated
     again = CliRunner().invoke(app, args[:-1] + ["--no-retry-failed"])
     assert again.exit_code == 0, again.output
     assert f"{len(good) + len(bad)} skipped" in again.stdout

@@ -27,7 +27,7 @@ def test_bad_photos_are_recorded_while_the_others_finish_and_a_rerun_skips_or_re
     big = fake_large_png(root / "set0" / "huge.png", 20000, 10000)  # 200 MP header, no pixels
     s1 = run_crop_batch(root, out, crop=FAST, output=NO_PREVIEW, workers=2, pixel_budget=250_000_000)
     assert (s1.total, s1.done, s1.failed, s1.skipped) == (len(good) + 3, len(good), 3, 0)
-    assert s1.failed_by_reason == {"ImageLoadError": 3}
+    assert s1.failed_by_reason == {"ImageLoadError": 1, "ImageTruncatedError": 2}  # corrupt; truncated, huge header
     assert s1.peak_pixels >= header_pixels(str(big))  # it was admitted, alone with small ones
     state = _state(out)
     for g in good:

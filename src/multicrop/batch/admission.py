@@ -21,7 +21,6 @@ True
 from __future__ import annotations
 
 import os
-import warnings
 
 from ..errors import InvalidParameterError
 
@@ -67,27 +66,24 @@ class PixelBudget:
 def header_pixels(path: str) -> int:
     """Width x height from the image header (no decode); 0 when the header cannot be read.
 
-    A file that cannot be read here is admitted as free and fails in its
-    worker, which records the reason.
+    The header is read by :func:`multicrop.io.read_header`, the one header
+    reader (the same format allow-list, regular-file and truncation checks as
+    every image opened).  A file refused here is admitted as free and fails
+    in its worker, which records the reason.
     """
-    from PIL import Image
-
-    from ..io.load import pillow_bomb_check_off
+    from ..io import read_header
 
     try:  # only the size is read here; load_image applies the real limit
-        with pillow_bomb_check_off(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if "://" in path:
-                import fsspec
+        if "://" in path:
+            import fsspec
 
-                with fsspec.open(path, "rb", block_size=1 << 16) as fh, Image.open(fh) as im:
-                    w, h = im.size
-            else:
-                with Image.open(path) as im:
-                    w, h = im.size
+            with fsspec.open(path, "rb", block_size=1 << 16) as fh:
+                header = read_header(fh, name=path, complete=False)
+        else:
+            header = read_header(path, complete=False)
     except Exception:  # noqa: BLE001 - any unreadable header: the worker reports why
         return 0
-    return int(w) * int(h)
+    return header.pixels
 
 
 def default_pixel_budget(*, memory_fraction: float = 0.5) -> int:

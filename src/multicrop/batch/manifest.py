@@ -9,6 +9,11 @@ the rows of its last unflushed seconds (those photos are simply redone:
 their files are rewritten atomically, byte for byte the same).  At the end
 of a run the parts are compacted into one file.  Nothing is ever rewritten
 in place: a rerun appends new rows, and the latest row of a path wins.
+
+A part that cannot be read as this schema (truncated, emptied, overwritten,
+another program's Parquet) is *quarantined*: moved into the manifest's
+``quarantine/`` folder with one line said, never deleted; the photos only it
+recorded are simply redone.
 """
 
 from __future__ import annotations
@@ -23,7 +28,11 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError, MissingExtraError
 
-__all__ = ["SCHEMA_COLUMNS", "TIMING_COLUMNS", "ManifestWriter", "read_manifest", "latest_rows", "new_run_id"]
+__all__ = ["SCHEMA_COLUMNS", "TIMING_COLUMNS", "ManifestWriter", "read_manifest", "latest_rows", "new_run_id",
+           "check_manifest_folder", "QUARANTINE"]
+
+#: Folder inside the manifest where unreadable parts are moved.
+QUARANTINE = "quarantine"
 
 #: Columns that differ between two runs of the same photos with the same settings.
 TIMING_COLUMNS = ("timings", "seconds", "worker", "run_id", "finished_utc", "seq")
@@ -182,25 +191,90 @@ def _write(rows: list[dict], path: Path) -> None:
 
 
 def _parts(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("part-*.parquet"))
+    return sorted(p for p in folder.glob("part-*.parquet") if not p.name.startswith("."))
 
 
-def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None = None) -> list[dict]:
+def check_manifest_folder(folder: str | os.PathLike) -> None:
+    """Refuse a manifest path that exists but is not a folder (one line saying what to do)."""
+    folder = Path(folder)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise InvalidParameterError(
+            f"manifest {folder}: is a file, not a manifest folder (a batch's manifest is a folder of Parquet "
+            f"parts); move the file away, or name another folder with --manifest")
+
+
+#: Columns every part must have for its rows to mean anything.
+_CORE_COLUMNS = ("path", "status", "settings_hash", "run_id", "seq")
+
+
+def _quarantine(part: Path, why: str, on_quarantine) -> None:
+    """Move an unreadable part aside (never delete it) and say so in one line."""
+    dest = part.parent / QUARANTINE
+    with contextlib.suppress(OSError):
+        dest.mkdir(exist_ok=True)
+    target = dest / f"{part.name}.{uuid.uuid4().hex[:8]}"
+    try:
+        os.replace(part, target)
+        where = f"moved to {target}"
+    except OSError as exc:
+        where = f"left in place ({exc.strerror or exc})"
+    line = f"manifest part {part.name} is unreadable ({why}); {where}; its photos are redone"
+    if on_quarantine is not None:
+        on_quarantine(line)
+
+
+def _read_part(part: Path, cols: list[str] | None):
+    """One part as a table of this schema's columns, or the reason it cannot be read."""
+    pa, pq = _pa()
+    want = schema()
+    try:
+        if not part.is_file():
+            return None, "not a regular file"
+        if part.stat().st_size == 0:
+            return None, "empty, 0 bytes"
+        file_schema = pq.read_schema(part)
+        names = cols if cols is not None else list(SCHEMA_COLUMNS)
+        for name in names:
+            if name not in file_schema.names:
+                if name in _CORE_COLUMNS:
+                    return None, f"no column {name!r}: not a multicrop manifest part"
+                continue
+            if not file_schema.field(name).type.equals(want.field(name).type):
+                return None, (f"column {name!r} is {file_schema.field(name).type}, "
+                              f"not {want.field(name).type}: not a multicrop manifest part")
+        present = [n for n in names if n in file_schema.names]
+        table = pq.read_table(part, columns=present)
+        for name in names:
+            if name not in present:  # a column added after this part was written
+                table = table.append_column(want.field(name), pa.nulls(table.num_rows, want.field(name).type))
+        return table, None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, text[:200]
+
+
+def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None = None,
+                  on_quarantine=None) -> list[dict]:
     """Every row of every part, oldest first (a missing folder reads as empty).
 
     ``columns`` reads only those (plus ``run_id`` and ``seq``, which order the
-    rows): a rerun over millions of photos needs five small columns, not the boxes.
+    rows): a rerun over millions of photos needs a few small columns, not the boxes.
+    A part that cannot be read is quarantined (see the module's text) and
+    ``on_quarantine(line)`` is called with the one line that says so.
     """
-    _, pq = _pa()
+    _pa()
     folder = Path(folder)
-    if not folder.exists():
+    if not os.path.lexists(folder):
         return []
-    if not folder.is_dir():
-        raise InvalidParameterError(f"manifest {folder}: is not a folder")
+    check_manifest_folder(folder)
     rows: list[dict] = []
+    cols = None if columns is None else list(dict.fromkeys((*columns, "run_id", "seq")))
     for part in _parts(folder):
-        cols = None if columns is None else list(dict.fromkeys((*columns, "run_id", "seq")))
-        rows.extend(pq.read_table(part, columns=cols).to_pylist())
+        table, why = _read_part(part, cols)
+        if table is None:
+            _quarantine(part, why, on_quarantine)
+            continue
+        rows.extend(table.to_pylist())
     rows.sort(key=lambda r: (r["run_id"] or "", r["seq"] if r["seq"] is not None else -1))
     return rows
 
@@ -213,7 +287,7 @@ def latest_rows(rows: Iterable[dict]) -> dict[str, dict]:
     return out
 
 
-def compact_manifest(folder: str | os.PathLike, run_id: str) -> Path | None:
+def compact_manifest(folder: str | os.PathLike, run_id: str, *, on_quarantine=None) -> Path | None:
     """Rewrite the folder's parts as one file holding each path's latest row.
 
     The compacted file is written (atomically) before the old parts are
@@ -224,7 +298,8 @@ def compact_manifest(folder: str | os.PathLike, run_id: str) -> Path | None:
     parts = _parts(folder)
     if len(parts) <= 1:
         return parts[0] if parts else None
-    rows = list(latest_rows(read_manifest(folder)).values())
+    rows = list(latest_rows(read_manifest(folder, on_quarantine=on_quarantine)).values())
+    parts = _parts(folder)  # without those just quarantined
     # Named so it sorts after every part it replaces (run ids sort by time).
     path = folder / f"part-{run_id}-zz-compact.parquet"
     _write(rows, path)

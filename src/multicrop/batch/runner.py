@@ -1,19 +1,26 @@
 """``run_crop_batch``: list the photos, skip what is done, crop the rest on an engine, record every row.
 
-A photo is skipped when its latest manifest row is ``done`` with the same
-settings hash (crop settings, versions, output settings) and the same size
-and modification stamp as listing finds now; a photo whose row failed is
-tried again (unless ``retry_failed=False``); everything else is cropped.
-Only this process writes the manifest; the workers return rows.
+What a rerun checks: a photo is skipped when its latest manifest row is
+``done`` with the same settings hash (crop settings, versions, output
+settings) and the same size and modification stamp as listing finds now
+(``rsync``'s quick check; the bytes are not read again).  With
+``verify_outputs=True`` (``--verify-outputs``) the files that row lists must
+also still exist, so deleted crops are written again.  A photo whose row
+failed is tried again (unless ``retry_failed=False``); everything else is
+cropped.  Only this process writes the manifest; the workers return rows.
+
+The destination is never read as input: ``-o`` equal to the source folder
+is refused, and a destination inside the source folder is left out of the
+listing (so crops are never cropped again on the next run).
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import os
+import posixpath
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,12 +30,16 @@ from ..serialize import Serializable
 from .admission import PixelBudget
 from .crop_job import CropJob, crop_task
 from .engines import ENGINES, Item, default_budget, dispatch, make_engine
-from .manifest import ManifestWriter, latest_rows, new_run_id, read_manifest
-from .sources import Photo, list_photos, output_stems
+from .lock import run_lock
+from .manifest import ManifestWriter, check_manifest_folder, latest_rows, new_run_id, read_manifest
+from .sources import PROTOCOLS, Photo, list_photos, output_stems
 
-__all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME"]
+__all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME", "FAILED_SHOWN"]
 
-_PLAN_COLUMNS = ("path", "settings_hash", "size", "modified", "status")
+_PLAN_COLUMNS = ("path", "settings_hash", "size", "modified", "status", "stem", "outputs")
+
+#: Failed photos a summary names (the rest are listed by ``multicrop batch failed``).
+FAILED_SHOWN = 5
 
 #: The manifest folder's name inside the destination (a Parquet dataset).
 MANIFEST_NAME = "manifest.parquet"
@@ -56,6 +67,14 @@ class BatchSummary(Serializable):
     manifest : str
     peak_pixels : int
         Most pixels ever admitted at once (0 without admission control).
+    failed_examples : list of [str, str]
+        The first :data:`FAILED_SHOWN` failed photos of this run: ``[path, error]``.
+    quarantined : list of str
+        Manifest parts that could not be read, moved aside (their photos are redone).
+    redone_missing : int
+        Photos done before whose listed outputs were missing (``verify_outputs``), redone.
+    excluded : int
+        Files under the destination (inside the source folder) that were not read.
     """
 
     total: int = 0
@@ -70,6 +89,10 @@ class BatchSummary(Serializable):
     threads: int = 1
     manifest: str = ""
     peak_pixels: int = 0
+    failed_examples: list = field(default_factory=list)
+    quarantined: list = field(default_factory=list)
+    redone_missing: int = 0
+    excluded: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,51 +102,41 @@ class BatchPlan:
     todo: tuple[tuple[Photo, str], ...]
     skipped: int
     total: int
+    missing_outputs: int = 0
+
+
+def _outputs_present(row: dict, out_dir: Path) -> bool:
+    """True when every file a done row lists (and its JSON record) is still in ``out_dir``."""
+    stem = row.get("stem")
+    if not stem:
+        return False
+    folder = (out_dir / stem).parent
+    names = list(row.get("outputs") or []) + [f"{posixpath.basename(stem)}.json"]
+    return all((folder / n).is_file() for n in names if isinstance(n, str) and n)
 
 
 def plan_batch(photos: list[Photo], previous: dict[str, dict], settings_hash: str, *,
-               retry_failed: bool = True) -> BatchPlan:
-    """Which photos a run must process, given the manifest's latest rows ``previous``."""
+               retry_failed: bool = True, verify_outputs: Path | None = None) -> BatchPlan:
+    """Which photos a run must process, given the manifest's latest rows ``previous``.
+
+    ``verify_outputs`` (the destination folder) also redoes a done photo
+    whose listed files are no longer there.
+    """
     stems = output_stems(photos)
     todo = []
-    skipped = 0
+    skipped = missing = 0
     for p in photos:
         row = previous.get(p.path)
         same = (row is not None and row["settings_hash"] == settings_hash and row["size"] == p.size
-                and row["modified"] == p.modified)
-        if same and (row["status"] == "done" or (row["status"] == "failed" and not retry_failed)):
+                and row["modified"] == p.modified and p.refused is None)
+        if same and row["status"] == "done" and verify_outputs is not None and not _outputs_present(
+                row, verify_outputs):
+            missing += 1
+        elif same and (row["status"] == "done" or (row["status"] == "failed" and not retry_failed)):
             skipped += 1
             continue
         todo.append((p, stems[p.path]))
-    return BatchPlan(tuple(todo), skipped, len(photos))
-
-
-@contextlib.contextmanager
-def _run_lock(folder: Path) -> Iterator[None]:
-    """One driver per manifest: a lock file naming the pid (a dead driver's lock is taken over)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    lock = folder / ".lock"
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                pid = int(lock.read_text() or "0")
-                os.kill(pid, 0)
-            except (ValueError, ProcessLookupError, FileNotFoundError):
-                lock.unlink(missing_ok=True)  # stale: its run was killed
-                continue
-            except PermissionError:
-                pass
-            raise InvalidParameterError(
-                f"manifest {folder}: another batch run (pid {pid}) is writing it; wait for it or stop it") from None
-        with os.fdopen(fd, "w") as fh:
-            fh.write(str(os.getpid()))
-        break
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
+    return BatchPlan(tuple(todo), skipped, len(photos), missing)
 
 
 def _failed_row(photo: Photo, stem: str, settings_hash: str, exc: BaseException) -> dict:
@@ -132,6 +145,26 @@ def _failed_row(photo: Photo, stem: str, settings_hash: str, exc: BaseException)
             "settings_hash": settings_hash, "stem": stem, "status": "failed", "error_kind": "WorkerDied",
             "error": f"the worker running this photo stopped ({type(exc).__name__}: {exc})"[:500],
             "boxes": [], "scores": [], "ratios": [], "outputs": []}
+
+
+def refused_row(photo: Photo, stem: str, settings_hash: str) -> dict:
+    """The row of a listed entry that is not read at all (see :attr:`Photo.refused`)."""
+    return {"path": photo.path, "rel": photo.rel, "size": photo.size, "modified": photo.modified,
+            "settings_hash": settings_hash, "stem": stem, "status": "failed", "error_kind": "RefusedInput",
+            "error": str(photo.refused)[:500], "boxes": [], "scores": [], "ratios": [], "outputs": []}
+
+
+def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
+    """True when the local destination ``out`` lies inside the local source folder; refuse them being one."""
+    text = os.fspath(source)
+    if "://" in text or not os.path.isdir(text):
+        return False
+    src, dst = Path(text).resolve(), out.resolve()
+    if src == dst:
+        raise InvalidParameterError(
+            f"--out {out} is the source folder itself: the crops would be read as photos by the next run; "
+            "write them to another folder")
+    return src in dst.parents
 
 
 class _ErrorRow:
@@ -160,6 +193,10 @@ def run_crop_batch(
     flush_s: float = 2.0,
     on_start: Callable[[int, int], None] | None = None,
     on_row: Callable[[dict], None] | None = None,
+    verify_outputs: bool = False,
+    protocols: tuple[str, ...] = PROTOCOLS,
+    allow_outside: bool = False,
+    on_note: Callable[[str], None] | None = None,
 ) -> BatchSummary:
     """Crop every photo of ``source`` into ``out_dir``, resumably.
 
@@ -187,6 +224,13 @@ def run_crop_batch(
     on_start : callable(n_todo, n_skipped), optional
     on_row : callable(row), optional
         Called in this process as each photo finishes.
+    verify_outputs : bool
+        Also redo photos done before whose listed files are gone.
+    protocols, allow_outside
+        Which URI protocols and ``../`` manifest entries may be read
+        (:func:`~multicrop.batch.sources.list_photos`).
+    on_note : callable(str), optional
+        Called with each one-line note (a quarantined manifest part, ...).
 
     Returns
     -------
@@ -203,13 +247,31 @@ def run_crop_batch(
     folder = Path(manifest) if manifest is not None else out / MANIFEST_NAME
     job = CropJob(crop or CropConfig(), output or OutputConfig(), str(out.resolve()), threads)
     settings_hash = job.settings_hash()
-    photos = list_photos(source)
-    summary = BatchSummary(total=len(photos), engine=engine, threads=threads, manifest=str(folder))
+    check_manifest_folder(folder)
+    inside = _destination_inside(source, out)
+    photos = list_photos(source, protocols=protocols, allow_outside=allow_outside)
+    summary_excluded = 0
+    if inside:  # the destination's files are never read as photos
+        skip = out.resolve().as_posix().rstrip("/") + "/"
+        kept = [p for p in photos if not (p.is_local and p.path.startswith(skip))]
+        summary_excluded, photos = len(photos) - len(kept), kept
+    summary = BatchSummary(total=len(photos), engine=engine, threads=threads, manifest=str(folder),
+                           excluded=summary_excluded)
+    if summary_excluded and on_note:
+        on_note(f"{summary_excluded} files under the destination {out} (inside the source) were not read")
     reasons: collections.Counter[str] = collections.Counter()
-    with _run_lock(folder):
-        previous = latest_rows(read_manifest(folder, columns=_PLAN_COLUMNS))
-        plan = plan_batch(photos, previous, settings_hash, retry_failed=retry_failed)
+
+    def note(text: str) -> None:
+        summary.quarantined.append(text)
+        if on_note:
+            on_note(text)
+
+    with run_lock(folder):
+        previous = latest_rows(read_manifest(folder, columns=_PLAN_COLUMNS, on_quarantine=note))
+        plan = plan_batch(photos, previous, settings_hash, retry_failed=retry_failed,
+                          verify_outputs=out if verify_outputs else None)
         summary.skipped = plan.skipped
+        summary.redone_missing = plan.missing_outputs
         if on_start:
             on_start(len(plan.todo), plan.skipped)
         if plan.todo:
@@ -227,11 +289,16 @@ def run_crop_batch(
                         else:
                             summary.failed += 1
                             reasons[row["error_kind"] or "unknown"] += 1
+                            if len(summary.failed_examples) < FAILED_SHOWN:
+                                summary.failed_examples.append([row["path"], row.get("error") or ""])
                         if on_row:
                             on_row(row)
 
+                    for p, stem in plan.todo:
+                        if p.refused is not None:
+                            finished(refused_row(p, stem, settings_hash))
                     items = (Item(p.path, (job, p, stem, settings_hash), _ErrorRow(p, stem, settings_hash))
-                             for p, stem in plan.todo)
+                             for p, stem in plan.todo if p.refused is None)
                     dispatch(eng, crop_task, items, on_result=finished, budget=budget)
                 summary.peak_pixels = budget.peak
             finally:

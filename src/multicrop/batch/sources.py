@@ -2,7 +2,13 @@
 
 Every input is opened through :mod:`fsspec`, so local files always work and
 ``s3://``, ``gs://``, ... work once the user installs those filesystems
-(``s3fs``, ``gcsfs``).  Listing gives each photo its size and modification
+(``s3fs``, ``gcsfs``).  Only the protocols of :data:`PROTOCOLS` are taken
+(others, e.g. ``http://``, ``ftp://`` or ``memory://``, only when asked for
+with ``protocols=``); a manifest's relative entries must stay inside the
+manifest's folder (``../`` escapes only with ``allow_outside=True``); and an
+entry that is not a regular file with an image extension (a FIFO,
+``/dev/zero``, ``notes.txt``) is kept as a *refused* photo: it becomes one
+failed row with the reason, and the rest of the batch goes on.  Listing gives each photo its size and modification
 stamp for free; together with the settings they decide whether a rerun may
 skip a photo (like ``rsync``'s quick check); the content hash itself is
 computed by the worker that reads the bytes.
@@ -12,13 +18,18 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidParameterError, MissingExtraError
 from ..io import SUPPORTED_SUFFIXES
+from ..io.files import MANIFEST_LIMIT, file_kind
 
-__all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "output_stems"]
+__all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "PROTOCOLS", "output_stems"]
+
+#: URI protocols a batch reads without being asked: local files and the object stores.
+PROTOCOLS = ("file", "local", "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss")
 
 #: Column names a CSV/Parquet input manifest may use for the photo paths, in order of preference.
 MANIFEST_COLUMNS = ("path", "uri", "image")
@@ -40,12 +51,17 @@ class Photo:
         Bytes, or -1 when the filesystem does not say.
     modified : str
         The filesystem's modification stamp as text (``""`` when unknown).
+    refused : str or None
+        Why this entry is not read at all (not a regular file, not an image
+        name, a protocol not allowed, outside the manifest's folder); it
+        becomes a failed row with this reason.
     """
 
     path: str
     rel: str
     size: int = -1
     modified: str = ""
+    refused: str | None = None
 
     @property
     def is_local(self) -> bool:
@@ -69,9 +85,43 @@ def _stamp(info: dict) -> str:
 
 def _photo(fs, path: str, root: str, info: dict | None = None) -> Photo:
     info = info if info is not None else fs.info(path)
-    uri = path if _is_local(fs) else fs.unstrip_protocol(path)
+    local = _is_local(fs)
+    uri = path if local else fs.unstrip_protocol(path)
     rel = posixpath.relpath(path, root) if root else posixpath.basename(path)
-    return Photo(uri, rel, int(info.get("size") or -1), _stamp(info))
+    refused = None
+    if local:
+        try:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):
+                refused = f"is {file_kind(st.st_mode)}, not a regular file"
+        except FileNotFoundError:
+            pass  # listed but missing: the worker reports it as a failed photo
+        except OSError as exc:
+            refused = f"cannot read it ({exc.strerror or exc})"
+    elif info.get("type") not in (None, "file"):
+        refused = f"is a {info.get('type')}, not a file"
+    return Photo(uri, rel, int(info.get("size") or -1), _stamp(info), refused)
+
+
+def _protocols(text: str) -> list[str]:
+    """The protocols a URL names (``simplecache::s3://b/k`` names two); ``[]`` for a plain path."""
+    if "://" not in text and "::" not in text:
+        return []
+    out = []
+    for part in text.split("::"):
+        if "://" in part:
+            out.append(part.split("://", 1)[0].lower())
+        elif part and "/" not in part and ":" not in part:
+            out.append(part.lower())
+    return out
+
+
+def _protocol_refusal(text: str, protocols: tuple[str, ...]) -> str | None:
+    bad = [p for p in _protocols(text) if p not in protocols]
+    if not bad:
+        return None
+    return (f"protocol {bad[0]}:// is not read unless allowed (allowed: {', '.join(protocols)}; "
+            f"allow more with --protocol {bad[0]})")
 
 
 def _is_local(fs) -> bool:
@@ -84,7 +134,8 @@ def _is_image(path: str) -> bool:
     return posixpath.splitext(path)[1].lower() in SUPPORTED_SUFFIXES
 
 
-def list_photos(source: str | os.PathLike) -> list[Photo]:
+def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTOCOLS, allow_outside: bool = False,
+                exclude: str | os.PathLike | None = None) -> list[Photo]:
     """The photos ``source`` names, sorted by path.
 
     Parameters
@@ -95,15 +146,27 @@ def list_photos(source: str | os.PathLike) -> list[Photo]:
         ``.parquet`` manifest with a column ``path``, ``uri`` or ``image``
         (relative entries are taken relative to the manifest's folder), or
         one image file.
+    protocols : tuple of str
+        URI protocols that may be read (default :data:`PROTOCOLS`).
+    allow_outside : bool
+        Let a manifest's relative entries leave the manifest's folder (``../``).
+    exclude : path, optional
+        A local folder whose files are never listed (the batch's destination,
+        when it lies inside the source: crops are never cropped again).
 
     Raises
     ------
     InvalidParameterError
         The source does not exist, a manifest lacks the column, or nothing
         was found.
+    InputFileError
+        A local manifest that is not a regular file or is too large.
     """
     fsspec = _fsspec()
     text = os.fspath(source)
+    why = _protocol_refusal(text, protocols)
+    if why:
+        raise InvalidParameterError(f"SRC {text!r}: {why}")
     fs, path = fsspec.core.url_to_fs(text)
     if _is_local(fs):
         path = Path(path).resolve().as_posix() if not any(c in path for c in _GLOB_CHARS) else path
@@ -118,22 +181,72 @@ def list_photos(source: str | os.PathLike) -> list[Photo]:
         found = fs.find(path, detail=True)
         photos = [_photo(fs, p, path.rstrip("/"), info) for p, info in found.items() if _is_image(p)]
     elif suffix in (".csv", ".parquet"):
-        photos = _from_manifest(fs, path, text)
+        photos = _from_manifest(fs, path, text, protocols=protocols, allow_outside=allow_outside)
     elif fs.exists(path):
         photos = [_photo(fs, path, posixpath.dirname(path))]
     else:
         raise InvalidParameterError(f"SRC {text!r}: no such file, folder or glob match")
+    if exclude is not None and _is_local(fs):
+        skip = Path(exclude).resolve().as_posix().rstrip("/") + "/"
+        photos = [p for p in photos if not (p.is_local and (p.path + "/").startswith(skip))]
     if not photos:
         raise InvalidParameterError(
             f"SRC {text!r}: no photos found (looked for {', '.join(sorted(SUPPORTED_SUFFIXES))})")
     return sorted(photos, key=lambda p: p.path)
 
 
-def _from_manifest(fs, path: str, text: str) -> list[Photo]:
+def _check_manifest_file(fs, path: str, text: str) -> None:
+    """A manifest must be a regular file of bounded size (a FIFO or /dev/zero never ends)."""
+    if _is_local(fs):
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc.strerror or exc})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidParameterError(f"SRC {text!r}: the manifest is {file_kind(st.st_mode)}, not a regular file")
+        size = st.st_size
+    else:
+        size = int(fs.info(path).get("size") or 0)
+    if size > MANIFEST_LIMIT:
+        raise InvalidParameterError(
+            f"SRC {text!r}: the manifest has {size:,} bytes, more than the {MANIFEST_LIMIT:,} bytes read")
+
+
+def _entry(fs, base: str, value: str, *, protocols: tuple[str, ...], allow_outside: bool):
+    """``(filesystem, path, refusal)`` of one manifest entry."""
+    fsspec = _fsspec()
+    why = _protocol_refusal(value, protocols)
+    if why:
+        return None, value, why
+    if "://" in value or "::" in value:
+        efs, epath = fsspec.core.url_to_fs(value)
+        return efs, epath, None if _is_image(epath) else _not_image(epath)
+    relative = not posixpath.isabs(value)
+    epath = posixpath.join(base, value) if relative else value
+    if _is_local(fs):
+        epath = Path(epath).resolve().as_posix()
+        inside = (epath + "/").startswith(Path(base).resolve().as_posix().rstrip("/") + "/")
+    else:
+        epath = posixpath.normpath(epath)
+        inside = (epath + "/").startswith(base.rstrip("/") + "/")
+    if relative and not inside and not allow_outside:
+        return fs, epath, (f"the manifest entry {value!r} leaves the manifest's folder; "
+                           "allow it with --allow-outside")
+    return fs, epath, None if _is_image(epath) else _not_image(epath)
+
+
+def _not_image(path: str) -> str:
+    return (f"not an image name ({posixpath.splitext(path)[1] or 'no extension'}; "
+            f"multicrop reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
+
+
+def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PROTOCOLS,
+                   allow_outside: bool = False) -> list[Photo]:
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
+    _check_manifest_file(fs, path, text)
     try:
         with fs.open(path, "rb") as fh:
             table = pyarrow.csv.read_csv(fh) if path.lower().endswith(".csv") else pyarrow.parquet.read_table(fh)
@@ -143,20 +256,16 @@ def _from_manifest(fs, path: str, text: str) -> list[Photo]:
     if column is None:
         raise InvalidParameterError(
             f"SRC {text!r}: a manifest needs a column {' or '.join(MANIFEST_COLUMNS)}, has {table.column_names}")
-    fsspec = _fsspec()
     base = posixpath.dirname(path)
-    entries: list[tuple[object, str]] = []
-    for value in dict.fromkeys(str(v) for v in table.column(column).to_pylist() if v is not None):
-        if "://" in value:
-            efs, epath = fsspec.core.url_to_fs(value)
-        else:
-            efs, epath = fs, value if posixpath.isabs(value) else posixpath.join(base, value)
-            if _is_local(efs):
-                epath = Path(epath).resolve().as_posix()
-        entries.append((efs, epath))
-    root = _common_root([p for _, p in entries])
+    entries = [_entry(fs, base, value, protocols=protocols, allow_outside=allow_outside)
+               for value in dict.fromkeys(str(v) for v in table.column(column).to_pylist() if v is not None)]
+    root = _common_root([p for efs, p, why in entries if why is None and efs is not None])
     photos = []
-    for efs, epath in entries:
+    for efs, epath, why in entries:
+        if why is not None:
+            photos.append(Photo(epath if efs is None or _is_local(efs) else efs.unstrip_protocol(epath),
+                                posixpath.basename(epath) or epath, -1, "", why))
+            continue
         try:
             info = efs.info(epath)
         except (FileNotFoundError, OSError):

@@ -4,7 +4,9 @@
 remembers how to get the full-resolution pixels for the crops themselves.
 """
 
-from .load import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES, LoadedImage, load_image
+from .files import check_regular, read_bytes_bounded, read_text_bounded
+from .load import (ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, Header,
+                   LoadedImage, load_image, open_image, read_header)
 from .modes import to_output_mode, to_rgb
 from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write_text, format_suffix, save_image
 from .tables import write_table
@@ -12,7 +14,16 @@ from .tables import write_table
 __all__ = [
     "DEFAULT_MAX_PIXELS",
     "DEFAULT_QUALITY",
+    "FORMATS",
+    "ALLOWED_FORMATS",
+    "OPEN_FORMATS",
     "SUPPORTED_SUFFIXES",
+    "Header",
+    "open_image",
+    "read_header",
+    "check_regular",
+    "read_bytes_bounded",
+    "read_text_bounded",
     "LoadedImage",
     "load_image",
     "to_rgb",

@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-
 import os
+import stat
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from ..errors import ImageLoadError, ImageTooLargeError, InvalidParameterError
+from ..errors import (ImageFormatError, ImageLoadError, ImageMetadataError, ImageTooLargeError, ImageTruncatedError,
+                      InvalidParameterError)
+from .files import file_kind
 from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
 from .modes import SIXTEEN_BIT_MODES, to_rgb
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
+    "FORMATS",
+    "ImageFormat",
+    "ALLOWED_FORMATS",
+    "OPEN_FORMATS",
     "SUPPORTED_SUFFIXES",
+    "Header",
+    "open_image",
+    "read_header",
     "LoadedImage",
     "load_image",
 ]
@@ -41,11 +51,51 @@ try:  # optional HEIC/HEIF support
 except ImportError:  # pragma: no cover - depends on the environment
     _HEIF = False
 
-SUPPORTED_SUFFIXES = frozenset(
-    {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
-    | ({".heic", ".heif"} if _HEIF else set())
-)
 
+@dataclass(frozen=True)
+class ImageFormat:
+    """One image format multicrop opens.
+
+    Attributes
+    ----------
+    name : str
+        Pillow's format name (``im.format``).
+    suffixes : tuple of str
+        File extensions that select it when folders are listed.
+    description : str
+    opened_by : str
+        The Pillow plugin that opens it (``Image.open(..., formats=[...])``):
+        its own name, except MPO, which Pillow's JPEG plugin recognises.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    description: str
+    opened_by: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.opened_by:
+            object.__setattr__(self, "opened_by", self.name)
+
+
+#: The only formats multicrop ever opens, everywhere (crop, batch, judges, the web upload):
+#: Pillow's other plugins (EPS, which runs Ghostscript; PCX, TGA, ICO, ...) are never tried,
+#: whatever a file's extension says.  The accepted suffixes follow from this table.
+FORMATS: tuple[ImageFormat, ...] = (
+    ImageFormat("JPEG", (".jpg", ".jpeg"), "JPEG (baseline and progressive)"),
+    ImageFormat("MPO", (), "multi-picture JPEG, as many cameras write (the first picture is read)", "JPEG"),
+    ImageFormat("PNG", (".png",), "PNG, including 16-bit and palette images"),
+    ImageFormat("WEBP", (".webp",), "WebP, lossy and lossless"),
+    ImageFormat("TIFF", (".tif", ".tiff"), "TIFF (first page), including 16-bit and float greyscale"),
+    ImageFormat("BMP", (".bmp",), "Windows bitmap"),
+) + ((ImageFormat("HEIF", (".heic", ".heif"), "HEIC/HEIF (with the heif extra, pillow-heif)"),) if _HEIF else ())
+
+#: Pillow format names that :data:`FORMATS` allows (``im.format``).
+ALLOWED_FORMATS: tuple[str, ...] = tuple(f.name for f in FORMATS)
+#: The Pillow plugins that open them, in the order they are tried: the ``formats=`` of every ``Image.open``.
+OPEN_FORMATS: tuple[str, ...] = tuple(dict.fromkeys(f.opened_by for f in FORMATS))
+
+SUPPORTED_SUFFIXES = frozenset(s for f in FORMATS for s in f.suffixes)
 
 @dataclass(frozen=True)
 class LoadedImage:
@@ -123,9 +173,9 @@ class LoadedImage:
         im = _open(self.path, max_pixels=self.size[0] * self.size[1])
         try:
             im.load()  # a single-frame file is closed by Pillow once loaded
-        except (OSError, SyntaxError, ValueError) as exc:
+        except (OSError, SyntaxError, ValueError, EOFError) as exc:
             im.close()
-            raise ImageLoadError(f"{self.path}: truncated or corrupt image ({exc})") from None
+            raise _load_error(str(self.path), exc) from None
         # No ``with``: closing would free the pixels handed back unchanged.
         im = _transpose(im)
         return to_rgb(im, keep_alpha=keep_alpha) if rgb else im
@@ -164,30 +214,293 @@ def _too_large(name: object, w: int, h: int, max_pixels: int) -> ImageTooLargeEr
     )
 
 
-def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
-    """Open ``path`` lazily; the size check against ``max_pixels`` is the caller's (one message, our limit).
+def _label(source: object, name: str | None) -> str:
+    return name if name is not None else os.fspath(source) if isinstance(source, (str, os.PathLike)) else "image"
 
-    Pillow's own bomb check is off while the header is read, so that its
-    message (which states twice its own limit) never reaches the user.
+
+def _prefix(source: str | os.PathLike | BinaryIO, n: int = 4096) -> bytes:
+    """The first ``n`` bytes of ``source`` (a file's position is restored)."""
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as fh:
+                return fh.read(n)
+        pos = source.tell()
+        try:
+            return source.read(n)
+        finally:
+            source.seek(pos)
+    except (OSError, ValueError):
+        return b""
+
+
+def identify_format(source: str | os.PathLike | BinaryIO) -> str | None:
+    """The Pillow format ``source``'s bytes look like, from the plugins' signature checks alone.
+
+    Nothing is decoded and no plugin opens the file (so no external program
+    such as Ghostscript can run): only each plugin's ``accept`` test of the
+    first bytes.  None when no plugin recognises them.
     """
+    prefix = _prefix(source)
+    if not prefix:
+        return None
+    Image.init()
+    names = list(OPEN_FORMATS) + [f for f in Image.ID if f not in OPEN_FORMATS]
+    for fmt in names:
+        if fmt == "CUR" and _looks_like_targa(prefix):  # the two share their first bytes
+            return "TGA"
+        accept = Image.OPEN.get(fmt, (None, None))[1]
+        if accept is None:
+            continue
+        try:
+            ok = accept(prefix)
+        except Exception:  # noqa: BLE001 - a plugin's check that fails on odd bytes: not that format
+            ok = False
+        if ok is True or (ok and not isinstance(ok, str)):
+            return fmt
+    if _looks_like_targa(prefix):
+        return "TGA"
+    if prefix.startswith(b"Image type:"):
+        return "IM"
+    return None
+
+
+def _looks_like_targa(prefix: bytes) -> bool:
+    """Targa has no signature: a plausible header of plain numbers (colour map, image type, depth, size)."""
+    return (len(prefix) >= 18 and prefix[1] in (0, 1) and prefix[2] in (1, 2, 3, 9, 10, 11)
+            and prefix[16] in (8, 15, 16, 24, 32) and int.from_bytes(prefix[12:14], "little") > 0
+            and int.from_bytes(prefix[14:16], "little") > 0)
+
+
+def _refused(source: str | os.PathLike | BinaryIO, label: str) -> ImageLoadError:
+    """The one-line error for a file that no allowed format opens, naming what it holds."""
+    allowed = ", ".join(ALLOWED_FORMATS)
+    fmt = identify_format(source)
+    if fmt is None:
+        if not _prefix(source, 1):
+            return ImageLoadError(f"{label}: empty file (0 bytes), not an image")
+        return ImageFormatError(f"{label}: not an image in a format multicrop opens ({allowed})")
+    if fmt in OPEN_FORMATS:
+        return ImageLoadError(f"{label}: a damaged {fmt} file (its header cannot be read)")
+    return ImageFormatError(f"{label}: its format is {fmt}, which multicrop does not open (it opens {allowed})")
+
+
+def _value_error(label: str, exc: BaseException) -> ImageLoadError:
+    """A ValueError Pillow raised while reading: a metadata bomb, or a corrupt header."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if any(word in text for word in ("Decompressed", "text chunk", "MAX_TEXT", "Too much memory")):
+        return ImageMetadataError(f"{label}: a compressed metadata chunk (text, ICC profile or XMP) expands "
+                                  f"beyond the limit ({text}); refused as a decompression bomb")
+    return ImageLoadError(f"{label}: cannot read the image ({text})")
+
+
+def open_image(source: str | os.PathLike | BinaryIO, *, name: str | None = None,
+               max_pixels: int | None = None) -> Image.Image:
+    """Open ``source`` lazily, trying only the formats of :data:`FORMATS`; every problem is one clear error.
+
+    Paths must name regular files (a FIFO or device is refused before it is
+    opened, so nothing blocks).  The pixel check against ``max_pixels`` is the
+    caller's (one message, our limit); Pillow's own bomb check is off while
+    the header is read when ``max_pixels`` is given, so that its message
+    (which states twice its own limit) never reaches the user.
+
+    Raises
+    ------
+    ImageLoadError
+        Missing file, not a regular file, empty or damaged.
+    ImageFormatError
+        A format outside :data:`FORMATS` (the message names the format found).
+    ImageMetadataError
+        A metadata chunk that is a decompression bomb.
+    """
+    label = _label(source, name)
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            st = os.stat(source)
+        except FileNotFoundError:
+            raise ImageLoadError(f"{label}: no such file") from None
+        except OSError as exc:
+            raise ImageLoadError(f"{label}: cannot open ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise ImageLoadError(f"{label}: is a directory, not an image")
+        if not stat.S_ISREG(st.st_mode):
+            raise ImageLoadError(f"{label}: is {file_kind(st.st_mode)}, not a regular file")
     try:
         with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:  # see WARNINGS_LOCK
             warnings.simplefilter("always")
             with pillow_bomb_check_off() if max_pixels is not None else contextlib.nullcontext():
-                im = Image.open(path)
-        # Pillow warns (once per bad tag) while reading a corrupt EXIF block at open; one line is said later.
-        im._multicrop_warned = any(not issubclass(w.category, Image.DecompressionBombWarning) for w in caught)
-        return im
+                im = Image.open(source, formats=OPEN_FORMATS)
     except FileNotFoundError:
-        raise ImageLoadError(f"{path}: no such file") from None
+        raise ImageLoadError(f"{label}: no such file") from None
     except IsADirectoryError:
-        raise ImageLoadError(f"{path}: is a directory, not an image") from None
+        raise ImageLoadError(f"{label}: is a directory, not an image") from None
     except UnidentifiedImageError:
-        raise ImageLoadError(f"{path}: not an image Pillow can read") from None
+        raise _refused(source, label) from None
     except Image.DecompressionBombError as exc:
-        raise ImageTooLargeError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise ImageLoadError(f"{path}: cannot open ({exc})") from None
+        raise ImageTooLargeError(f"{label}: {exc}") from None
+    except ValueError as exc:
+        raise _value_error(label, exc) from None
+    except (OSError, SyntaxError, EOFError) as exc:
+        raise ImageLoadError(f"{label}: cannot open ({exc})") from None
+    if im.format not in ALLOWED_FORMATS:  # pragma: no cover - a plugin that reports another name
+        im.close()
+        raise ImageFormatError(f"{label}: a {im.format} file; multicrop opens only {', '.join(ALLOWED_FORMATS)}")
+    # Pillow warns (once per bad tag) while reading a corrupt EXIF block at open; one line is said later.
+    im._multicrop_warned = any(not issubclass(w.category, Image.DecompressionBombWarning) for w in caught)
+    return im
+
+
+def _open(path: Path, *, max_pixels: int | None = None) -> Image.Image:
+    return open_image(path, max_pixels=max_pixels)
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a photo's header says, read without decoding its pixels.
+
+    Attributes
+    ----------
+    format : str
+        Pillow format name (one of :data:`OPEN_FORMATS`).
+    size : (int, int)
+        ``(width, height)`` as stored (before EXIF orientation).
+    mode : str
+    n_bytes : int
+        The file's size in bytes (-1 when unknown).
+    """
+
+    format: str
+    size: tuple[int, int]
+    mode: str
+    n_bytes: int = -1
+
+    @property
+    def pixels(self) -> int:
+        return self.size[0] * self.size[1]
+
+
+def _n_bytes(source: str | os.PathLike | BinaryIO) -> int:
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            return os.stat(source).st_size
+        pos = source.tell()
+        try:
+            return source.seek(0, os.SEEK_END)
+        finally:
+            source.seek(pos)
+    except (OSError, ValueError, AttributeError):
+        return -1
+
+
+_JPEG_HUFFMAN_SOF = (0xC0, 0xC1, 0xC2)  # baseline, extended and progressive Huffman coding
+
+
+def _jpeg_layout(source: str | os.PathLike | BinaryIO) -> tuple[int, list[tuple[int, int]], int] | None:
+    """(SOF marker, [(h, v) sampling per component], offset of the first scan's data) of a JPEG, or None."""
+    data = _prefix(source, 1 << 20)  # markers before the first scan; APP segments are at most 64 KB each
+    if not data.startswith(b"\xff\xd8"):
+        return None
+    pos, sof, comps = 2, None, []
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            return None
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):
+            pos += 2
+            continue
+        length = int.from_bytes(data[pos + 2:pos + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            seg = data[pos + 4:pos + 2 + length]
+            if len(seg) < 6:
+                return None
+            n = seg[5]
+            comps = [(seg[6 + 3 * i + 1] >> 4, seg[6 + 3 * i + 1] & 15) for i in range(n) if 6 + 3 * i + 2 < len(seg)]
+            sof = marker
+        if marker == 0xDA:
+            return (sof, comps, pos + 2 + length) if sof is not None else None
+        pos += 2 + length
+    return None
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def min_data_bytes(im: Image.Image, source: str | os.PathLike | BinaryIO) -> int:
+    """Fewest bytes a complete file of ``im``'s format, size and mode can have (0 when no bound is known).
+
+    Sound lower bounds, so no complete file is ever refused: a Huffman-coded
+    JPEG spends at least one bit on the DC coefficient of every 8x8 block of
+    every component; Deflate (PNG) expands at most 1032 times (half of that is used), and a PNG row
+    holds at least a filter byte and one bit per pixel; an uncompressed BMP
+    holds its rows.  A file shorter than this is truncated, or its header lies
+    about its size.
+    """
+    w, h = im.size
+    if im.format in ("JPEG", "MPO"):
+        layout = _jpeg_layout(source)
+        if layout is None or layout[0] not in _JPEG_HUFFMAN_SOF or not layout[1]:
+            return 0
+        _, comps, scan = layout
+        hmax, vmax = max(c[0] for c in comps) or 1, max(c[1] for c in comps) or 1
+        blocks = sum(_ceil(_ceil(w * ch, hmax), 8) * _ceil(_ceil(h * cv, vmax), 8) for ch, cv in comps)
+        return scan + blocks // 8
+    if im.format == "PNG":
+        return h * (1 + _ceil(w, 8)) // 2064  # half Deflate's 1032:1 ceiling: a margin for chunk overheads
+    if im.format == "BMP" and im.tile and im.tile[0][0] == "raw":
+        bits = {"1": 1, "L": 8, "P": 1, "RGB": 24, "RGBA": 32}.get(im.mode, 1)
+        return int(im.tile[0][2]) + h * _ceil(w * bits, 8)
+    return 0
+
+
+def _kb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{n / 1e3:.1f} KB" if n >= 1000 else f"{n} bytes"
+
+
+def _check_complete(im: Image.Image, source: str | os.PathLike | BinaryIO, label: str, n_bytes: int) -> None:
+    if n_bytes < 0:
+        return
+    need = min_data_bytes(im, source)
+    if n_bytes < need:
+        w, h = im.size
+        raise ImageTruncatedError(
+            f"{label}: truncated {im.format} file: its header says {w}x{h}, which needs at least {_kb(need)}, "
+            f"but the file has {_kb(n_bytes)}")
+
+
+def read_header(source: str | os.PathLike | BinaryIO, *, name: str | None = None, complete: bool = True) -> Header:
+    """Format, size and mode from ``source``'s header (nothing decoded), through the allow-list.
+
+    The one header reader: :func:`load_image` and batch admission both use
+    it.  A file far shorter than its declared size can be is refused here
+    (``complete=False`` skips that check: only the declared size is wanted).
+
+    Raises
+    ------
+    ImageLoadError, ImageFormatError, ImageMetadataError, ImageTruncatedError
+        As :func:`open_image`, and a truncated file.
+    """
+    label = _label(source, name)
+    im = open_image(source, name=name, max_pixels=0)
+    try:
+        n = _n_bytes(source)
+        if complete:
+            _check_complete(im, source, label, n)
+        return Header(im.format, (int(im.size[0]), int(im.size[1])), im.mode, n)
+    finally:
+        im.close()
+
+
+def _load_error(label: str, exc: BaseException) -> ImageLoadError:
+    """The error for a decode that failed: truncated, a metadata bomb after the pixels, or corrupt."""
+    if isinstance(exc, ValueError):
+        return _value_error(label, exc)
+    text = str(exc)
+    if "truncated" in text:
+        return ImageTruncatedError(f"{label}: truncated or corrupt image ({text})")
+    return ImageLoadError(f"{label}: truncated or corrupt image ({text})")
 
 
 _BOMB_LOCK = threading.Lock()
@@ -291,13 +604,14 @@ def load_image(
         w, h = im.size
         if w * h > max_pixels:
             raise _too_large(path, w, h, max_pixels)
+        _check_complete(im, path, str(path), _n_bytes(path))
         fmt = im.format
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")
         has_alpha = im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
         qtables = subsampling = block = None
         mode = im.mode
-        if fmt == "JPEG":
+        if fmt in ("JPEG", "MPO"):
             layers = getattr(im, "layer", None) or []
             if len(layers) == 1:
                 block = (8, 8)
@@ -316,8 +630,8 @@ def load_image(
                 im.draft("RGB", (max(1, int(w / f)), max(1, int(h / f))))
         try:
             im.load()
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise ImageLoadError(f"{path}: truncated or corrupt image ({exc})") from None
+        except (OSError, SyntaxError, ValueError, EOFError) as exc:
+            raise _load_error(str(path), exc) from None
         notes: tuple[str, ...] = ()
         if _exif_unreadable(im):
             notes, exif = (EXIF_UNREADABLE,), None

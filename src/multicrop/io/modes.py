@@ -57,6 +57,8 @@ def to_rgb(image: Image.Image, *, keep_alpha: bool = False) -> Image.Image:
         return Image.fromarray(arr, "L").convert("RGB")
     if mode == "F":
         arr = np.asarray(image, dtype=np.float64)
+        if not np.isfinite(arr).all():  # NaN (no data) and infinities become 0: no cast warnings, no NaN max
+            arr = np.where(np.isfinite(arr), arr, 0.0)
         hi = 1.0 if arr.max(initial=0) <= 1.0 else 255.0
         arr = np.clip(arr / hi * 255.0 + 0.5, 0, 255).astype(np.uint8)
         return Image.fromarray(arr, "L").convert("RGB")
