@@ -184,7 +184,7 @@ class NanoDet(Detector):
         sx, sy = w / INPUT_SIZE, h / INPUT_SIZE
         out = []
         for (x1, y1, x2, y2), score, c in zip(boxes, scs, classes):
-            box = Box.from_corners(x1 * sx, y1 * sy, x2 * sx, y2 * sy).clip(w, h)
+            box = Box.from_corners(float(x1 * sx), float(y1 * sy), float(x2 * sx), float(y2 * sy)).clip(w, h)
             if box.area <= 0:
                 continue
             cid = CATEGORY_IDS[int(c)]

@@ -2,7 +2,7 @@
 
 Every model of multicrop (U^2-Netp, YuNet, NanoDet, the pose landmarks, the
 embedding) runs through :func:`onnx_session`, so all share one set of
-session options and one cache:
+session options and one in-process cache (one session per model and thread count):
 
 - intra-op threads are explicit (the caller's ``threads``), inter-op threads 1;
 - graph optimisation ``ORT_ENABLE_ALL``;
@@ -10,6 +10,14 @@ session options and one cache:
   without it peak and steady memory drop and runs are as fast, measured on 2
   cores) and no spinning of idle worker threads (the stages after a model, and
   other processes on a small machine, get the cores back).
+
+Optimised graphs are not cached on disk: measured on 2 cores (building each
+session 4 times, cache on and off in turn), a graph optimised once and saved
+(``ORT_ENABLE_EXTENDED``, the hardware-independent level) loads U^2-Netp in
+about 70 instead of 200 ms, but NanoDet (61-75 ms from the cache, 44-63 ms
+without) and the pose landmarks (69-78 against 70-78 ms) no faster; 0.13 s
+per process did not pay for a second code path and 30 MB of files in the
+user's cache.
 
 :func:`thread_count` is the one place that reads the ``MULTICROP_THREADS``
 environment variable; the edges (CLI, web, batch, evaluation) call it and
@@ -56,11 +64,8 @@ def _check_threads(threads: object) -> int:
     return threads
 
 
-@functools.lru_cache(maxsize=32)
-def _session(name: str, threads: int) -> Any:
+def _options(threads: int) -> Any:
     import onnxruntime as ort
-
-    from . import model_path
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
@@ -69,7 +74,17 @@ def _session(name: str, threads: int) -> Any:
     opts.log_severity_level = 3
     opts.enable_cpu_mem_arena = False
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(model_path(name)), sess_options=opts, providers=["CPUExecutionProvider"])
+    return opts
+
+
+@functools.lru_cache(maxsize=32)
+def _session(name: str, threads: int) -> Any:
+    import onnxruntime as ort
+
+    from . import model_path
+
+    return ort.InferenceSession(str(model_path(name)), sess_options=_options(threads),
+                                providers=["CPUExecutionProvider"])
 
 
 def onnx_session(name: str, *, threads: int) -> Any:
