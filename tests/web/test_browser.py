@@ -17,8 +17,10 @@ from .conftest import LiveServer
 
 
 def _box_rects(page):
+    """The crops' rectangles in swipe order (the selected one is drawn last, on top)."""
     return page.eval_on_selector_all(
-        "#overlay rect.crop-box", "els => els.map(e => ['x','y','width','height'].map(a => +e.getAttribute(a)))")
+        "#overlay rect.crop-box", "els => els.sort((a, b) => a.dataset.index - b.dataset.index)"
+        ".map(e => ['x','y','width','height'].map(a => +e.getAttribute(a)))")
 
 
 def _example_with_gps(path):
@@ -48,7 +50,7 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
         page.set_input_files("#files", [str(src), str(bad)])
         page.wait_for_selector(".card >> nth=1")
         assert page.locator(".card").count() == 2
-        assert "notes.jpg: " in page.locator(".msg.error").first.inner_text()
+        assert "notes.jpg: " in page.locator("#err-upload").inner_text()  # beside the upload control
         page.screenshot(path=str(shots / "carousel_1_suggested.png"), full_page=True)
 
         page.select_option("#k", "3")
@@ -67,7 +69,7 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
         page.mouse.up()
         after = _box_rects(page)[-1]
         assert abs(after[0] - before[0]) > 20 and after[1:] == before[1:]  # moved sideways, same size
-        handle = page.locator("#overlay rect.handle").last.bounding_box()
+        handle = page.locator("#overlay rect.handle[data-handle=se]").bounding_box()
         page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
         page.mouse.down()
         page.mouse.move(handle["x"] - 40, handle["y"] - 10, steps=6)

@@ -233,6 +233,7 @@ def create_app(
             presets = {parse_ratio_spec(default_ratios).label or default_ratios: default_ratios, **presets}
         return {"presets": presets, "strategies": list(STRATEGIES), "auto_k": auto_k_strategies(),
                 "one_ratio": {v: parse_ratio_spec(v).one_ratio for v in presets.values()},
+                "preset_ratios": {v: [str(r) for r in parse_ratio_spec(v).ratios] for v in presets.values()},
                 "platform_sizes": dict(PLATFORM_SIZES),
                 "default": {"k": store.config.k, "ratios": default_ratios, "strategy": store.config.strategy},
                 "max_upload_mb": max_upload_mb, "suffixes": sorted(SUPPORTED_SUFFIXES),

@@ -1,78 +1,253 @@
-// Carousel mode: upload photos, get the suggested carousel, edit it, download it.
+// Carousel mode: upload photos, get the suggested carousel (or a seamless panorama), edit it, download it.
+// Settings and each photo's edits are kept in this browser (localStorage); the photos themselves belong
+// to this browser's session on the server.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const crops = (n) => `${n} crop${n === 1 ? "" : "s"}`;
-const state = { photos: [], current: null, settings: null };
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const STORE = "multicrop.v1";
+const FIELDS = ["upload", "k", "ratios", "strategy", "slides", "width", "download"];
+const state = { photos: [], current: null, settings: null, mode: "carousel" };
 
-function message(text, kind) {
-  const d = document.createElement("div");
-  d.className = `msg ${kind || "error"}`;
-  d.textContent = text;
-  $("messages").appendChild(d);
-  if (kind === "info") setTimeout(() => d.remove(), 6000);
+// -- stored state ----------------------------------------------------------------------------
+function loadJSON(key, fallback) {
+  try { const v = JSON.parse(localStorage.getItem(`${STORE}.${key}`)); return v === null ? fallback : v; }
+  catch (_) { return fallback; }
+}
+function saveJSON(key, value) {
+  try { localStorage.setItem(`${STORE}.${key}`, JSON.stringify(value)); } catch (_) { /* private mode: not kept */ }
+}
+function saveSettings() {
+  saveJSON("settings", { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value,
+                         width: $("width").value, mixed: $("mixed").checked, slides: $("slides").value,
+                         mode: state.mode, current: state.current, scores: $("showScores").checked });
+}
+function savePhoto(p) { if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null }); }
+
+// -- errors beside their controls --------------------------------------------------------------
+function fieldError(name, text) {
+  const span = $(`err-${name}`);
+  if (!span) return false;
+  span.textContent = text || "";
+  const ctl = { download: null, upload: $("upload") }[name] ?? $(name);
+  if (ctl) { if (text) ctl.setAttribute("aria-invalid", "true"); else ctl.removeAttribute("aria-invalid"); }
+  return true;
+}
+function clearErrors(...names) { for (const n of names) fieldError(n, ""); }
+
+function fieldFor(e, fallback) {
+  const f = (e.field || "").split(".")[0];
+  if (f === "boxes") return "download";
+  if (FIELDS.includes(f)) return f;
+  const m = e.message || "";
+  if (/^k\b|\bk must|k='auto'/.test(m)) return "k";
+  if (/ratio/i.test(m) && !/^boxes/.test(m)) return "ratios";
+  if (/strategy/.test(m)) return "strategy";
+  if (/^width/.test(m)) return "width";
+  if (/^slides/.test(m)) return "slides";
+  if (/^boxes\[/.test(m)) return "download";
+  return fallback;
+}
+
+function showError(e, fallback) { fieldError(fieldFor(e, fallback), e.message); }
+
+// -- the page's settings --------------------------------------------------------------------
+function widthValue() { // the platform width, or null (and an error beside the field) when it is not one
+  const raw = $("width").value.trim();
+  if (raw === "") { clearErrors("width"); return null; }
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 16 || v > 20000) {
+    fieldError("width", "Platform width: a whole number of pixels from 16 to 20000.");
+    return NaN;
+  }
+  clearErrors("width");
+  return v;
 }
 
 function settingsNow() {
-  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value };
+  const p = cur();
+  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value, mixed: $("mixed").checked,
+           ...(p && p.focus ? { focus: p.focus } : {}) };
 }
+
+function settingsProblem() { // a combination the server would refuse, said beside the control
+  const s = state.settings;
+  if ($("k").value === "auto" && !s.auto_k.includes($("strategy").value)) {
+    return ["k", `“auto” needs the ${s.auto_k.join(" or ")} strategy: choose it as the strategy, or a number of crops.`];
+  }
+  return null;
+}
+
+function allowedRatios() { return (state.settings.preset_ratios[$("ratios").value] || []).slice(); }
+function platformPreset() { return Object.keys(state.settings.platform_sizes).length && allowedRatios().every((r) => r in state.settings.platform_sizes); }
 
 function busy(on, text) {
   $("busy").classList.toggle("hidden", !on);
   if (text !== undefined) $("status").textContent = text;
 }
 
-const editor = new BoxEditor($("overlay"), {
-  draw: false,
-  onChange: (boxes, final) => { const p = cur(); if (p) { p.boxes = boxes.map((b) => ({ ...b })); renderStrip(); } },
-});
-
 function cur() { return state.photos.find((p) => p.id === state.current); }
 
+// -- the editor -------------------------------------------------------------------------------
+const editor = new BoxEditor($("overlay"), {
+  draw: false,
+  onChange: (boxes, final) => {
+    const p = cur();
+    if (!p || state.mode !== "carousel") return;
+    p.boxes = clone(boxes);
+    if (final) { p.history.record(p.boxes); savePhoto(p); clearErrors("download"); }
+    renderStrip(final);
+    renderNotes();
+    updateButtons();
+  },
+  onSelect: (i) => markSelected(i),
+  onEmpty: (x, y) => {
+    const p = cur();
+    if (!p || !$("focusMode").checked || state.mode !== "carousel") return;
+    p.focus = [Math.round(x), Math.round(y)];
+    editor.focus = { x, y };
+    suggest(p);
+  },
+});
+
+function markSelected(i) {
+  for (const c of document.querySelectorAll("#strip .card")) {
+    const on = Number(c.dataset.index) === i;
+    c.classList.toggle("selected", on);
+    c.setAttribute("aria-current", on ? "true" : "false");
+    if (on && !c.contains(document.activeElement)) c.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
+function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.undo(); if (b) applyBoxes(p, b); }
+function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.redo(); if (b) applyBoxes(p, b); }
+
+function applyBoxes(p, boxes) { // an undo/redo or a card's button: the boxes as given
+  p.boxes = clone(boxes);
+  editor.setBoxes(p.boxes);
+  savePhoto(p);
+  renderStrip(true);
+  renderNotes();
+  updateButtons();
+}
+
+function edit(boxes) { // a change made outside the editor (card buttons): one undo step
+  const p = cur();
+  p.history.record(boxes);
+  applyBoxes(p, boxes);
+}
+
+// -- tabs ---------------------------------------------------------------------------------------
 function renderTabs() {
   const tabs = $("tabs");
   tabs.innerHTML = "";
   for (const p of state.photos) {
     const t = document.createElement("div");
     t.className = "tab" + (p.id === state.current ? " active" : "");
-    t.textContent = p.name;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "tab-main";
+    b.setAttribute("aria-pressed", p.id === state.current ? "true" : "false");
+    const status = p.status === "ready" ? (p.boxes ? plural(p.boxes.length, "crop") : "ready") : p.status;
+    b.textContent = p.name;
     const st = document.createElement("span");
     st.className = "st";
-    st.textContent = p.status === "ready" ? (p.boxes ? crops(p.boxes.length) : "ready") : p.status;
-    t.appendChild(st);
-    t.onclick = () => select(p.id);
+    st.textContent = status;
+    b.appendChild(st);
+    b.onclick = () => select(p.id);
+    const x = document.createElement("button");
+    x.type = "button";
+    x.className = "tab-x";
+    x.textContent = "✕";
+    x.title = `Remove ${p.name} from the server`;
+    x.setAttribute("aria-label", `Remove photo ${p.name}`);
+    x.onclick = () => removePhoto(p);
+    t.append(b, x);
     tabs.appendChild(t);
   }
+  $("drop").classList.toggle("compact", state.photos.length > 0);
 }
 
+async function removePhoto(p) {
+  try { await api("DELETE", `/api/photos/${p.id}`); }
+  catch (e) { if (e.status !== 404) { fieldError("upload", `${p.name}: ${e.message}`); return; } }
+  try { localStorage.removeItem(`${STORE}.photo.${p.id}`); } catch (_) { /* nothing kept */ }
+  const i = state.photos.indexOf(p);
+  state.photos.splice(i, 1);
+  if (state.current === p.id) {
+    const next = state.photos[Math.min(i, state.photos.length - 1)];
+    state.current = null;
+    if (next) select(next.id);
+    else { $("work").classList.add("hidden"); busy(false, ""); }
+  }
+  renderTabs();
+  saveSettings();
+  updateButtons();
+}
+
+// -- the strip ----------------------------------------------------------------------------------
 function outSize(b) {
   const w = Math.round(b.w), h = Math.round(b.h);
-  const pw = Number($("width").value) || 0;
+  const pw = widthValue();
   if (!pw) return `${w}×${h}`;
-  if (w < pw) return `${w}×${h}, under ${pw} px: kept full size`;
-  return `${pw}×${Math.round(h * pw / w)}`;
+  if (w < pw) return `${w}×${h} (under ${pw} px: kept full size)`;
+  const exact = state.settings.platform_sizes[b.ratio];
+  return `${pw}×${exact ? Math.round(pw * exact[1] / exact[0]) : Math.round(h * pw / w)}`;
 }
 
-function renderStrip() {
+function thumbHeight() {
+  if (window.matchMedia("(max-width: 700px)").matches) return Math.min(420, Math.round(window.innerWidth * 0.9));
+  return 150;
+}
+
+function cardButton(txt, label, fn, disabled) {
+  const bt = document.createElement("button");
+  bt.type = "button";
+  bt.textContent = txt;
+  bt.title = label;
+  bt.setAttribute("aria-label", label);
+  bt.disabled = !!disabled;
+  bt.onclick = (e) => { e.stopPropagation(); fn(); };
+  return bt;
+}
+
+function renderStrip(keepFocus) {
   const p = cur();
   const strip = $("strip");
+  const active = document.activeElement;
+  const focusedCard = keepFocus !== false && active && active.closest ? active.closest("#strip .card") : null;
+  const focusIndex = focusedCard ? Number(focusedCard.dataset.index) : -1;
+  const focusRole = focusedCard && active !== focusedCard ? active.dataset.role : null;
   strip.innerHTML = "";
-  if (!p || !p.boxes) return;
-  $("count").textContent = `${crops(p.boxes.length)} · swipe order`;
+  const seamless = state.mode === "seamless";
+  strip.classList.toggle("seamless", seamless);
+  const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
+  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; return; }
+  $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? boxes[0].ratio : ""}, edge to edge`
+    : `· ${plural(boxes.length, "crop")} in swipe order`;
   const img = $("photo");
-  p.boxes.forEach((b, i) => {
+  const best = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? bestIndex(p.scores) : -1;
+  const ratios = allowedRatios();
+  const n = boxes.length;
+  boxes.forEach((b, i) => {
     const card = document.createElement("div");
-    card.className = "card";
+    card.className = "card" + (i === editor.selected && !seamless ? " selected" : "") + (i === best ? " best" : "");
     card.dataset.index = i;
-    const pw = Number($("width").value) || 0;
+    card.setAttribute("role", "listitem");
+    card.tabIndex = 0;
+    card.setAttribute("aria-label", `${seamless ? "Slide" : "Crop"} ${i + 1} of ${n}: ${b.ratio}, ${outSize(b)}`
+      + (i === best ? ", best judge score" : ""));
+    const pw = widthValue();
     if (pw && b.w < pw / 2) {
       card.classList.add("warn");
       card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
     }
-    if (img.complete && img.naturalWidth) {
-      const c = thumbnail(img, b, p.width, 220);
-      card.appendChild(c);
-      card.style.width = `${Math.max(c.width, 150) + 14}px`;
+    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, thumbHeight()));
+    if (i === best) {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = "★ best";
+      card.appendChild(badge);
     }
     const meta = document.createElement("div");
     meta.className = "meta";
@@ -80,27 +255,84 @@ function renderStrip() {
     label.className = "what";
     label.textContent = `${i + 1} · ${b.ratio} · ${outSize(b)}`;
     meta.appendChild(label);
-    const btns = document.createElement("span");
-    for (const [txt, title, fn] of [["◀", "move earlier", () => swap(i, i - 1)], ["▶", "move later", () => swap(i, i + 1)],
-                                     ["✕", "delete", () => remove(i)]]) {
-      const bt = document.createElement("button");
-      bt.textContent = txt; bt.title = title; bt.onclick = fn;
-      btns.appendChild(bt);
+    if (!seamless) {
+      const btns = document.createElement("span");
+      btns.className = "card-buttons";
+      const sel = document.createElement("select");
+      sel.dataset.role = "ratio";
+      sel.setAttribute("aria-label", `Ratio of crop ${i + 1}`);
+      for (const r of [...new Set([...ratios, b.ratio, turnedRatio(b.ratio, ratios)])]) sel.add(new Option(r, r));
+      sel.value = b.ratio;
+      sel.onchange = () => { editor.select(i); editor.setRatio(i, sel.value); };
+      sel.onclick = (e) => e.stopPropagation();
+      btns.appendChild(sel);
+      const move = (j) => { const bx = clone(p.boxes); [bx[i], bx[j]] = [bx[j], bx[i]]; editor.selected = j; edit(bx); };
+      const left = cardButton("◀", `Move crop ${i + 1} earlier`, () => move(i - 1), i === 0);
+      left.dataset.role = "earlier";
+      const right = cardButton("▶", `Move crop ${i + 1} later`, () => move(i + 1), i === n - 1);
+      right.dataset.role = "later";
+      const del = cardButton("✕", `Delete crop ${i + 1}`, () => { const bx = clone(p.boxes); bx.splice(i, 1); editor.selected = -1; edit(bx); });
+      del.dataset.role = "delete";
+      btns.append(left, right, del);
+      meta.appendChild(btns);
     }
-    meta.appendChild(btns);
     card.appendChild(meta);
-    const table = $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? scoreTable(p.scores[i]) : null;
+    const table = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? scoreTable(p.scores[i]) : null;
     if (table) card.appendChild(table);
+    if (!seamless) {
+      card.addEventListener("focus", () => { if (editor.selected !== i) editor.select(i); });
+      card.addEventListener("click", () => editor.select(i));
+    }
     strip.appendChild(card);
-    // a panel's table is wider than a portrait thumbnail: widen the card to it rather than cut columns off
-    if (table && table.offsetWidth + 14 > card.offsetWidth) card.style.width = `${table.offsetWidth + 14}px`;
   });
+  $("scoreNote").classList.toggle("hidden", !(!seamless && $("showScores").checked));
+  if (focusIndex >= 0) {
+    const card = strip.querySelector(`.card[data-index="${Math.min(focusIndex, n - 1)}"]`);
+    const target = card && (focusRole ? card.querySelector(`[data-role="${focusRole}"]:not(:disabled)`) || card : card);
+    if (target) target.focus({ preventScroll: true });
+  }
+  updatePager();
   renderTabs();
-  if ($("showScores").checked) scheduleScores(p);
+  if (!seamless && $("showScores").checked) scheduleScores(p);
 }
 
-// Judge scores: the five rubric dimensions and the holistic score of each crop (offline measured judge)
-const scoresKey = (p) => JSON.stringify(p.boxes.map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
+function updatePager() {
+  const strip = $("strip");
+  const n = strip.children.length;
+  if (!n || !window.matchMedia("(max-width: 700px)").matches) { $("pager").textContent = ""; return; }
+  const i = Math.min(n - 1, Math.round(strip.scrollLeft / Math.max(1, strip.clientWidth)));
+  $("pager").textContent = `${i + 1} / ${n} · swipe`;
+}
+
+// -- notes ----------------------------------------------------------------------------------------
+function renderNotes() {
+  const p = cur();
+  const ul = $("notes");
+  ul.innerHTML = "";
+  if (!p) return;
+  const notes = [];
+  if (state.mode === "seamless") {
+    if (p.seam) notes.push(...(p.seam.ratio_note ? [p.seam.ratio_note] : []), ...p.seam.plain_notes);
+  } else if (p.boxes) {
+    const kinds = [...new Set(p.boxes.map((b) => b.ratio))];
+    if (kinds.length > 1) {
+      notes.push({ warn: true, text: `Mixed shapes (${kinds.join(", ")}): ` + (platformPreset()
+        ? "Instagram shows every slide at the first slide's shape and would re-crop the others."
+        : "a platform that shows one shape per carousel would re-crop some slides.") });
+    } else if (p.ratioNote) notes.push(p.ratioNote);
+    notes.push(...(p.notes || []));
+    if (p.focus && $("strategy").value !== "direct") notes.push("The focus point is used by the direct strategy only.");
+  }
+  for (const n of notes) {
+    const li = document.createElement("li");
+    li.textContent = typeof n === "string" ? n : n.text;
+    if (n.warn) li.className = "warn";
+    ul.appendChild(li);
+  }
+}
+
+// -- judge scores -----------------------------------------------------------------------------------
+const scoresKey = (p) => JSON.stringify((p.boxes || []).map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
 let scoresTimer = null;
 
 function scheduleScores(p) {
@@ -117,8 +349,20 @@ async function fetchScores(p) {
     const r = await api("POST", `/api/photos/${p.id}/scores`, { ...settingsNow(), boxes: p.boxes });
     const body = await r.json();
     if (p.boxes && scoresKey(p) === key) { p.scores = body.crops; p.scoresKey = key; if (p === cur()) renderStrip(); }
-  } catch (e) { message(`${p.name}: judge scores: ${e.message}`); }
+  } catch (e) { showError(e, "download"); }
   finally { if (p.scoresPending === key) p.scoresPending = null; }
+}
+
+function holisticOf(s) {
+  if (!s) return null;
+  if (s.mean) return s.mean.holistic;
+  return s.holistic === undefined ? null : s.holistic;
+}
+
+function bestIndex(scores) {
+  let best = -1;
+  scores.forEach((s, i) => { const v = holisticOf(s); if (v !== null && (best < 0 || v > holisticOf(scores[best]))) best = i; });
+  return scores.length > 1 ? best : -1;
 }
 
 function scoreTable(s) {
@@ -131,7 +375,7 @@ function scoreTable(s) {
     row.className = "dim";
     const proxy = s.proxies.includes(dim);
     row.textContent = `${dim.replace(/_/g, " ")}${proxy ? " (proxy)" : ""}: ${v.toFixed(2)} / 5`;
-    if (proxy) row.title = "no pixel statistic measures this: a proxy";
+    if (proxy) row.title = "a proxy: no pixel statistic measures this; see the note under the carousel";
     t.appendChild(row);
   }
   const h = document.createElement("div");
@@ -193,43 +437,25 @@ function panelTable(s) {
   return t;
 }
 
-function setBoxes(boxes) {
-  const p = cur();
-  p.boxes = boxes.map((b) => ({ ...b }));
-  editor.setBoxes(p.boxes);
-  renderStrip();
-}
-
-function swap(i, j) {
-  const p = cur();
-  if (j < 0 || j >= p.boxes.length) return;
-  const b = p.boxes.slice();
-  [b[i], b[j]] = [b[j], b[i]];
-  setBoxes(b);
-}
-
-function remove(i) {
-  const p = cur();
-  const b = p.boxes.slice();
-  b.splice(i, 1);
-  setBoxes(b);
-}
-
+// -- crops and slides from the server --------------------------------------------------------------
 function addCrop() {
   const p = cur();
-  if (!p) return;
-  const ratio = $("ratios").value.split(",")[0];
+  if (!p || !p.boxes) return;
+  const ratio = allowedRatios()[0] || "1:1";
   const r = ratioValue(ratio);
-  let w = Math.min(p.width / 3, p.height / 3 * r);
+  const w = Math.min(p.width / 3, p.height / 3 * r);
   const h = w / r;
-  setBoxes([...(p.boxes || []), { x: (p.width - w) / 2, y: (p.height - h) / 2, w, h, ratio }]);
+  const boxes = [...clone(p.boxes), { x: (p.width - w) / 2, y: (p.height - h) / 2, w, h, ratio }];
+  editor.selected = boxes.length - 1;
+  edit(boxes);
 }
 
 function overlays() {
   const p = cur();
   const r = p && p.result;
   editor.faces = $("showFaces").checked && r ? r.faces : [];
-  editor.regions = $("showRegions").checked && r && r.partition ? (r.partition.regions || []) : [];
+  editor.regions = state.mode === "carousel" && $("showRegions").checked && r && r.partition ? (r.partition.regions || []) : [];
+  editor.focus = p && p.focus && state.mode === "carousel" ? { x: p.focus[0], y: p.focus[1] } : null;
   $("saliency").classList.toggle("hidden", !$("showSaliency").checked);
   if ($("showSaliency").checked && p && $("saliency").dataset.id !== p.id) {
     $("saliency").dataset.id = p.id;
@@ -250,27 +476,89 @@ async function waitReady(p) {
   }
 }
 
-async function suggest(p) {
+// The suggestion for the current settings; `keep`: only the result's overlays, the boxes stay (a reload)
+async function suggest(p, keep) {
+  const problem = settingsProblem();
+  if (problem) { fieldError(...problem); updateButtons(); return; }
   const seq = p.seq = (p.seq || 0) + 1;
-  const info = await waitReady(p);
-  if (info.status === "error") { message(info.error); return; }
-  if (p.id === state.current) busy(true, `${p.name}: choosing crops…`);
+  p.loading = true;
+  updateButtons();
   try {
+    const info = await waitReady(p);
+    if (info.status === "error") { fieldError("upload", info.error); return; }
+    if (p.id === state.current) busy(true, `${p.name}: choosing crops…`);
     const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
     if (seq !== p.seq) return; // newer settings for this photo are on their way
+    clearErrors("k", "ratios", "strategy");
     p.result = r;
-    p.boxes = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
-    if (p.id === state.current) {
-      editor.setBoxes(p.boxes);
+    p.notes = r.plain_notes || [];
+    p.ratioNote = r.ratio_note;
+    if (!keep || !p.boxes) {
+      p.boxes = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
+      p.history.record(p.boxes);
+      savePhoto(p);
+    }
+    if (p.id === state.current && state.mode === "carousel") {
+      editor.opts.locked = false;
+      editor.setBoxes(p.boxes, -1);
       overlays();
       renderStrip();
-      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px, ${crops(r.k)}` + (r.failure ? ` — note: ${r.failure}` : ""));
+      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px, ${plural(p.boxes.length, "crop")}`);
     }
   } catch (e) {
-    if (p.id === state.current) busy(false, `${p.name}: ${e.message}`);
-    message(`${p.name}: ${e.message}`);
+    if (p.id === state.current) busy(false, `${p.name}: no carousel for these settings`);
+    showError(e, "k");
+  } finally {
+    if (seq === p.seq) p.loading = false;
+    renderNotes();
+    renderTabs();
+    updateButtons();
   }
-  renderTabs();
+}
+
+async function seamless(p) {
+  const seq = p.seq = (p.seq || 0) + 1;
+  p.loading = true;
+  updateButtons();
+  try {
+    const info = await waitReady(p);
+    if (info.status === "error") { fieldError("upload", info.error); return; }
+    if (p.id === state.current) busy(true, `${p.name}: laying out the panorama…`);
+    const slides = $("slides").value;
+    const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }) };
+    const r = await (await api("POST", `/api/photos/${p.id}/seamless`, body)).json();
+    if (seq !== p.seq) return;
+    clearErrors("ratios", "slides");
+    p.seam = r;
+    if (p.id === state.current && state.mode === "seamless") {
+      editor.opts.locked = true;
+      editor.setBoxes(r.boxes.map((b) => ({ ...b, ratio: r.ratio })), -1);
+      overlays();
+      renderStrip();
+      busy(false, `${p.name}: ${plural(r.slides, "slide")} of ${r.slide_size[0]}×${r.slide_size[1]} px, `
+        + `${Math.round(r.kept * 100)} % of the photo`);
+    }
+  } catch (e) {
+    if (p.id === state.current) busy(false, `${p.name}: no panorama for these settings`);
+    showError(e, "slides");
+  } finally {
+    if (seq === p.seq) p.loading = false;
+    renderNotes();
+    updateButtons();
+  }
+}
+
+function refresh(p) { // the current mode's result for photo p
+  if (state.mode === "seamless") {
+    if (p.seam) { editor.opts.locked = true; editor.setBoxes(p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })), -1); renderStrip(); }
+    else seamless(p);
+  } else if (!p.boxes) suggest(p);
+  else {
+    editor.opts.locked = false;
+    editor.setBoxes(p.boxes, -1);
+    renderStrip();
+    if (!p.result) suggest(p, true);
+  }
 }
 
 function select(id) {
@@ -278,38 +566,76 @@ function select(id) {
   const p = cur();
   $("work").classList.remove("hidden");
   editor.setSize(p.width, p.height);
-  editor.setBoxes(p.boxes || []);
+  editor.selected = -1;
+  editor.setBoxes([]);
   $("photo").src = `/api/photos/${p.id}/image`;
+  $("photo").alt = `${p.name}, ${p.width}×${p.height} px`;
   $("saliency").dataset.id = "";
+  busy(false, `${p.name}: ${p.width}×${p.height} px`);
+  refresh(p);
   overlays();
   renderTabs();
-  if (!p.boxes) suggest(p);
-  else { renderStrip(); busy(false, `${p.name}: ${p.width}×${p.height} px`); }
+  renderNotes();
+  updateButtons();
+  saveSettings();
+}
+
+function updateButtons() {
+  const p = cur();
+  const seamlessMode = state.mode === "seamless";
+  const ready = !!(p && p.status === "ready" && !p.loading && (seamlessMode ? p.seam : p.boxes));
+  const hasCrops = ready && (seamlessMode ? p.seam.boxes.length : p.boxes.length) > 0;
+  $("add").disabled = !ready || seamlessMode;
+  $("reset").disabled = !ready;
+  $("dlFull").disabled = !hasCrops;
+  const w = widthValue();
+  $("dlWidth").disabled = !hasCrops || !w;
+  $("dlWidth").title = w ? `each crop ${w} px wide (narrower crops kept at full size)` : "give a platform width first";
+  $("undo").disabled = !(p && !seamlessMode && p.history.past.length);
+  $("redo").disabled = !(p && !seamlessMode && p.history.future.length);
+  $("mixed").disabled = !state.settings.one_ratio[$("ratios").value];
+  document.body.classList.toggle("mode-seamless", seamlessMode);
 }
 
 async function upload(files) {
   if (!files.length) return;
   const fd = new FormData();
   for (const f of files) fd.append("files", f, f.name);
-  busy(true, `uploading ${files.length} photo${files.length === 1 ? "" : "s"}…`);
+  busy(true, `uploading ${plural(files.length, "photo")}…`);
+  $("upload").disabled = true;
   try {
     const r = await (await api("POST", "/api/photos", fd)).json();
-    for (const bad of r.refused) message(bad.error);
-    for (const info of r.photos) state.photos.push({ ...info, boxes: null });
+    fieldError("upload", r.refused.map((bad) => bad.error).join(" "));
+    for (const info of r.photos) state.photos.push(newPhoto(info));
     renderTabs();
     if (r.photos.length) select(r.photos[0].id);
-    for (const info of r.photos.slice(1)) suggest(state.photos.find((p) => p.id === info.id));
+    for (const info of r.photos.slice(1)) {
+      const p = state.photos.find((x) => x.id === info.id);
+      if (state.mode === "carousel") suggest(p);
+    }
   } catch (e) {
     busy(false, "");
-    message(e.message);
+    fieldError("upload", e.message);
+  } finally {
+    $("upload").disabled = false;
   }
+}
+
+function newPhoto(info) {
+  const kept = loadJSON(`photo.${info.id}`, null);
+  const boxes = kept && Array.isArray(kept.boxes) ? kept.boxes : null;
+  return { ...info, boxes, focus: kept ? kept.focus : null, history: new History(boxes || []) };
 }
 
 async function download(withWidth) {
   const p = cur();
-  if (!p || !p.boxes) return;
-  const body = { ...settingsNow(), boxes: p.boxes, width: withWidth ? Number($("width").value) : null };
-  busy(true, `${p.name}: cutting ${p.boxes.length} crops from the full-resolution photo…`);
+  const seamlessMode = state.mode === "seamless";
+  const boxes = seamlessMode ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
+  if (!p || !boxes) return;
+  const width = withWidth ? widthValue() : null;
+  if (withWidth && !width) { fieldError("width", $("err-width").textContent || "Give a platform width first."); return; }
+  const body = { ...settingsNow(), boxes, width, seamless: seamlessMode };
+  busy(true, `${p.name}: cutting ${plural(boxes.length, seamlessMode ? "slide" : "crop")} from the full-resolution photo…`);
   try {
     const r = await api("POST", `/api/photos/${p.id}/download`, body);
     const blob = await r.blob();
@@ -317,50 +643,120 @@ async function download(withWidth) {
     a.href = URL.createObjectURL(blob);
     a.download = (p.name.replace(/\.[^.]*$/, "") || "photo") + "_carousel.zip";
     document.body.appendChild(a); a.click(); a.remove();
-    busy(false, `${p.name}: zip of ${crops(p.boxes.length)} downloaded`);
-  } catch (e) { busy(false, ""); message(`${p.name}: ${e.message}`); }
+    clearErrors("download", "width");
+    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`);
+  } catch (e) { busy(false, ""); showError(e, "download"); }
+}
+
+function setMode(mode) {
+  state.mode = mode;
+  for (const r of document.querySelectorAll("input[name=mode]")) r.checked = r.value === mode;
+  document.body.classList.toggle("mode-seamless", mode === "seamless");
+  const p = cur();
+  if (p) { refresh(p); overlays(); }
+  renderNotes();
+  updateButtons();
+  saveSettings();
 }
 
 async function init() {
   const s = await (await api("GET", "/api/settings")).json();
   state.settings = s;
+  const kept = loadJSON("settings", {});
   const k = $("k");
-  if (s.auto_k.length) k.add(new Option("auto", "auto"));
+  if (s.auto_k.length) k.add(new Option(`auto (${s.auto_k.join(", ")})`, "auto"));
   for (let i = 1; i <= 10; i++) k.add(new Option(String(i), String(i)));
-  k.value = String(s.default.k);
   for (const [label, value] of Object.entries(s.presets)) $("ratios").add(new Option(label, value));
-  $("ratios").value = Object.values(s.presets).includes(s.default.ratios) ? s.default.ratios : "2:3,3:2";
   for (const st of s.strategies) $("strategy").add(new Option(st, st));
-  $("strategy").value = s.default.strategy;
-  $("limit").textContent = `up to ${s.max_upload_mb} MB each · ${s.suffixes.join(" ")}`;
-  $("labelLink").classList.toggle("hidden", !s.label_mode);
-  for (const id of ["k", "ratios", "strategy"]) $(id).onchange = () => {
-    // k=auto exists only with some strategies: switch to one when auto is chosen
-    if (id === "k" && k.value === "auto" && !s.auto_k.includes($("strategy").value)) $("strategy").value = s.auto_k[0];
-    if (id === "strategy" && k.value === "auto" && !s.auto_k.includes($("strategy").value)) k.value = String(s.default.k);
-    for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seq = (p.seq || 0) + 1; }
-    const p = cur(); if (p) suggest(p);
+  $("slides").add(new Option("auto (from the photo's width)", "auto"));
+  for (let i = 2; i <= 10; i++) $("slides").add(new Option(String(i), String(i)));
+  const pick = (sel, value, fallback) => {
+    $(sel).value = [...$(sel).options].some((o) => o.value === String(value)) ? String(value) : String(fallback);
   };
-  $("width").oninput = renderStrip;
+  pick("k", kept.k, s.default.k);
+  pick("ratios", kept.ratios, s.default.ratios);
+  pick("strategy", kept.strategy, s.default.strategy);
+  pick("slides", kept.slides, "auto");
+  if (kept.width !== undefined) $("width").value = kept.width;
+  $("mixed").checked = !!kept.mixed;
+  $("showScores").checked = !!kept.scores;
+  state.mode = kept.mode === "seamless" ? "seamless" : "carousel";
+  for (const r of document.querySelectorAll("input[name=mode]")) {
+    r.checked = r.value === state.mode;
+    r.onchange = () => { if (r.checked) setMode(r.value); };
+  }
+  $("limit").textContent = `Up to ${s.max_upload_mb} MB each · ${s.suffixes.join(" ")}`;
+  $("labelLink").classList.toggle("hidden", !s.label_mode);
+  if (window.matchMedia("(max-width: 700px)").matches) $("controls").open = false;
+
+  const changed = () => {
+    saveSettings();
+    clearErrors("k", "ratios", "strategy", "slides");
+    for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seam = null; p.seq = (p.seq || 0) + 1; }
+    const p = cur();
+    if (!p) { updateButtons(); return; }
+    if (state.mode === "seamless") seamless(p);
+    else suggest(p);
+  };
+  for (const id of ["k", "ratios", "strategy", "mixed"]) $(id).onchange = () => {
+    if (state.mode === "seamless" && id !== "ratios") { saveSettings(); return; }
+    const p = cur();
+    if (p) p.seam = null;
+    changed();
+  };
+  $("slides").onchange = () => { const p = cur(); if (p) p.seam = null; changed(); };
+  $("width").oninput = () => { saveSettings(); widthValue(); renderStrip(); updateButtons(); };
   for (const id of ["showSaliency", "showFaces", "showRegions"]) $(id).onchange = overlays;
-  $("showScores").onchange = renderStrip;
+  $("showScores").onchange = () => { saveSettings(); renderStrip(); };
+  $("focusMode").onchange = () => {
+    const p = cur();
+    if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p); }
+  };
+  $("upload").onclick = () => $("files").click();
+  $("upload2").onclick = () => $("files").click();
   $("files").onchange = (e) => { upload([...e.target.files]); e.target.value = ""; };
-  const drop = $("drop");
-  drop.ondragover = (e) => { e.preventDefault(); drop.classList.add("over"); };
-  drop.ondragleave = () => drop.classList.remove("over");
-  drop.ondrop = (e) => { e.preventDefault(); drop.classList.remove("over"); upload([...e.dataTransfer.files]); };
-  $("photo").onload = renderStrip;
+  document.addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
+  document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) $("drop").classList.remove("over"); });
+  document.addEventListener("drop", (e) => { e.preventDefault(); $("drop").classList.remove("over"); upload([...e.dataTransfer.files]); });
+  $("photo").onload = () => { editor.render(); renderStrip(); };
   $("add").onclick = addCrop;
-  $("reset").onclick = () => { const p = cur(); if (p) { p.boxes = null; suggest(p); } };
+  $("reset").onclick = () => {
+    const p = cur();
+    if (!p) return;
+    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p); }
+  };
+  $("undo").onclick = undo;
+  $("redo").onclick = redo;
   $("dlFull").onclick = () => download(false);
   $("dlWidth").onclick = () => download(true);
+  $("strip").addEventListener("scroll", updatePager, { passive: true });
+  window.addEventListener("resize", () => { renderStrip(); });
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
-    if (e.key === "Delete" || e.key === "Backspace") { if (editor.deleteSelected()) e.preventDefault(); }
+    const t = e.target;
+    const typing = (t.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(t.type)) || t.tagName === "TEXTAREA"
+      || t.tagName === "SELECT";
+    const key = e.key.toLowerCase();
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && (key === "z" || key === "y")) {
+      if (typing) return;
+      if (key === "y" || e.shiftKey) redo(); else undo();
+      e.preventDefault();
+      return;
+    }
+    if (typing || state.mode !== "carousel") return;
+    if (t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
+    if (key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      const b = editor.boxes[editor.selected];
+      if (b && editor.setRatio(editor.selected, turnedRatio(b.ratio, allowedRatios()))) e.preventDefault();
+      return;
+    }
+    if (editor.keydown(e)) e.preventDefault();
   });
   const existing = (await (await api("GET", "/api/photos")).json()).photos;
-  for (const info of existing) state.photos.push({ ...info, boxes: null });
-  if (existing.length) select(existing[0].id);
+  for (const info of existing) state.photos.push(newPhoto(info));
+  renderTabs();
+  const again = existing.find((x) => x.id === kept.current) || existing[0];
+  if (again) select(again.id);
+  updateButtons();
 }
 
-init().catch((e) => message(e.message));
+init().catch((e) => { fieldError("upload", e.message); });

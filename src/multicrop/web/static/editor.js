@@ -1,14 +1,32 @@
 // Box editor shared by the carousel and label pages.
 // Boxes are {x, y, w, h, ratio: "2:3"} in source pixels; the SVG's viewBox is the
 // photo's source size, so no coordinate is ever converted by hand.
+//
+// The selected crop is drawn last (on top) and owns the eight handles; a press on
+// the photo goes to the selected crop when it lies under the pointer, otherwise to
+// the smallest crop there (so a crop lying inside another can always be taken).
+// Every crop's number tag is drawn above all crops and selects it.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const COLOURS = ["#2ecc71", "#3498db", "#f1c40f", "#e74c3c", "#9b59b6", "#1abc9c", "#e67e22", "#ecf0f1"];
+const HANDLES = { nw: [0, 0], n: [0.5, 0], ne: [1, 0], e: [1, 0.5], se: [1, 1], s: [0.5, 1], sw: [0, 1], w: [0, 0.5] };
+const CURSORS = { nw: "nwse-resize", se: "nwse-resize", ne: "nesw-resize", sw: "nesw-resize",
+                  n: "ns-resize", s: "ns-resize", e: "ew-resize", w: "ew-resize" };
 
 function ratioValue(r) {
   const [a, b] = String(r).split(":").map(Number);
   return a / b;
+}
+
+// The ratio of the other orientation: from `allowed` when it has one, else the inverse (2:3 -> 3:2).
+function turnedRatio(ratio, allowed) {
+  const v = ratioValue(ratio);
+  if (Math.abs(v - 1) < 1e-9) return ratio;
+  const other = (allowed || []).find((r) => (ratioValue(r) < 1) !== (v < 1) && Math.abs(ratioValue(r) - 1) > 1e-9);
+  if (other) return other;
+  const [a, b] = String(ratio).split(":");
+  return `${b}:${a}`;
 }
 
 function el(name, attrs, parent) {
@@ -19,7 +37,8 @@ function el(name, attrs, parent) {
 }
 
 class BoxEditor {
-  // svg: the <svg> over the photo; opts: {onChange(boxes, final), draw: bool, drawRatio(): "2:3"}
+  // svg: the <svg> over the photo; opts: {onChange(boxes, final), onSelect(i), draw: bool, drawRatio(): "2:3",
+  // locked: bool (boxes shown, not edited), onEmpty(x, y) (a click on no box)}
   constructor(svg, opts) {
     this.svg = svg;
     this.opts = opts || {};
@@ -27,12 +46,15 @@ class BoxEditor {
     this.boxes = [];
     this.faces = [];
     this.regions = [];
+    this.focus = null;
     this.selected = -1;
     this.drag = null;
     svg.addEventListener("pointerdown", (e) => this._down(e));
     svg.addEventListener("pointermove", (e) => this._move(e));
     svg.addEventListener("pointerup", (e) => this._up(e));
     svg.addEventListener("pointercancel", (e) => this._up(e));
+    // redraw at the new scale whenever the photo's size on screen changes (tab switch, resize, rotation)
+    if (window.ResizeObserver) new ResizeObserver(() => this.render()).observe(svg);
   }
 
   setSize(W, H) {
@@ -41,17 +63,33 @@ class BoxEditor {
     this.svg.setAttribute("preserveAspectRatio", "none");
   }
 
-  setBoxes(boxes) { this.boxes = boxes.map((b) => ({ ...b })); this.render(); }
+  setBoxes(boxes, selected) {
+    this.boxes = boxes.map((b) => ({ ...b }));
+    this.selected = selected !== undefined ? selected : Math.min(this.selected, this.boxes.length - 1);
+    this.render();
+  }
+
+  select(i) {
+    const j = i >= 0 && i < this.boxes.length ? i : -1;
+    const changed = j !== this.selected;
+    this.selected = j;
+    this.render();
+    if (changed && this.opts.onSelect) this.opts.onSelect(j);
+  }
+
+  _changed(final) { if (this.opts.onChange) this.opts.onChange(this.boxes, final); }
 
   _pt(e) {
     const r = this.svg.getBoundingClientRect();
     return { x: (e.clientX - r.left) * this.W / r.width, y: (e.clientY - r.top) * this.H / r.height };
   }
 
-  _unit() { // source pixels per screen pixel
+  unit() { // source pixels per screen pixel
     const r = this.svg.getBoundingClientRect();
     return r.width ? this.W / r.width : 1;
   }
+
+  _minW() { return Math.max(8, 24 * this.unit()); }
 
   _clampMove(b) {
     b.x = Math.min(Math.max(b.x, 0), this.W - b.w);
@@ -60,29 +98,71 @@ class BoxEditor {
 
   _sized(x, y, w, ratio) { // a box of `ratio`, top-left at x,y, width w, kept in the photo
     const r = ratioValue(ratio);
-    const minW = Math.max(8, 24 * this._unit());
-    w = Math.max(minW, Math.min(w, this.W - x, (this.H - y) * r));
+    w = Math.max(this._minW(), Math.min(w, this.W - x, (this.H - y) * r));
     return { x, y, w, h: w / r, ratio };
   }
 
+  // Resize box `b0` by dragging handle `hd` to point p, ratio locked: the opposite corner (or edge) stays.
+  _resized(b0, hd, p) {
+    const r = ratioValue(b0.ratio);
+    const [fx, fy] = HANDLES[hd];
+    const minW = this._minW();
+    let w;
+    if (fx !== 0.5 && fy !== 0.5) { // corner: anchor the opposite corner
+      const ax = fx ? b0.x : b0.x + b0.w, ay = fy ? b0.y : b0.y + b0.h;
+      const maxW = Math.min(fx ? this.W - ax : ax, (fy ? this.H - ay : ay) * r);
+      w = Math.max(Math.abs(p.x - ax), Math.abs(p.y - ay) * r);
+      w = Math.max(Math.min(w, maxW), Math.min(minW, maxW));
+      const h = w / r;
+      return { ...b0, w, h, x: fx ? ax : ax - w, y: fy ? ay : ay - h };
+    }
+    if (fy === 0.5) { // left or right edge: that side moves, the height follows about the centre
+      const ax = fx ? b0.x : b0.x + b0.w, cy = b0.y + b0.h / 2;
+      const maxW = Math.min(fx ? this.W - ax : ax, this.H * r);
+      w = Math.max(Math.min(Math.abs(p.x - ax), maxW), Math.min(minW, maxW));
+      const h = w / r;
+      return { ...b0, w, h, x: fx ? ax : ax - w, y: Math.min(Math.max(cy - h / 2, 0), this.H - h) };
+    }
+    const ay = fy ? b0.y : b0.y + b0.h, cx = b0.x + b0.w / 2; // top or bottom edge
+    const maxH = Math.min(fy ? this.H - ay : ay, this.W / r);
+    const h = Math.max(Math.min(Math.abs(p.y - ay), maxH), Math.min(minW / r, maxH));
+    w = h * r;
+    return { ...b0, w, h, y: fy ? ay : ay - h, x: Math.min(Math.max(cx - w / 2, 0), this.W - w) };
+  }
+
+  _hit(p) { // the crop a press at p goes to: the selected one if under p, else the smallest there
+    const sel = this.boxes[this.selected];
+    const inside = (b) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
+    if (sel && inside(sel)) return this.selected;
+    let best = -1;
+    this.boxes.forEach((b, i) => { if (inside(b) && (best < 0 || b.w * b.h < this.boxes[best].w * this.boxes[best].h)) best = i; });
+    return best;
+  }
+
   _down(e) {
+    if (e.button !== undefined && e.button !== 0) return;
     const p = this._pt(e);
     const t = e.target;
-    const idx = t.dataset.index !== undefined ? Number(t.dataset.index) : -1;
-    if (idx >= 0) {
-      this.selected = idx;
-      const b = this.boxes[idx];
-      this.drag = t.dataset.role === "handle"
-        ? { kind: "resize", idx }
-        : { kind: "move", idx, dx: p.x - b.x, dy: p.y - b.y };
-    } else if (this.opts.draw) {
-      const ratio = this.opts.drawRatio();
-      const b = this._sized(Math.min(p.x, this.W - 8), Math.min(p.y, this.H - 8), 1, ratio);
-      this.boxes.push(b);
-      this.selected = this.boxes.length - 1;
-      this.drag = { kind: "resize", idx: this.selected, fresh: true };
+    if (this.opts.locked) { if (this.opts.onEmpty) this.opts.onEmpty(p.x, p.y); return; }
+    let idx = -1;
+    if (t.dataset.handle && this.selected >= 0) {
+      this.drag = { kind: "resize", idx: this.selected, handle: t.dataset.handle, start: { ...this.boxes[this.selected] } };
     } else {
-      this.selected = -1;
+      idx = t.dataset.role === "tag" ? Number(t.dataset.index) : this._hit(p);
+      if (idx >= 0) {
+        if (idx !== this.selected) this.select(idx);
+        const b = this.boxes[idx];
+        this.drag = { kind: "move", idx, dx: p.x - b.x, dy: p.y - b.y, start: { ...b } };
+      } else if (this.opts.draw) {
+        const ratio = this.opts.drawRatio();
+        const b = this._sized(Math.min(p.x, this.W - 8), Math.min(p.y, this.H - 8), 1, ratio);
+        this.boxes.push(b);
+        this.select(this.boxes.length - 1);
+        this.drag = { kind: "resize", idx: this.selected, handle: "se", fresh: true, start: { ...b } };
+      } else {
+        this.select(-1);
+        if (this.opts.onEmpty) this.opts.onEmpty(p.x, p.y);
+      }
     }
     if (this.drag) this.svg.setPointerCapture(e.pointerId);
     this.render();
@@ -92,19 +172,20 @@ class BoxEditor {
   _move(e) {
     if (!this.drag) return;
     const p = this._pt(e);
-    const b = this.boxes[this.drag.idx];
-    if (this.drag.kind === "move") {
-      b.x = p.x - this.drag.dx; b.y = p.y - this.drag.dy;
+    const d = this.drag;
+    const b = this.boxes[d.idx];
+    if (d.kind === "move") {
+      b.x = p.x - d.dx; b.y = p.y - d.dy;
       this._clampMove(b);
     } else {
-      Object.assign(b, this._sized(b.x, b.y, p.x - b.x, b.ratio));
+      Object.assign(b, this._resized(d.start, d.handle, p));
     }
-    this.drag.moved = true;
+    d.moved = true;
     this.render();
-    if (this.opts.onChange) this.opts.onChange(this.boxes, false);
+    this._changed(false);
   }
 
-  _up(e) {
+  _up() {
     if (!this.drag) return;
     const d = this.drag;
     this.drag = null;
@@ -114,7 +195,44 @@ class BoxEditor {
       this._clampMove(b);
     }
     this.render();
-    if ((d.moved || d.fresh) && this.opts.onChange) this.opts.onChange(this.boxes, true);
+    if (d.moved || d.fresh) this._changed(true);
+  }
+
+  // Keyboard edits of the selected crop; true when the key was used.
+  nudge(dx, dy) {
+    const b = this.boxes[this.selected];
+    if (!b) return false;
+    const step = Math.max(1, Math.round(this.unit()));
+    b.x += dx * step; b.y += dy * step;
+    this._clampMove(b);
+    this.render();
+    this._changed(true);
+    return true;
+  }
+
+  scaleSelected(factor) { // about the centre, ratio locked, kept in the photo
+    const b = this.boxes[this.selected];
+    if (!b) return false;
+    const r = ratioValue(b.ratio);
+    const cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+    const w = Math.max(this._minW(), Math.min(b.w * factor, this.W, this.H * r));
+    Object.assign(b, { w, h: w / r, x: cx - w / 2, y: cy - w / r / 2 });
+    this._clampMove(b);
+    this.render();
+    this._changed(true);
+    return true;
+  }
+
+  setRatio(i, ratio) { // another ratio for crop i: about its centre, its area kept where the photo allows
+    const b = this.boxes[i];
+    if (!b || b.ratio === ratio) return false;
+    const r = ratioValue(ratio), cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+    const w = Math.max(this._minW(), Math.min(Math.sqrt(b.w * b.h * r), this.W, this.H * r));
+    Object.assign(b, { ratio, w, h: w / r, x: cx - w / 2, y: cy - w / r / 2 });
+    this._clampMove(b);
+    this.render();
+    this._changed(true);
+    return true;
   }
 
   deleteSelected() {
@@ -122,62 +240,135 @@ class BoxEditor {
     this.boxes.splice(this.selected, 1);
     this.selected = -1;
     this.render();
-    if (this.opts.onChange) this.opts.onChange(this.boxes, true);
+    this._changed(true);
+    if (this.opts.onSelect) this.opts.onSelect(-1);
     return true;
+  }
+
+  // Arrow keys (Shift: x10), + and - (resize), Delete, Escape.  Returns true when handled.
+  keydown(e) {
+    if (this.opts.locked || e.ctrlKey || e.metaKey || e.altKey) return false;
+    const n = e.shiftKey ? 10 : 1;
+    const moves = { ArrowLeft: [-n, 0], ArrowRight: [n, 0], ArrowUp: [0, -n], ArrowDown: [0, n] };
+    if (moves[e.key]) return this.nudge(...moves[e.key]);
+    if (e.key === "+" || e.key === "=") return this.scaleSelected(1.03);
+    if (e.key === "-" || e.key === "_") return this.scaleSelected(1 / 1.03);
+    if (e.key === "Delete" || e.key === "Backspace") return this.deleteSelected();
+    if (e.key === "Escape" && this.selected >= 0) { this.select(-1); return true; }
+    return false;
   }
 
   render() {
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const u = this._unit();
+    const u = this.unit();
+    const coarse = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+    const stroke = { "vector-effect": "non-scaling-stroke" };
     for (const r of this.regions) {
-      el("rect", { x: r.x, y: r.y, width: r.w, height: r.h, class: "region", "stroke-width": 2 * u }, svg);
+      el("rect", { x: r.x, y: r.y, width: r.w, height: r.h, class: "region", "stroke-width": 2, ...stroke }, svg);
     }
     for (const f of this.faces) {
-      el("rect", { x: f.x, y: f.y, width: f.w, height: f.h, class: "face", "stroke-width": 2 * u,
-                   "stroke-dasharray": `${6 * u} ${4 * u}` }, svg);
+      el("rect", { x: f.x, y: f.y, width: f.w, height: f.h, class: "face", "stroke-width": 2,
+                   "stroke-dasharray": "6 4", ...stroke }, svg);
     }
+    const order = this.boxes.map((_, i) => i).filter((i) => i !== this.selected);
+    if (this.selected >= 0 && this.selected < this.boxes.length) order.push(this.selected);
+    for (const i of order) {
+      const b = this.boxes[i];
+      const colour = COLOURS[i % COLOURS.length];
+      const sel = i === this.selected;
+      const g = el("g", { class: "box" + (sel ? " selected" : "") }, svg);
+      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": sel ? 0.06 : 0.12,
+                   stroke: colour, "stroke-width": sel ? 4 : 2.5, "data-index": i, "data-role": "box",
+                   class: "crop-box", ...stroke }, g);
+      if (sel && this.drag) { // rule-of-thirds grid while the crop is dragged
+        for (const t of [1 / 3, 2 / 3]) {
+          el("line", { x1: b.x + b.w * t, y1: b.y, x2: b.x + b.w * t, y2: b.y + b.h, class: "thirds", ...stroke }, g);
+          el("line", { x1: b.x, y1: b.y + b.h * t, x2: b.x + b.w, y2: b.y + b.h * t, class: "thirds", ...stroke }, g);
+        }
+      }
+      if (sel && !this.opts.locked) {
+        const hs = (coarse ? 26 : 14) * u;
+        for (const [name, [fx, fy]] of Object.entries(HANDLES)) {
+          el("rect", { x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, width: hs, height: hs, fill: colour,
+                       stroke: "#000", "stroke-width": 1, "data-index": i, "data-handle": name, class: "handle",
+                       style: `cursor:${CURSORS[name]}`, ...stroke }, g);
+        }
+      }
+    }
+    // number tags above every crop: a crop under another can always be picked by its number
     this.boxes.forEach((b, i) => {
       const colour = COLOURS[i % COLOURS.length];
-      const g = el("g", { class: "box" + (i === this.selected ? " selected" : "") }, svg);
-      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": 0.12,
-                   stroke: colour, "stroke-width": (i === this.selected ? 4 : 3) * u,
-                   "data-index": i, "data-role": "box", class: "crop-box" }, g);
-      const tag = el("text", { x: b.x + 8 * u, y: b.y + 24 * u, "font-size": 20 * u, fill: colour,
-                               class: "box-tag" }, g);
-      tag.textContent = `${i + 1} · ${b.ratio}`;
-      const hs = 16 * u;
-      el("rect", { x: b.x + b.w - hs, y: b.y + b.h - hs, width: hs, height: hs, fill: colour,
-                   "data-index": i, "data-role": "handle", class: "handle" }, g);
+      const fs = 16 * u, pad = 4 * u;
+      const label = this.opts.locked ? `${i + 1}` : `${i + 1} · ${b.ratio}`;
+      const tw = (label.length * 0.62 * fs) + 2 * pad;
+      const tx = b.x + 6 * u, ty = b.y + 6 * u;
+      const g = el("g", { class: "tag" + (i === this.selected ? " selected" : "") }, svg);
+      el("rect", { x: tx, y: ty, width: tw, height: fs + 2 * pad, rx: 3 * u, fill: colour, "data-index": i,
+                   "data-role": "tag", class: "box-tag-bg" }, g);
+      const t = el("text", { x: tx + pad, y: ty + pad + fs * 0.82, "font-size": fs, class: "box-tag" }, g);
+      t.textContent = label;
     });
+    if (this.focus) {
+      const r = 9 * u;
+      el("circle", { cx: this.focus.x, cy: this.focus.y, r, class: "focus-mark", "stroke-width": 3, ...stroke }, svg);
+    }
   }
 }
 
 function thumbnail(img, box, W, height) {
-  // A canvas of `box` (source px) cut from the displayed copy `img` of a W-wide photo.
+  // A canvas of `box` (source px) cut from the displayed copy `img` of a W-wide photo, `height` CSS px
+  // tall, drawn at the screen's pixel density (sharp on 2x screens).
   const c = document.createElement("canvas");
   const s = img.naturalWidth / W;
-  c.height = height;
-  c.width = Math.max(1, Math.round(height * box.w / box.h));
+  const dpr = Math.min(window.devicePixelRatio || 1, 3);
+  const cssW = Math.max(1, Math.round(height * box.w / box.h));
+  c.width = Math.round(cssW * dpr);
+  c.height = Math.round(height * dpr);
+  c.style.width = `${cssW}px`;
+  c.style.height = `${height}px`;
   const ctx = c.getContext("2d");
   ctx.imageSmoothingQuality = "high";
   ctx.drawImage(img, box.x * s, box.y * s, box.w * s, box.h * s, 0, 0, c.width, c.height);
   return c;
 }
 
+// Undo/redo of one photo's boxes: every finished edit records the state before it.
+class History {
+  constructor(boxes, limit) { this.now = clone(boxes || []); this.past = []; this.future = []; this.limit = limit || 200; }
+  record(boxes) { // after an edit: `boxes` is the new state
+    const next = clone(boxes);
+    if (JSON.stringify(next) === JSON.stringify(this.now)) return false;
+    this.past.push(this.now);
+    if (this.past.length > this.limit) this.past.shift();
+    this.now = next;
+    this.future = [];
+    return true;
+  }
+  undo() { if (!this.past.length) return null; this.future.push(this.now); this.now = this.past.pop(); return clone(this.now); }
+  redo() { if (!this.future.length) return null; this.past.push(this.now); this.now = this.future.pop(); return clone(this.now); }
+}
+
+function clone(boxes) { return (boxes || []).map((b) => ({ ...b })); }
+
+class ApiError extends Error {
+  constructor(message, status, field) { super(message); this.status = status; this.field = field || ""; }
+}
+
 async function api(method, url, body) {
-  const init = { method, headers: {} };
+  const init = { method, headers: {}, credentials: "same-origin" };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   const r = await fetch(url, init);
   if (!r.ok) {
-    let msg = `${r.status} ${r.statusText}`;
+    let msg = `${r.status} ${r.statusText}`, field = "";
     try {
       const j = await r.json();
+      field = j.field || "";
       msg = typeof j.detail === "string" ? j.detail
         : (j.detail || []).map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
     } catch (_) { /* not JSON */ }
-    throw new Error(msg);
+    throw new ApiError(msg, r.status, field);
   }
   return r;
 }

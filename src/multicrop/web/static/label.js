@@ -2,7 +2,8 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const st = { kTouched: false, items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null };
+const st = { kTouched: false, items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null,
+             history: new History([]) };
 
 function message(text) {
   const d = document.createElement("div");
@@ -15,7 +16,7 @@ function message(text) {
 const editor = new BoxEditor($("overlay"), {
   draw: true,
   drawRatio: () => $("ratio").value,
-  onChange: (boxes, final) => { if (final) { describe(); save(); } },
+  onChange: (boxes, final) => { if (final) { st.history.record(boxes); describe(); save(); } },
 });
 
 function metadata() {
@@ -34,10 +35,13 @@ function renderItems() {
   const nav = $("items");
   nav.innerHTML = "";
   st.items.forEach((it, i) => {
-    const d = document.createElement("div");
+    const d = document.createElement("button");
+    d.type = "button";
     d.className = "item" + (it.labelled ? " done" : "") + (i === st.index ? " active" : "");
     d.textContent = it.name;
     d.title = it.file;
+    d.setAttribute("aria-label", `${it.file}${it.labelled ? ", labelled" : ""}`);
+    if (i === st.index) d.setAttribute("aria-current", "true");
     d.onclick = () => open(i);
     nav.appendChild(d);
   });
@@ -81,6 +85,7 @@ async function open(i) {
   editor.setSize(item.width, item.height);
   editor.selected = -1;
   editor.setBoxes(item.boxes);
+  st.history = new History(item.boxes);
   $("photo").src = `/api/label/items/${encodeURIComponent(name)}/image`;
   const f = $("meta");
   f.k.value = item.metadata.k || "";
@@ -98,6 +103,7 @@ async function suggest() {
   try {
     const r = await (await api("POST", `/api/label/items/${encodeURIComponent(st.item.name)}/suggest`, { k })).json();
     editor.setBoxes(r.boxes);
+    st.history.record(r.boxes);
     $("status").textContent = `${r.boxes.length} suggested crops: adjust them, delete the wrong ones`;
     save();
   } catch (e) { $("status").textContent = ""; message(e.message); }
@@ -119,8 +125,17 @@ function toggleOrientation() {
     Object.assign(b, { ratio: other, w, h, x: Math.min(Math.max(cx - w / 2, 0), editor.W - w),
                        y: Math.min(Math.max(cy - h / 2, 0), editor.H - h) });
     editor.render();
+    st.history.record(editor.boxes);
     save();
   }
+}
+
+function undoRedo(redo) {
+  const b = redo ? st.history.redo() : st.history.undo();
+  if (!b) return;
+  editor.setBoxes(b, -1);
+  describe();
+  save();
 }
 
 async function init() {
@@ -133,11 +148,18 @@ async function init() {
   $("next").onclick = () => open(st.index + 1);
   $("suggest").onclick = suggest;
   $("delete").onclick = () => editor.deleteSelected();
+  $("undo").onclick = () => undoRedo(false);
+  $("redo").onclick = () => undoRedo(true);
   $("meta").k.oninput = () => { st.kTouched = true; };
   $("meta").oninput = () => { clearTimeout(st.timer); st.timer = setTimeout(save, 400); };
   document.addEventListener("keydown", (e) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     const k = e.key.toLowerCase();
+    if ((e.ctrlKey || e.metaKey) && (k === "z" || k === "y")) { undoRedo(k === "y" || e.shiftKey); e.preventDefault(); return; }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    // with a box selected, the arrows move it (Shift: x10), + and - resize it, Esc lets it go
+    if (editor.selected >= 0 && editor.keydown(e)) { e.preventDefault(); return; }
+    if (e.target.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
     if (k === "n" || e.key === "ArrowRight") open(st.index + 1);
     else if (k === "p" || e.key === "ArrowLeft") open(st.index - 1);
     else if (k === "o") toggleOrientation();
