@@ -94,6 +94,10 @@ def test_subject_classes_sizes_and_street_objects():
     # crop 2 holds the dog whole at 8 % of the frame: covered and featured
     assert (m.n_prominent, m.covered, m.featured) == (1, 1, 1)
     assert m.n_objects_large == 3 and m.qualifies  # dog, person, traffic light are >= 3 % of the frame
+    # plain Python numbers throughout (the summary is written as JSON)
+    counts = (m.n_prominent, m.covered, m.featured, m.person_cut, m.subject_cut, m.empty, m.n_objects_large)
+    assert all(type(v) is int for v in counts)
+    assert all(type(v) is bool for o in m.objects for v in (o.subject, o.prominent, o.counted, o.covered))
 
 
 def test_street_objects_count_when_the_rules_say_so():

@@ -8,7 +8,14 @@ import json
 from PIL import Image
 
 from multicrop.datasets.outlines import load_outlines
-from multicrop.evaluation.subjects import PhotoResult, SubjectRules, SubjectsRun, measure_photo, methods_for
+from multicrop.evaluation.subjects import (
+    PhotoResult,
+    SubjectRules,
+    SubjectsRun,
+    measure_photo,
+    methods_for,
+    remeasure,
+)
 from multicrop.evaluation.subjects.preview import TILE, worst_results
 from multicrop.evaluation.subjects.report import summary_dict, summary_table, write_report
 from multicrop.geometry import Box
@@ -78,3 +85,14 @@ def test_report_files(outlined, tmp_path):
         top = (TILE - round(160 * s)) // 2
         assert px[int(120 * s), top + 1] == (230, 30, 30)
     assert write_report(run, tmp_path / "none", worst=0).keys() == {"csv", "json", "markdown"}
+
+
+def test_remeasure_counts_the_same_crops_under_other_rules(outlined):
+    run = _run(outlined)
+    narrow = remeasure(run, SubjectRules(slice_max=0.4))  # holding half a person is no longer a cut
+    assert run.summary("direct k=2").person_cut.n == 1 and narrow.summary("direct k=2").person_cut.n == 0
+    assert [r.boxes for r in narrow.results] == [r.boxes for r in run.results]
+    assert narrow.results[-1].failure == "smartcrop failed here"
+    # the photo filter is applied again, among the photos cropped
+    assert remeasure(run, SubjectRules(photo_min_objects=3)).qualifying == ()
+    assert remeasure(run, SubjectRules()).summary("direct k=2") == run.summary("direct k=2")

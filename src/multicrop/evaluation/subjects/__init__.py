@@ -8,7 +8,7 @@ is the command; docs/subjects-benchmark.md says what each number means.
 """
 
 from .metrics import SUBJECTS_METRIC_VERSION, PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
-from .run import PEERS, PhotoResult, SubjectsMethod, SubjectsRun, methods_for, run_subjects
+from .run import PEERS, PhotoResult, SubjectsMethod, SubjectsRun, methods_for, remeasure, run_subjects
 
 __all__ = [
     "SUBJECTS_METRIC_VERSION",
@@ -23,4 +23,5 @@ __all__ = [
     "SubjectsRun",
     "methods_for",
     "run_subjects",
+    "remeasure",
 ]

@@ -362,9 +362,9 @@ def measure_photo(
     held = held_shares(masks, boxes)
     person, subject_ids, cut_ids = set(rules.person_ids), set(rules.subject_ids), set(rules.cut_ids)
 
-    subject = [not crowd[i] and cats[i] in subject_ids and rules.subject_min <= shares[i] <= rules.subject_max
+    subject = [bool(not crowd[i] and cats[i] in subject_ids and rules.subject_min <= shares[i] <= rules.subject_max)
                for i in range(n)]
-    prominent = [subject[i] and shares[i] >= rules.prominent_min for i in range(n)]
+    prominent = [bool(subject[i] and shares[i] >= rules.prominent_min) for i in range(n)]
     counted = [prominent[i] and cats[i] in cut_ids for i in range(n)]
     crop_share = []
     crops = []
@@ -373,9 +373,9 @@ def measure_photo(
         share = (x1 - x0) * (y1 - y0) / frame
         crop_share.append(share)
         slices = [i for i in range(n) if subject[i] and rules.slice_min <= held[i, j] <= rules.slice_max]
-        empty = not any(shares[i] > rules.object_min and held[i, j] >= rules.hold_min for i in range(n))
+        empty = not any(bool(shares[i] > rules.object_min and held[i, j] >= rules.hold_min) for i in range(n))
         crops.append(CropVerdict(
-            box=b, share=share,
+            box=b, share=float(share),
             sliced=tuple(i for i in slices if cats[i] in cut_ids),
             person_cut=any(cats[i] in person for i in slices),
             subject_cut=any(cats[i] in cut_ids for i in slices),
@@ -383,14 +383,14 @@ def measure_photo(
         ))
     objects = []
     for i in range(n):
-        whole = [held[i, j] >= rules.whole for j in range(len(boxes))]
+        whole = [bool(held[i, j] >= rules.whole) for j in range(len(boxes))]
         objects.append(ObjectVerdict(
             index=i, category=cats[i], share=float(shares[i]), subject=subject[i], prominent=prominent[i],
             counted=counted[i], held=tuple(float(v) for v in held[i]),
             covered=counted[i] and any(whole),
             featured=counted[i] and any(w and crop_share[j] <= rules.zoom_max for j, w in enumerate(whole)),
         ))
-    large = int(sum(s >= rules.photo_object_min for s in shares))
+    large = int(sum(bool(s >= rules.photo_object_min) for s in shares))
     return PhotoMeasures(size=(W, H), n_objects_large=large, qualifies=large >= rules.photo_min_objects,
                          crops=tuple(crops), objects=tuple(objects))
 
@@ -407,6 +407,10 @@ class Tally:
 
     n: int
     of: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", int(self.n))
+        object.__setattr__(self, "of", int(self.of))
 
     @property
     def share(self) -> float:

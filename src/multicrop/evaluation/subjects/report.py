@@ -100,10 +100,9 @@ def write_report(run: SubjectsRun, out_dir: str | Path, *, worst: int = 12) -> d
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    summary = summary_dict(run)
+    paths["csv"] = write_csv(run, out / "photos.csv")  # first: the crops themselves
     paths["json"] = out / "summary.json"
-    paths["json"].write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    paths["csv"] = write_csv(run, out / "photos.csv")
+    paths["json"].write_text(json.dumps(summary_dict(run), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     grids = []
     if worst > 0:
         for m in run.methods:

@@ -23,7 +23,7 @@ from ...errors import InvalidParameterError, MulticropError
 from ...geometry import ONE_RATIO_PRESETS, Box, Ratio, parse_ratios
 from .metrics import PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
 
-__all__ = ["PEERS", "SubjectsMethod", "PhotoResult", "SubjectsRun", "methods_for", "run_subjects"]
+__all__ = ["PEERS", "SubjectsMethod", "PhotoResult", "SubjectsRun", "methods_for", "run_subjects", "remeasure"]
 
 #: Single-crop peers (names in :data:`multicrop.evaluation.carousel.methods.METHODS`).
 PEERS: tuple[str, ...] = ("smartcrop", "vips")
@@ -291,3 +291,32 @@ def run_subjects(
             progress(photo.id)
     return SubjectsRun(str(outlines.root), outlines.format, methods, rules, tuple(results), tuple(qualifying),
                        all_photos, photos)
+
+
+def remeasure(run: SubjectsRun, rules: SubjectRules) -> SubjectsRun:
+    """The same crops counted under other rules (no photo is cropped again).
+
+    The photo filter is applied again with ``rules`` too, but only among
+    the photos ``run`` cropped: a photo it left out stays out.
+
+    Examples
+    --------
+    Counting street objects as cut classes, or holding whole at 95 %::
+
+        strict = remeasure(run, dataclasses.replace(run.rules, whole=0.95))
+    """
+    masks = {pid: (p.masks(), p.categories, tuple(o.crowd for o in p.objects)) for pid, p in run.photos.items()}
+    results = []
+    qualifying = []
+    for pid, (m, cats, crowd) in masks.items():
+        if measure_photo(m, cats, (), rules=rules, crowd=crowd).qualifies:
+            qualifying.append(pid)
+    for r in run.results:
+        if r.measures is None:
+            results.append(r)
+            continue
+        m, cats, crowd = masks[r.photo]
+        results.append(PhotoResult(r.photo, r.method, r.boxes, measure_photo(m, cats, r.boxes, rules=rules,
+                                                                             crowd=crowd), None, r.seconds))
+    return SubjectsRun(run.dataset, run.format, run.methods, rules, tuple(results), tuple(sorted(qualifying)),
+                       run.all_photos, run.photos)
