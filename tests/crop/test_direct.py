@@ -35,6 +35,11 @@ def _held(box, sal, blob_mask):
     return float((sal * (blob_mask & inside)).sum() / (sal * blob_mask).sum())
 
 
+def _notes(sel):
+    """The selection's notes without the one on crops under 1,080 px (every synthetic photo here is small)."""
+    return tuple(n for n in sel.notes if "1080 px on the long side" not in n)
+
+
 def _masks(sal):
     blobs, labels = salient_blobs(sal)
     return [labels == b.label for b in blobs]
@@ -59,7 +64,7 @@ def test_blobs_found_apart_even_when_their_extents_overlap(overlapping):
 @pytest.mark.parametrize("k", [2, "auto"])
 def test_two_subjects_overlapping_in_x_and_y_get_one_whole_crop_each(overlapping, k):
     sel, _ = _select(overlapping, k)
-    assert len(sel.crops) == 2 and sel.notes == ()
+    assert len(sel.crops) == 2 and _notes(sel) == ()
     masks = _masks(overlapping)
     held = np.array([[_held(c.box, overlapping, m) for m in masks] for c in sel.crops])
     # each crop holds its own subject whole and at most a little of the other
@@ -96,7 +101,7 @@ def test_one_subject_with_k5_writes_one_crop_and_says_so():
     _ellipse(sal, 225, 150, 60, 80)
     sel, _ = _select(sal, 5)
     assert len(sel.crops) == 1 and sel.n_distinct == 1
-    assert sel.notes == ("this photo has 1 distinct subject; wrote 1 crop, asked for 5",)
+    assert _notes(sel) == ("this photo has 1 distinct subject; wrote 1 crop, asked for 5",)
     forced, _ = _select(sal, 5, force_k=True)
     assert len(forced.crops) == 5 and forced.n_distinct == 1
     assert "force_k" in forced.notes[0] and "4 showing no new subject" in forced.notes[0]
@@ -135,7 +140,7 @@ def test_no_crop_cuts_a_face():
 
 def test_empty_saliency_still_gives_one_crop_and_a_note():
     sel, _ = _select(np.zeros((200, 300), np.float32), "auto")
-    assert len(sel.crops) == 1 and "no salient subject" in sel.notes[0]
+    assert len(sel.crops) == 1 and sel.notes[0].startswith("no subject found")
 
 
 def test_config_validation():

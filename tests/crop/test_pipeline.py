@@ -129,9 +129,9 @@ def test_very_wide_photo_uses_sliding_windows():
 
 
 def _with_saliency(monkeypatch, sal):
-    import multicrop.crop.pipeline as pipeline
+    import multicrop.crop.analysis as analysis
 
-    monkeypatch.setattr(pipeline, "compute_saliency", lambda image, method, threads=None: sal)
+    monkeypatch.setattr(analysis, "compute_saliency", lambda image, method, threads=None: sal)
 
 
 def _scene(shape, rects):

@@ -182,13 +182,14 @@ def _check_crops(result: Any, path: Path) -> None:
             f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
 
 
-def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None) -> Any:
+def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None,
+             focus: Any = None) -> Any:
     """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
     from ..crop import pipeline
 
     try:
         result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
-                                     shortlist=judge.shortlist if judge else 1)
+                                     shortlist=judge.shortlist if judge else 1, focus=focus)
         _check_crops(result, path)
         if result.failure and strict:
             raise MulticropError(f"partition failure: {result.failure}")
@@ -211,6 +212,35 @@ def _k_option(value: str | None) -> int | str | None:
     if k < 1:
         raise InvalidParameterError(f"--k must be a positive integer or auto, got {value!r}")
     return k
+
+
+def _focus_option(value: str | None) -> Any:
+    """``--focus``: ``X,Y`` or ``X,Y,W,H`` in source pixels, as a Box."""
+    if value is None:
+        return None
+    from ..crop.analysis import parse_focus
+
+    try:
+        return parse_focus(value)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"--focus: {exc}") from None
+
+
+def _detectors_option(value: str | None) -> tuple[str, ...] | None:
+    """``--detectors``: a comma list of registered detector names, or ``none``."""
+    if value is None:
+        return None
+    if value.strip().lower() in ("none", ""):
+        return ()
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    from ..detectors import DETECTORS
+
+    for n in names:
+        try:
+            DETECTORS.get(n)
+        except MulticropError as exc:
+            raise InvalidParameterError(f"--detectors: {exc}") from None
+    return names
 
 
 def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
@@ -311,6 +341,12 @@ def crop(
     judge_store: Path | None = typer.Option(
         None, "--judge-store", help="With --judge: the call store (SQLite); a rerun over it makes no new call "
                                     "(default: a temporary store per photo)."),
+    focus: str | None = typer.Option(
+        None, "--focus", help="X,Y or X,Y,W,H in source pixels: a point or region one crop must hold (strategy "
+                              "direct); the record says it was given."),
+    detectors: str | None = typer.Option(
+        None, "--detectors", help="Comma list of detectors whose subjects crops are built on, or none "
+                                  "(default: all shipped; see docs/cropping.md)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
     from ..crop.config import CropConfig, OutputConfig
@@ -323,10 +359,11 @@ def crop(
     else:
         crop_base, out_base, write_base = CropConfig(), OutputConfig(), {}
     ratios = _ratios(ratio, preset)
+    focus_box = _focus_option(focus)
     crop_cfg, out_cfg = _settings(
         (crop_base, out_base),
         _given(k=_k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
-               force_k=force_k or None, one_ratio=one_ratio),
+               force_k=force_k or None, one_ratio=one_ratio, detectors=_detectors_option(detectors)),
         _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
     write_settings = {**write_base, **_given(lossless=lossless, keep_metadata=keep_metadata or None)}
@@ -361,7 +398,7 @@ def crop(
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker)
+            result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
             if pending is not None:
                 failed += not pending.result()
                 advance()

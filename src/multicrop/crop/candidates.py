@@ -153,13 +153,17 @@ def candidate_boxes(region: Box, ratio: Ratio | float, *, config: CandidateConfi
 
 
 def subject_windows(subject: Box, ratio: Ratio | float, *, bounds: Box,
-                    config: CandidateConfig | None = None) -> list[Box]:
-    """Crops of ``ratio`` that frame ``subject`` as a photographer would.
+                    config: CandidateConfig | None = None, fills: tuple[float, ...] | None = None,
+                    placements: tuple[float, ...] = (0.5,)) -> list[Box]:
+    """Crops of ``ratio`` that frame ``subject`` as a photographer would (the one framing generator).
 
-    For each fill in ``config.subject_fills`` the crop is sized so that the
-    subject spans that fraction of it along its limiting side, then centred
-    on the subject and moved to lie in ``bounds`` (no larger than the
-    largest box of ``ratio`` inside it).
+    For each fill (``fills``, default ``config.subject_fills``) the crop is
+    sized so that the subject spans that fraction of it along its limiting
+    side; the subject's centre is placed at each of ``placements`` of the
+    crop along each axis (0.5: centred; 1/3 and 2/3: on a third), and the
+    crop moved to lie in ``bounds`` (no larger than the largest box of
+    ``ratio`` inside it).  ``partition`` centres its framings, ``direct``
+    also puts them on the thirds.
     These may reach past the subject's partition region: overlapping crops are
     normal in multi-crop sets (91 of the 251 ground-truth pairs of Carousel
     overlap).
@@ -179,11 +183,13 @@ def subject_windows(subject: Box, ratio: Ratio | float, *, bounds: Box,
     cx, cy = subject.center
     largest = fit_ratio_box(bounds, r)
     out = []
-    for f in cfg.subject_fills:
+    for f in cfg.subject_fills if fills is None else fills:
         w = max(subject.w / f, subject.h * r / f)
         w = min(w, largest.w)
         h = w / r
-        x = min(max(cx - w / 2, bounds.x), bounds.x2 - w)
-        y = min(max(cy - h / 2, bounds.y), bounds.y2 - h)
-        out.append(Box(float(x), float(y), float(w), float(h)))
+        for px in placements:
+            for py in placements:
+                x = min(max(cx - px * w, bounds.x), bounds.x2 - w)
+                y = min(max(cy - py * h, bounds.y), bounds.y2 - h)
+                out.append(Box(float(x), float(y), float(w), float(h)))
     return _dedupe(out)

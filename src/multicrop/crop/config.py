@@ -41,6 +41,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..detectors import DEFAULT_DETECTORS as _DETECTORS_DEFAULT
 from ..errors import InvalidParameterError
 from ..geometry import ONE_RATIO_PRESETS, RATIO_PRESETS, Ratio, parse_ratios
 from ..hashing import canonical_json
@@ -60,6 +61,7 @@ __all__ = [
     "CompositionWeights",
     "DirectConfig",
     "AUTO_K",
+    "DEFAULT_DETECTORS",
     "CropConfig",
     "OutputConfig",
 ]
@@ -67,6 +69,10 @@ __all__ = [
 #: Selection strategies: per-partition best crop, top-k over the whole image with NMS, or
 #: direct multi-target selection (:mod:`multicrop.crop.direct`, the only one with ``k="auto"``).
 STRATEGIES = ("partition", "topk", "direct")
+
+#: Detectors run by default: COCO objects (NanoDet), faces (YuNet), people's pose and mask
+#: (those of them this installation ships; :data:`multicrop.detectors.DEFAULT_DETECTORS`).
+DEFAULT_DETECTORS = _DETECTORS_DEFAULT
 
 #: ``k="auto"``: the ``direct`` strategy decides how many crops the photo supports.
 AUTO_K = "auto"
@@ -281,7 +287,12 @@ class CropConfig(Serializable):
     saliency : str
         Registered saliency backend (``multicrop saliency list``).
     faces : bool
-        Detect faces (YuNet) and raise their saliency so crops keep them whole.
+        Run the face detector (YuNet) when ``detectors`` names it; false
+        drops it (kept for the ``--no-faces`` option and older configs).
+    detectors : tuple of str
+        Registered detectors (:mod:`multicrop.detectors`) whose people,
+        animals, vehicles, objects and faces become subjects; ``()`` for
+        saliency alone.  Their versions enter every record.
     analysis_max_side : int
         Long side of the reduced copy analysed (crops are cut at full size).
     scorer : str
@@ -310,6 +321,7 @@ class CropConfig(Serializable):
     one_ratio: bool | None = None
     saliency: str = "u2netp"
     faces: bool = True
+    detectors: tuple[str, ...] = DEFAULT_DETECTORS
     analysis_max_side: int = 1024
     scorer: str = "composition"
     nms_iou: float = 0.3
@@ -339,6 +351,12 @@ class CropConfig(Serializable):
         _check_bool(self, "force_k")
         _check_bool(self, "one_ratio")
         _check_bool(self, "faces")
+        dets = (self.detectors,) if isinstance(self.detectors, str) else self.detectors
+        if not isinstance(dets, (tuple, list)) or any(not isinstance(n, str) or not n for n in dets):
+            raise InvalidParameterError(f"detectors must be a tuple of detector names, got {self.detectors!r}")
+        if len(set(dets)) != len(dets):
+            raise InvalidParameterError(f"detectors must not repeat a name, got {self.detectors!r}")
+        object.__setattr__(self, "detectors", tuple(dets))
         for name in ("analysis_max_side", "min_crop_side"):
             _check_positive_int(self, name)
         if self.analysis_max_side < 64:
@@ -354,6 +372,11 @@ class CropConfig(Serializable):
     def replace(self, **changes: Any) -> CropConfig:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
+
+    @property
+    def active_detectors(self) -> tuple[str, ...]:
+        """The detectors run: ``detectors`` without YuNet when ``faces`` is off."""
+        return tuple(n for n in self.detectors if self.faces or n != "yunet")
 
     @property
     def min_k(self) -> int:

@@ -59,7 +59,6 @@ References
 .. [2] G. L. Nemhauser, L. A. Wolsey and M. L. Fisher, "An analysis of
    approximations for maximizing submodular set functions", 1978 (greedy).
 """
-
 from __future__ import annotations
 
 import dataclasses
@@ -70,63 +69,69 @@ import numpy as np
 
 from ..geometry import Box, Ratio, fit_ratio_box, iou_matrix
 from ..measures import box_sums, summed_area_table
-from .candidates import grid_anchors, sliding_windows
+from .candidates import grid_anchors, sliding_windows, subject_windows
 from .config import CropConfig, DirectConfig
 from .scoring.base import ScoredCrop, Scorer, ScoringContext
-from .subjects import Blob, salient_blobs
+from .subjects import Subject, facing, find_subjects, portrait_lines, salient_blobs
 
-__all__ = ["DIRECT_VERSION", "Blob", "DirectSelection", "salient_blobs", "direct_pool", "select_direct"]
+__all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", "select_direct"]
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
 #: direct-3: weak subjects (thin or low-contrast, barely marked by the saliency model) are blobs too;
 #: a crop in the photo's own orientation gains ``photo_orientation``; no crop under ``min_crop_share``.
-DIRECT_VERSION = "direct-3"
+#: direct-4: subjects from detectors (people, animals, vehicles, objects; overlapping bodies grouped),
+#: saliency and the user's focus; no body sliced or left as a sliver, every crop with a main subject
+#: of its own, headroom and lead room, crops of 1,080 px where the photo allows.
+DIRECT_VERSION = "direct-4"
 
 
 @dataclass(frozen=True)
 class DirectSelection:
-    """Chosen crops (analysis pixels, in selection order), their gains, the blobs and notes."""
+    """Chosen crops (analysis pixels, in selection order), their gains, main subjects and notes."""
 
     crops: tuple[ScoredCrop, ...]
     gains: tuple[float, ...]
-    blobs: tuple[Blob, ...]
+    subjects: tuple[Subject, ...]
     n_distinct: int
     notes: tuple[str, ...]
     #: Per chosen crop, alternatives framing the same subject (the chosen crop
     #: first); see :func:`select_direct`'s ``shortlist``.
     shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
+    #: Per chosen crop, the index into ``subjects`` of its main subject (-1: none).
+    mains: tuple[int, ...] = ()
 
 
-def _framings(blob: Box, ratio: float, bounds: Box, cfg: DirectConfig) -> list[Box]:
-    """Crops of ``ratio`` in which ``blob`` spans each of ``cfg.fills``, centred or on a third."""
-    largest = fit_ratio_box(bounds, ratio)
-    cx, cy = blob.center
-    out = []
-    for f in cfg.fills:
-        w = min(max(blob.w / f, blob.h * ratio / f), largest.w)
-        h = w / ratio
-        for px in cfg.placements:
-            for py in cfg.placements:
-                x = min(max(cx - px * w, bounds.x), bounds.x2 - w)
-                y = min(max(cy - py * h, bounds.y), bounds.y2 - h)
-                out.append(Box(float(x), float(y), float(w), float(h)))
-    return out
+def min_long_side(bounds: Box, ratio: Ratio, config: CropConfig, scale: float) -> float:
+    """Shortest allowed long side (analysis pixels) of a crop of ``ratio``.
+
+    At least ``min_crop_share`` of the photo's long side; and, where the
+    photo is large enough that a crop of ``platform_side`` source pixels is
+    at most ``platform_share`` of its long side, at least ``platform_side``
+    (platforms show narrower crops upscaled).  Never more than the largest
+    crop of the ratio.
+    """
+    d = config.direct
+    largest = fit_ratio_box(bounds, ratio.value)
+    long = max(bounds.w, bounds.h)
+    need = d.min_crop_share * long
+    if d.platform_side and long * scale * d.platform_share >= d.platform_side:
+        need = max(need, d.platform_side / scale)
+    return min(need, max(largest.w, largest.h))
 
 
-def direct_pool(bounds: Box, blobs: list[Blob], ratios: tuple[Ratio, ...], config: CropConfig,
-                min_side: float) -> list[tuple[Box, Ratio]]:
-    """Every candidate ``(box, ratio)``: windows and anchors over ``bounds``, framings of each blob."""
+def direct_pool(bounds: Box, subjects: tuple[Subject, ...] | list[Subject], ratios: tuple[Ratio, ...],
+                config: CropConfig, min_side: float, *, scale: float = 1.0) -> list[tuple[Box, Ratio]]:
+    """Every candidate ``(box, ratio)``: windows and anchors over ``bounds``, framings of each subject."""
     d, cand = config.direct, config.candidates
     windows = dataclasses.replace(cand, window_stride=d.window_stride, window_scales=d.window_scales)
     out: list[tuple[Box, Ratio]] = []
     for ratio in ratios:
-        largest = fit_ratio_box(bounds, ratio.value)
-        min_long = min(d.min_crop_share * max(bounds.w, bounds.h), max(largest.w, largest.h))
+        min_long = min_long_side(bounds, ratio, config, scale)
         boxes = sliding_windows(bounds, ratio, config=windows)
         boxes += grid_anchors(bounds, ratio, config=cand)
-        for b in blobs:
-            boxes += _framings(b.box, ratio.value, bounds, d)
+        for s in subjects:
+            boxes += subject_windows(s.box, ratio, bounds=bounds, fills=d.fills, placements=d.placements)
         seen = set()
         for box in boxes:
             key = tuple(round(v, 1) for v in box.corners())
@@ -136,57 +141,143 @@ def direct_pool(bounds: Box, blobs: list[Blob], ratios: tuple[Ratio, ...], confi
     return out
 
 
-def _shares(ctx: ScoringContext, boxes: list[Box], sal: np.ndarray, labels: np.ndarray,
-            blobs: list[Blob]) -> np.ndarray:
-    """``shares[i, j]``: the share of blob j's saliency inside box i."""
+def _box_shares(C: np.ndarray, box: Box) -> np.ndarray:
+    """Share of ``box``'s area inside each crop (corners ``C``, shape (n, 4))."""
+    iw = np.clip(np.minimum(C[:, 2], box.x2) - np.maximum(C[:, 0], box.x), 0, None)
+    ih = np.clip(np.minimum(C[:, 3], box.y2) - np.maximum(C[:, 1], box.y), 0, None)
+    return iw * ih / max(box.area, 1e-9)
+
+
+def _shares(ctx: ScoringContext, boxes: list[Box], subjects: list[Subject]) -> np.ndarray:
+    """``shares[i, j]``: the share of subject j inside box i (its weight map, else its box or members' boxes)."""
+    C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
     x1, y1, x2, y2 = ctx.int_corners(boxes)
-    out = np.zeros((len(boxes), len(blobs)))
-    for j, b in enumerate(blobs):
-        sat = summed_area_table(np.where(labels == b.label, sal, 0.0))
-        out[:, j] = box_sums(sat, x1, y1, x2, y2) / max(b.mass, 1e-9)
+    out = np.zeros((len(boxes), len(subjects)))
+    for j, s in enumerate(subjects):
+        if s.weight is not None:
+            total = float(s.weight.sum())
+            out[:, j] = box_sums(summed_area_table(s.weight.astype(np.float64)), x1, y1, x2, y2) / max(total, 1e-9)
+        elif s.members:
+            areas = np.array([m.box.area for m in s.members])
+            held = np.stack([_box_shares(C, m.box) for m in s.members], axis=1)
+            out[:, j] = (held * areas[None, :]).sum(1) / max(areas.sum(), 1e-9)
+        else:
+            out[:, j] = _box_shares(C, s.box)
     return np.clip(out, 0, 1)
 
 
+def _portrait_ok(C: np.ndarray, person: Subject, bounds: Box) -> np.ndarray:
+    """Crops that cut ``person`` as a portrait: head and full width held, bottom edge on a portrait line."""
+    b = person.box
+    lines = portrait_lines(person) if person.kind == "person" else ()
+    if not lines:
+        return np.zeros(len(C), bool)
+    head = (C[:, 1] <= b.y + 1e-6) | (C[:, 1] <= bounds.y + 0.5)
+    width = (np.minimum(C[:, 2], b.x2) - np.maximum(C[:, 0], b.x)) / max(b.w, 1e-9) >= 0.9
+    bottom = np.zeros(len(C), bool)
+    for lo, hi in lines:
+        bottom |= (C[:, 3] >= lo) & (C[:, 3] <= hi)
+    return head & width & bottom
+
+
+def _body_cuts(ctx: ScoringContext, boxes: list[Box], C: np.ndarray, bodies: list[Subject], bounds: Box,
+                      d: DirectConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per crop: bodies sliced (held by more than ``out_share`` and less than ``whole_share``, by mask
+    where a body has one) and, of those, the ones cut at a portrait line (allowed only where nothing
+    better exists)."""
+    n = len(C)
+    cut = np.zeros(n)
+    portrait = np.zeros(n)
+    x1, y1, x2, y2 = ctx.int_corners(boxes)
+    for body in bodies:
+        if body.weight is not None:
+            s = box_sums(summed_area_table(body.weight.astype(np.float64)), x1, y1, x2, y2) / max(
+                float(body.weight.sum()), 1e-9)
+        else:
+            s = _box_shares(C, body.box)
+        sliced = (s > d.out_share) & (s < d.body_whole)
+        ok = _portrait_ok(C, body, bounds) & sliced
+        cut += sliced & ~ok
+        portrait += ok
+    return cut, portrait
+
+
 def _quality(ctx: ScoringContext, scorer: Scorer, pool: list[tuple[Box, Ratio]], main: np.ndarray,
-             blobs: list[Blob]) -> tuple[list[ScoredCrop], np.ndarray]:
-    """Each candidate scored as a framing of its main blob; ``face_cut`` parts as an array."""
+             subjects: list[Subject]) -> tuple[list[ScoredCrop], np.ndarray]:
+    """Each candidate scored as a framing of its main subject; ``face_cut`` parts as an array."""
     scored: list[ScoredCrop | None] = [None] * len(pool)
     groups: dict[tuple[int, Ratio], list[int]] = {}
     for i, (_, r) in enumerate(pool):
         groups.setdefault((int(main[i]), r), []).append(i)
     for (j, r), idx in groups.items():
-        crops = scorer.score(ctx, [pool[i][0] for i in idx], ratio=r, subject=blobs[j].box)
+        crops = scorer.score(ctx, [pool[i][0] for i in idx], ratio=r, subject=subjects[j].box)
         for i, c in zip(idx, crops):
             scored[i] = c
     face_cut = np.array([c.parts.get("face_cut", 0.0) for c in scored])  # type: ignore[union-attr]
     return scored, face_cut  # type: ignore[return-value]
 
 
-def _aspect_fit(pool: list[tuple[Box, Ratio]], main: np.ndarray, blobs: list[Blob], sigma: float) -> np.ndarray:
-    """How well each crop's ratio suits its main blob's own extent (1: the blob's aspect)."""
-    blob_aspect = np.array([max(b.box.w, 1.0) / max(b.box.h, 1.0) for b in blobs])
+def _aspect_fit(pool: list[tuple[Box, Ratio]], main: np.ndarray, subjects: list[Subject], sigma: float) -> np.ndarray:
+    """How well each crop's ratio suits its main subject's own extent (1: the subject's aspect)."""
+    aspect = np.array([max(s.box.w, 1.0) / max(s.box.h, 1.0) for s in subjects])
     crop_aspect = np.array([r.value for _, r in pool])
-    return np.exp(-np.log(crop_aspect / blob_aspect[main]) ** 2 / (2 * sigma ** 2))
+    return np.exp(-np.log(crop_aspect / aspect[main]) ** 2 / (2 * sigma ** 2))
 
 
-def _valid(shares: np.ndarray, main: np.ndarray, face_cut: np.ndarray, d: DirectConfig) -> np.ndarray:
-    """Hard constraints, relaxed per blob only where no candidate of that blob meets them."""
+def _people_terms(C: np.ndarray, main: np.ndarray, subjects: list[Subject], d: DirectConfig) -> np.ndarray:
+    """Headroom and lead room of each crop's main subject (people only), as a quality change.
+
+    Headroom: a head touching the crop's top edge (less than ``min_headroom``
+    of the crop's height above the highest head, unless the photo ends
+    there) loses ``headroom_weight``.  Lead room: a single person who faces
+    left or right (:func:`multicrop.crop.subjects.facing`) gains up to
+    ``lead_weight`` when more of the crop lies in front of them than behind.
+    """
+    out = np.zeros(len(C))
+    h = C[:, 3] - C[:, 1]
+    w = C[:, 2] - C[:, 0]
+    for j, s in enumerate(subjects):
+        mine = main == j
+        if not mine.any() or s.kind != "person":
+            continue
+        top = min(m.box.y for m in (s.members or (s,)))
+        room = (top - C[:, 1]) / np.maximum(h, 1e-9)
+        cramped = (room < d.min_headroom) & (C[:, 1] > 0.5)
+        out[mine] -= d.headroom_weight * cramped[mine]
+        f = facing(s) if not s.members else 0.0
+        if f:
+            u = (s.box.center[0] - C[:, 0]) / np.maximum(w, 1e-9)
+            out[mine] += d.lead_weight * np.clip(2 * f * (0.5 - u), -1, 1)[mine]
+    return out
+
+
+def _valid(shares: np.ndarray, main: np.ndarray, held: np.ndarray, cuts: np.ndarray, portrait: np.ndarray,
+           face_cut: np.ndarray, subjects: list[Subject], d: DirectConfig) -> np.ndarray:
+    """Hard constraints (module notes, step 3), relaxed per subject only where no candidate meets them."""
     n = len(shares)
     s_main = shares[np.arange(n), main]
-    cuts = ((shares >= d.hold_share) & (shares < d.whole_share)).any(axis=1)
-    ok = (s_main >= d.whole_share) & ~cuts & (face_cut <= 0)
+    soft = np.array([not s.is_body for s in subjects])
+    other_cut = ((shares >= d.hold_share) & (shares < d.whole_share) & soft[None, :]).any(axis=1)
+    faces_ok = face_cut <= 0
+    ok = held & ~other_cut & (cuts == 0) & (portrait == 0) & faces_ok
     for j in range(shares.shape[1]):
         mine = main == j
-        if mine.any() and not (ok & mine).any():
-            # A subject no crop holds whole (larger than any crop): keep its most complete framings.
-            best = s_main[mine].max()
-            ok |= mine & (s_main >= best - 0.05) & (face_cut <= 0 if (mine & (face_cut <= 0)).any() else True)
+        if not mine.any() or (ok & mine).any() or not (subjects[j].is_body or subjects[j].kind == "focus"):
+            continue
+        # A subject no crop holds whole without cutting another (larger than any crop, or in a crowd):
+        # keep its most complete framings, the fewest bodies cut, portrait cuts before others.
+        best = s_main[mine].max()
+        pool = mine & (s_main >= best - 0.05)
+        if (pool & faces_ok).any():
+            pool &= faces_ok
+        fewest = cuts[pool].min()
+        ok |= pool & (cuts == fewest)
     return ok
 
 
 def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box,
-                  min_side: float, ratios: tuple[Ratio, ...] | None = None,
-                  shortlist: int = 1) -> DirectSelection:
+                  min_side: float, ratios: tuple[Ratio, ...] | None = None, shortlist: int = 1,
+                  subjects: tuple[Subject, ...] | None = None, scale: float = 1.0) -> DirectSelection:
     """Choose distinct crops of the whole image greedily (see the module notes).
 
     Parameters
@@ -194,7 +285,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     ctx : ScoringContext
         Image, saliency (faces raised) and faces, in analysis pixels.
     scorer : Scorer
-        Rates each candidate as a framing of its main blob.
+        Rates each candidate as a framing of its main subject.
     config : CropConfig
         ``k`` (an integer or ``"auto"``), ``max_k``, ``force_k``,
         ``nms_iou`` and the weights in ``config.direct``.
@@ -210,6 +301,11 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         hold it at least as fully and share no more saliency with the other
         chosen crops (both within ``shortlist_slack``), best quality first,
         no two with IoU above ``shortlist_iou``.
+    subjects : tuple of Subject, optional
+        The photo's subjects (:class:`multicrop.crop.analysis.Analysis`);
+        default: the salient blobs of ``ctx.saliency``.
+    scale : float
+        Source pixels per analysis pixel (the ``platform_side`` rule).
 
     Returns
     -------
@@ -218,43 +314,57 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     d = config.direct
     auto = config.k == "auto"
     k = config.max_k if auto else int(config.k)
-    blobs, labels = salient_blobs(ctx.saliency, config=d)
+    found = list(find_subjects(ctx.saliency, config=d) if subjects is None else subjects)
+    subs = [s for s in found if s.importance > 0]
+    guards = [s for s in found if s.importance <= 0]
     notes: list[str] = []
-    sal = ctx.saliency
-    if not blobs:  # nothing stands out: one pseudo-subject, the central half of the image
-        notes.append("no salient subject found; framed the centre")
-        box = Box(bounds.x + bounds.w / 4, bounds.y + bounds.h / 4, bounds.w / 2, bounds.h / 2)
-        labels = np.zeros(ctx.saliency.shape, np.int32)
-        labels[int(box.y):int(math.ceil(box.y2)), int(box.x):int(math.ceil(box.x2))] = 1
-        sal = np.ones(ctx.saliency.shape)
-        blobs = [Blob(box, float((labels == 1).sum()), 1.0, 1)]
-    pool = direct_pool(bounds, blobs, ratios or config.ratios, config, min_side)
+    if not subs:
+        return _one_view(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale)
+    pool = direct_pool(bounds, subs, ratios or config.ratios, config, min_side, scale=scale)
     boxes = [b for b, _ in pool]
-    shares = _shares(ctx, boxes, sal, labels, blobs)
-    mass = np.array([b.mass for b in blobs])
-    main = np.argmax(shares * mass[None, :], axis=1)
-    scored, face_cut = _quality(ctx, scorer, pool, main, blobs)
-    valid = _valid(shares, main, face_cut, d)
-    imp = np.array([b.importance for b in blobs])
+    C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
+    shares = _shares(ctx, boxes, subs)
+    imp = np.array([s.importance for s in subs])
+    need = np.array([d.body_whole if s.bodies else d.whole_share for s in subs])
+    whole = shares >= need[None, :] - 1e-9
+    held = whole.any(axis=1)
+    # The main subject: the most important one held whole; else the one held most.
+    main = np.where(held, np.argmax(np.where(whole, imp[None, :] + 1e-3 * shares, -1.0), axis=1),
+                    np.argmax(shares * imp[None, :], axis=1))
+    bodies = [b for s in subs + guards for b in s.bodies]
+    cuts, portrait = _body_cuts(ctx, boxes, C, bodies, bounds, d)
+    # A body of the main subject cut at a portrait line is the main subject's own framing.
+    scored, face_cut = _quality(ctx, scorer, pool, main, subs)
+    valid = _valid(shares, main, held, cuts, portrait, face_cut, subs, d)
     onehot = np.zeros_like(shares)
     onehot[np.arange(len(pool)), main] = 1.0
     weight = onehot + d.group_credit * (1 - onehot)
-    q = np.array([c.score for c in scored]) + d.aspect_weight * _aspect_fit(pool, main, blobs, d.aspect_sigma)
+    q = np.array([c.score for c in scored]) + d.aspect_weight * _aspect_fit(pool, main, subs, d.aspect_sigma)
     if d.photo_orientation and bounds.w != bounds.h:
         # 1:1 crops and square photos have no orientation to share: neither gains.
         sign = 1.0 if bounds.w > bounds.h else -1.0
         q = q + d.photo_orientation * np.array([sign * (r.value - 1) > 0 for _, r in pool], float)
+    q = q + _people_terms(C, main, subs, d)
+    area = (C[:, 2] - C[:, 0]) * (C[:, 3] - C[:, 1]) / max(bounds.area, 1e-9)
+    q = q - d.wide_weight * np.clip((area - d.wide_share) / max(1 - d.wide_share, 1e-9), 0, 1)
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
-    covered = np.zeros(len(blobs))
+    focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
+    covered = np.zeros(len(subs))
     chosen: list[int] = []
     gains: list[float] = []
+    used_main: set[int] = set()
     iou_max = np.zeros(len(pool))
     while len(chosen) < k:
         new = (weight * imp[None, :] * np.maximum(shares - covered[None, :], 0)).sum(1)
         shared = (imp[None, :] * np.minimum(shares, covered[None, :])).sum(1)
         gain = q * new - d.shared_weight * shared - d.overlap_weight * iou_max
-        gain = np.where(valid, gain, -np.inf)
+        allowed = valid & ~np.isin(main, list(used_main))
+        if focus and not chosen:  # the user's subject is held by the first crop
+            allowed &= whole[:, focus].all(axis=1)
+            if not allowed.any():
+                allowed = valid & (shares[:, focus].min(axis=1) >= shares[:, focus].min(axis=1).max() - 1e-6)
+        gain = np.where(allowed, gain, -np.inf)
         if chosen:
             gain[chosen] = -np.inf
         i = int(np.argmax(gain))
@@ -267,20 +377,59 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
             break
         chosen.append(i)
         gains.append(float(gain[i]))
-        covered = np.maximum(covered, shares[i] * weight[i])  # other blobs count group_credit
+        used_main.add(int(main[i]))
+        covered = np.maximum(covered, shares[i] * weight[i])  # other subjects count group_credit
         iou_max = np.maximum(iou_max, iou_matrix(boxes, [boxes[i]])[:, 0])
     n_distinct = len(chosen)
+    mains = [int(main[i]) for i in chosen]
     if not auto and n_distinct < k:
         notes.append(_short_note(n_distinct, k, force=config.force_k))
         if config.force_k:
-            chosen += _fill(boxes, scored, chosen, k, config.nms_iou)
+            extra = _fill(boxes, scored, chosen, k, config.nms_iou, valid)
+            chosen += extra
+            mains += [int(main[i]) for i in extra]
             gains += [0.0] * (len(chosen) - len(gains))
+    if focus and chosen:
+        notes.append("the focus given is held by the first crop")
+    notes += _size_notes([boxes[i] for i in chosen], scale, bounds, d)
     # Crops added by force_k show no new subject: they are not offered alternatives.
     lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q,
                                                       shortlist if n < n_distinct else 1, d))
                   for n, i in enumerate(chosen))
-    return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(blobs), n_distinct,
-                           tuple(notes), lists)
+    return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(subs), n_distinct,
+                           tuple(notes), lists, tuple(mains))
+
+
+def _one_view(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
+              ratios: tuple[Ratio, ...] | None, scale: float) -> DirectSelection:
+    """No subject: the one best-composed view of the whole scene (largest windows), said in the notes."""
+    d = config.direct
+    best: ScoredCrop | None = None
+    for ratio in ratios or config.ratios:
+        boxes = [b for b in sliding_windows(bounds, ratio, scales=(1.0, 0.85), config=config.candidates)
+                 if min(b.w, b.h) >= min_side - 1e-6]
+        for c in scorer.score(ctx, boxes, ratio=ratio, region=bounds):
+            if best is None or c.score > best.score:
+                best = c
+    if best is None:
+        return DirectSelection((), (), (), 0, ("no crop of the allowed ratios fits",), ())
+    note = "no subject found (no person, animal or thing detected, nothing salient): one view of the scene"
+    notes = [note] + _size_notes([best.box], scale, bounds, d)
+    return DirectSelection((best,), (0.0,), (), 1, tuple(notes), ((best,),), (-1,))
+
+
+def _size_notes(boxes: list[Box], scale: float, bounds: Box, d: DirectConfig) -> list[str]:
+    """Say how many crops are narrower than ``platform_side`` source pixels (shown upscaled)."""
+    if not d.platform_side or not boxes:
+        return []
+    small = sum(max(b.w, b.h) * scale < d.platform_side - 0.5 for b in boxes)
+    if not small:
+        return []
+    long = max(bounds.w, bounds.h) * scale
+    why = ("the photo is only " f"{long:.0f} px on its long side") if long * d.platform_share < d.platform_side \
+        else "a tighter framing of the subject"
+    return [f"{small} of {len(boxes)} crops under {d.platform_side} px on the long side ({why}); "
+            "platforms show them upscaled"]
 
 
 def _shortlist(i: int, chosen: list[int], boxes: list[Box], shares: np.ndarray, main: np.ndarray,
@@ -315,14 +464,16 @@ def _short_note(n: int, k: int, *, force: bool) -> str:
     return head + f"wrote {_plural(n, 'crop')}, asked for {k}"
 
 
-def _fill(boxes: list[Box], scored: list[ScoredCrop], chosen: list[int], k: int, nms_iou: float) -> list[int]:
-    """``force_k``: the best-scoring remaining crops, IoU at most ``nms_iou`` with every crop kept."""
+def _fill(boxes: list[Box], scored: list[ScoredCrop], chosen: list[int], k: int, nms_iou: float,
+          valid: np.ndarray) -> list[int]:
+    """``force_k``: the best-scoring remaining valid crops, IoU at most ``nms_iou`` with every crop kept."""
     kept = list(chosen)
-    for i in sorted(range(len(boxes)), key=lambda i: -scored[i].score):
+    order = sorted(range(len(boxes)), key=lambda i: (not valid[i], -scored[i].score))
+    for i in order:
         if len(kept) >= k:
             break
         if i not in kept and all(iou_matrix([boxes[i]], [boxes[j]])[0, 0] <= nms_iou for j in kept):
             kept.append(i)
     if len(kept) < k:  # even suppression leaves too few: take the best remaining anyway
-        kept += [i for i in sorted(range(len(boxes)), key=lambda i: -scored[i].score) if i not in kept][: k - len(kept)]
+        kept += [i for i in order if i not in kept][: k - len(kept)]
     return kept[len(chosen):]

@@ -119,6 +119,72 @@ class DirectConfig(Serializable):
         holds its subject at most ``shortlist_slack`` less fully and shares
         at most ``shortlist_slack`` more saliency with the other chosen
         crops; no two alternatives overlap by more than ``shortlist_iou``.
+    min_person_score, min_animal_score, min_vehicle_score, min_object_score : float
+        A detection is a subject from this confidence on.  0.4 for people,
+        animals and vehicles: below it a general detector's boxes are mostly
+        fragments (a hand, a wheel) or look-alikes (a statue, a poster), and
+        a false subject costs a crop of nothing; objects (a cup, a bag) need
+        0.5, as a false one is worse than a missed one.
+    guard_score : float
+        A person, animal or vehicle detected with at least this confidence but
+        under its kind's floor is a *guard*: not framed, never sliced (a
+        half-hidden person scores low, and slicing one is the worst crop).
+        0.3 is the general detector's own default floor.
+    min_subject_area : float
+        A detection covering less of the frame is background (a passer-by in
+        the distance, a car down the street): not a subject, and cutting it
+        is not slicing anyone.  0.01: a figure of 1 % of the frame is too
+        small to carry a slide.
+    max_object_area : float
+        An object (not a person, animal or vehicle) covering more of the frame
+        is the setting (a dining table, a bed, a couch), not a subject.
+    group_overlap, group_margin : float
+        People, animals and vehicles whose boxes overlap by at least
+        ``group_overlap`` of the smaller box, or stand so close that one's box
+        grown by ``group_margin`` of its height takes in a slice of the other,
+        form one group subject: a crop holding one with any margin would
+        slice the other (a couple, a crowd).  An object overlapping a body by
+        ``group_overlap`` joins it (a rider's horse, the bench someone sits on).
+    body_whole : float
+        A body counts as held whole from this share of its box (or mask) on:
+        a detector's box fits the body closely, so holding 90 % of it can
+        still cut off a head or the feet.
+    vehicle_weight, object_weight : float
+        Importance of a vehicle / an object relative to a person or animal of
+        the same size (what people look at first).
+    max_blob_area : float
+        A salient blob covering more of the frame is background (sky, a wall),
+        never a subject.
+    saliency_outside, saliency_weight, min_blob_importance : float
+        Beside detector subjects, a salient blob is a subject only when this
+        share of its saliency lies outside every detector box and its own
+        importance among the blobs is at least ``min_blob_importance``; it then
+        weighs ``saliency_weight`` of that importance.
+    max_subjects : int
+        At most this many subjects (the most important).
+    out_share : float
+        A body (person, animal, vehicle) a crop holds by more than this share
+        and less than ``whole_share`` is sliced; a crop slicing one is refused
+        (this also refuses slivers of a body at the crop's edge).  Only where
+        no crop holds the main subject whole without slicing another do the
+        fewest cuts win, a person cut at a portrait line
+        (:func:`multicrop.crop.subjects.portrait_lines`) before any other.
+    min_headroom, headroom_weight : float
+        A person's crop whose top lies less than ``min_headroom`` of its height
+        above the highest head (the photo's own top edge excepted) loses
+        ``headroom_weight``.
+    lead_weight : float
+        A person who faces left or right gains up to this much when more of
+        the crop lies in the direction they look (lead room).
+    wide_share, wide_weight : float
+        A crop covering more than ``wide_share`` of the photo loses up to
+        ``wide_weight`` (linearly to the whole photo): a slide that shows most
+        of the photo adds no detail to the post.
+    platform_side, platform_share : int, float
+        Crops of at least ``platform_side`` source pixels on the long side
+        (the width platforms show, 1,080 px) wherever such a crop is at most
+        ``platform_share`` of the photo's long side; narrower crops are said
+        in the notes.  0 turns the rule off.
     """
 
     blob_level: float = 0.3
@@ -149,6 +215,31 @@ class DirectConfig(Serializable):
     distinct_share: float = 0.05
     shortlist_slack: float = 0.05
     shortlist_iou: float = 0.8
+    min_person_score: float = 0.4
+    min_animal_score: float = 0.4
+    min_vehicle_score: float = 0.4
+    min_object_score: float = 0.5
+    guard_score: float = 0.3
+    min_subject_area: float = 0.01
+    max_object_area: float = 0.4
+    group_overlap: float = 0.1
+    group_margin: float = 0.05
+    body_whole: float = 0.97
+    vehicle_weight: float = 0.8
+    object_weight: float = 0.5
+    max_blob_area: float = 0.5
+    saliency_outside: float = 0.8
+    saliency_weight: float = 0.35
+    min_blob_importance: float = 0.8
+    max_subjects: int = 16
+    out_share: float = 0.03
+    min_headroom: float = 0.03
+    headroom_weight: float = 0.3
+    lead_weight: float = 0.1
+    wide_share: float = 0.6
+    wide_weight: float = 0.0
+    platform_side: int = 1080
+    platform_share: float = 0.6
 
     def __post_init__(self) -> None:
         for name in ("blob_level", "min_peak", "whole_share", "window_stride", "weak_floor", "weak_peak"):
@@ -161,6 +252,18 @@ class DirectConfig(Serializable):
         for name in ("size_exponent", "shared_weight", "overlap_weight", "min_gain", "other_weight",
                      "aspect_weight", "photo_orientation"):
             _check_range(self, name, 0, 1e6)
+        for name in ("min_person_score", "min_animal_score", "min_vehicle_score", "min_object_score",
+                     "guard_score", "min_subject_area", "max_object_area", "group_overlap", "group_margin", "body_whole", "vehicle_weight", "object_weight",
+                     "max_blob_area", "saliency_outside", "saliency_weight", "min_blob_importance", "out_share",
+                     "min_headroom", "wide_share", "platform_share"):
+            _check_range(self, name, 0, 1)
+        for name in ("headroom_weight", "lead_weight", "wide_weight"):
+            _check_range(self, name, 0, 1e6)
+        _check_int(self, "platform_side", minimum=0)
+        _check_positive_int(self, "max_subjects")
+        if self.out_share >= self.whole_share:
+            raise InvalidParameterError(
+                f"out_share must be < whole_share ({self.whole_share}), got {self.out_share!r}")
         _check_positive_int(self, "max_blobs")
         _check_int(self, "max_weak", minimum=0)
         if self.hold_share > self.whole_share:

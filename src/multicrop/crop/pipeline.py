@@ -30,8 +30,10 @@ from .. import package_version
 from ..errors import ImageTooSmallError, InvalidParameterError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
-from ..saliency import SALIENCY, compute_saliency
+from ..saliency import SALIENCY
 from ..serialize import to_data
+from . import analysis as _analysis
+from .analysis import Analysis, analyse, detector_versions_of, with_focus
 from .config import CropConfig
 from .direct import DIRECT_VERSION
 from .partition import PARTITION_VERSION, Partition
@@ -39,7 +41,7 @@ from .scoring import ScoredCrop, ScoringContext, get_scorer
 from .select import SELECT_VERSION, to_source
 from .strategies import Candidates, Stopwatch, best_partition, select_crops
 
-__all__ = ["CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
+__all__ = ["Analysis", "CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,15 @@ class CropResult:
         Package, scorer and saliency versions.
     faces : tuple of Box
         Detected faces in source pixels.
+    subjects : tuple of dict
+        The photo's subjects (kind, label, source, box in source pixels,
+        confidence, importance, members), most important first.
+    focus : Box or None
+        The focus the user gave (source pixels).
+    mains : tuple of int
+        ``direct``: per crop, the index into ``subjects`` of its main subject.
+    analysis_key : str
+        :attr:`multicrop.crop.analysis.Analysis.key` of the analysis used.
     source : str or None
         The file, if the photo came from one.
     timings : dict of str to float
@@ -91,6 +102,10 @@ class CropResult:
     config: CropConfig
     versions: dict[str, str]
     faces: tuple[Box, ...] = ()
+    subjects: tuple[dict, ...] = ()
+    focus: Box | None = None
+    mains: tuple[int, ...] = ()
+    analysis_key: str = ""
     source: str | None = None
     k_requested: int | str | None = None
     notes: tuple[str, ...] = ()
@@ -134,6 +149,10 @@ class CropResult:
             "partition": to_data(self.partition_source),
             "failure": self.failure,
             "faces": to_data(self.faces),
+            "subjects": [dict(s) for s in self.subjects],
+            "focus": to_data(self.focus),
+            "mains": list(self.mains),
+            "analysis_key": self.analysis_key,
             "config": self.config.to_dict(),
             "versions": dict(self.versions),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
@@ -160,47 +179,19 @@ def _versions(config: CropConfig, scorer) -> dict[str, str]:
         "select": SELECT_VERSION,
         **({"direct": DIRECT_VERSION} if config.strategy == "direct" else {}),
         "saliency": f"{config.saliency}/{SALIENCY.get(config.saliency).version}",
-        "faces": "yunet" if config.faces else "off",
+        **detector_versions_of(config),
     }
 
 
-def analyse(image: np.ndarray, config: CropConfig, *, threads: int | None = None) -> tuple[np.ndarray, tuple[Box, ...]]:
-    """Saliency of ``image`` as the pipeline sees it, and the faces found in it.
-
-    The one place saliency and faces are combined: :func:`crop_photo` and the
-    evaluation's peer methods (which run on our partitions) both call it.
-
-    Parameters
-    ----------
-    image : ndarray of uint8, shape (H, W, 3)
-        The analysis copy (``LoadedImage.analysis``).
-    config : CropConfig
-        ``saliency`` names the backend; with ``faces`` the faces found by
-        YuNet are raised to full saliency so crops keep them whole.
-    threads : int, optional
-        Threads for the saliency model (default: this process's share of the
-        CPUs); never changes the result.
-
-    Returns
-    -------
-    saliency : ndarray of float32, shape (H, W)
-    faces : tuple of Box
-        Face boxes in ``image`` pixels (empty when ``config.faces`` is off).
-
-    Examples
-    --------
-    >>> img = np.full((64, 96, 3), 40, np.uint8); img[20:40, 60:80] = 230
-    >>> sal, faces = analyse(img, CropConfig(saliency="spectral", faces=False))
-    >>> sal.shape, faces
-    ((64, 96), ())
-    """
-    sal = compute_saliency(image, method=config.saliency, threads=threads)
-    if not config.faces:
-        return sal, ()
-    from ..saliency.faces import add_faces, detect_faces
-
-    found = detect_faces(image)
-    return add_faces(sal, found), tuple(f.box for f in found)
+def _focus_in_analysis(focus: Box, size: tuple[int, int], scale: tuple[float, float]) -> Box:
+    """The focus (source pixels) in analysis pixels, checked to lie in the photo."""
+    if not isinstance(focus, Box):
+        raise InvalidParameterError(f"focus must be a Box (x, y, w, h in source pixels), got {focus!r}")
+    W, H = size
+    if focus.x < 0 or focus.y < 0 or focus.x + focus.w > W or focus.y + focus.h > H:
+        raise InvalidParameterError(
+            f"focus {focus.x:g},{focus.y:g},{focus.w:g},{focus.h:g} must lie inside the {W}x{H} photo")
+    return focus.scale(1 / scale[0], 1 / scale[1])
 
 
 def _check_fits(name: str, size: tuple[int, int], config: CropConfig) -> None:
@@ -222,6 +213,8 @@ def crop_photo(
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
     shortlist: int = 1,
+    analysis: Analysis | None = None,
+    focus: Box | None = None,
 ) -> CropResult:
     """Find ``config.k`` distinct crops of a photo (with ``direct``: as many as it has, up to k).
 
@@ -242,6 +235,13 @@ def crop_photo(
         Keep up to this many alternatives per crop in ``CropResult.shortlists``
         (``direct`` finds them; other strategies list each crop alone).  The
         crops themselves do not change.
+    analysis : Analysis, optional
+        The photo's analysis from :func:`analyse` on ``LoadedImage.analysis``
+        with the same analysis settings (reused across k, ratios and
+        strategies); default: analysed here.
+    focus : Box, optional
+        A point (``w = h = 0``) or region in source pixels that one crop
+        must hold (``direct``); the record says it was given.
 
     Returns
     -------
@@ -270,12 +270,24 @@ def crop_photo(
 
     image = loaded.analysis
     h, w = image.shape[:2]
-    sal, faces = analyse(image, cfg, threads=threads)
+    sx, sy = loaded.size[0] / w, loaded.size[1] / h
+    if focus is not None and cfg.strategy != "direct":
+        raise InvalidParameterError(f"focus needs strategy 'direct' (the one that chooses among subjects), "
+                                    f"got strategy {cfg.strategy!r}")
+    focus_a = None if focus is None else _focus_in_analysis(focus, loaded.size, (sx, sy))
+    if analysis is None:
+        analysis = _analysis.analyse(image, cfg, threads=threads, focus=focus_a)
+    else:
+        if tuple(analysis.size) != (w, h):
+            raise InvalidParameterError(
+                f"analysis is of a {analysis.size[0]}x{analysis.size[1]} image, this photo's analysis copy is {w}x{h}")
+        if focus_a != analysis.focus:
+            analysis = with_focus(analysis, focus_a, cfg)
+    sal, faces = analysis.saliency, analysis.faces
     clock.lap("saliency")
 
-    sx, sy = loaded.size[0] / w, loaded.size[1] / h
     candidates = Candidates(ScoringContext(image, sal, faces), scorer, cfg, Box(0, 0, w, h),
-                             cfg.min_crop_side / max(sx, sy))
+                             cfg.min_crop_side / max(sx, sy), subjects=analysis.subjects, scale=max(sx, sy))
     selection = select_crops(sal, candidates, name, clock, shortlist=shortlist)
     clock.lap("score")
     crops = tuple(to_source(c, scale=(sx, sy), size=loaded.size) for c in selection.crops)
@@ -290,6 +302,10 @@ def crop_photo(
         config=cfg,
         versions=_versions(cfg, scorer),
         faces=tuple(f.scale(sx, sy) for f in faces),
+        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects),
+        focus=focus,
+        mains=selection.mains,
+        analysis_key=analysis.key,
         source=str(loaded.path) if loaded.path is not None else None,
         timings=clock.stop(),
         image=loaded,

@@ -58,6 +58,8 @@ class Candidates:
     config: CropConfig
     bounds: Box
     min_side: float
+    subjects: tuple | None = None  # direct: the Analysis's subjects (None: salient blobs of the map)
+    scale: float = 1.0  # source pixels per analysis pixel
 
     def scored_in(self, region: Box, *, windows: bool, subject: Box | None = None) -> list[ScoredCrop]:
         cfg = self.config
@@ -84,6 +86,7 @@ class _Selection:
     notes: tuple[str, ...] = ()
     total: float = 0.0
     shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
+    mains: tuple[int, ...] = ()
 
 
 def _select_by_partition(saliency: np.ndarray, candidates: Candidates, name: str,
@@ -132,8 +135,10 @@ def _select_topk(candidates: Candidates) -> _Selection:
 def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
     """``direct``: distinct crops from one pool over the whole image (:mod:`multicrop.crop.direct`)."""
     sel = select_direct(candidates.context, candidates.scorer, candidates.config, bounds=candidates.bounds,
-                        min_side=candidates.min_side, shortlist=shortlist)
-    return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists)
+                        min_side=candidates.min_side, shortlist=shortlist, subjects=candidates.subjects,
+                        scale=candidates.scale)
+    return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists,
+                      mains=sel.mains)
 
 
 def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch,

@@ -1,21 +1,33 @@
-"""Subjects of a photo for direct selection: the salient blobs of its saliency map.
+"""Subjects of a photo: the things a crop is about, from detectors, saliency and the user.
 
-Strong subjects are connected components of the saliency at or above
-``blob_level`` of its maximum (after a closing of ``blob_close`` of the long
-side, so one subject is not split in two), with a peak of at least
-``min_peak`` and a mass of at least ``min_blob_share`` of the largest.  *Weak*
-subjects are those the saliency model barely marks (a thin rocket, a dark
-figure on a dark ground): components above ``weak_floor`` of the maximum
-that hold no strong subject, with a peak of at least ``weak_peak``, a mass
-(pixels at or above ``blob_level`` of *their own* peak) between
-``weak_share`` of the largest strong subject's and that subject's own mass,
-at most ``max_weak`` of them (the heaviest).  Every weight is a field of
-:class:`multicrop.crop.config.DirectConfig`.
+A :class:`Subject` is one typed value whatever found it:
+
+- **detector** subjects are the people, animals, vehicles and objects a
+  detector named (:class:`multicrop.detectors.types.Detection`).  People,
+  animals and vehicles whose boxes overlap so much that a crop holding one
+  whole would slice the other (a rider on a horse, a couple embracing, a
+  person in front of a bus) are joined into one *group* subject; the
+  individuals stay its ``members``, and direct selection checks every member
+  for a cut.  A crowd therefore becomes a few groups, not dozens of subjects.
+  Detections under ``min_subject_area`` of the frame (a passer-by in the
+  distance) or under the confidence floor of their kind are background.
+- **saliency** subjects are salient blobs (connected components of the
+  saliency map) that no detector names: a sculpture, a rock, a boat far
+  away.  With detector subjects present, only a blob that lies mostly outside
+  them and is itself compact counts (``saliency_outside``,
+  ``max_blob_area``): a region of plain background, however bright the
+  saliency model finds it, is never a subject.
+- **focus** is the point or region the user named; one crop must hold it.
+
+Every threshold is a field of :class:`multicrop.crop.config.DirectConfig`
+with its reason.  :func:`connected_components` is the one blob finder of the
+package (the partitioner and the blob-cut metric use it too).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -23,12 +35,25 @@ import numpy as np
 from ..geometry import Box
 from .config import DirectConfig
 
-__all__ = ["Blob", "salient_blobs"]
+__all__ = ["Blob", "Subject", "BODY_KINDS", "connected_components", "salient_blobs", "find_subjects",
+           "portrait_lines", "facing"]
+
+#: Kinds a crop must never slice: held whole, left out, or (people) cut only at portrait lines.
+BODY_KINDS = ("person", "animal", "vehicle")
+
+#: MediaPipe pose keypoints used for the framing rules.
+_NOSE, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP, _L_KNEE, _R_KNEE = 0, 11, 12, 23, 24, 25, 26
+_L_EAR, _R_EAR = 7, 8
 
 
 @dataclass(frozen=True)
 class Blob:
-    """A salient subject: its bounding box, saliency mass, importance and label in the blob map."""
+    """A salient region: its bounding box, saliency mass, importance and label in the blob map.
+
+    Salient blobs are connected components, so they never overlap and one
+    label map holds them all; subjects that may overlap (people) are
+    :class:`Subject` values with their own weight maps.
+    """
 
     box: Box
     mass: float
@@ -36,24 +61,131 @@ class Blob:
     label: int
 
 
+@dataclass(frozen=True)
+class Subject:
+    """One thing a crop can be about.
+
+    Attributes
+    ----------
+    kind : str
+        ``person``, ``animal``, ``vehicle``, ``object`` (detected), ``salient``
+        (saliency only) or ``focus`` (given by the user).
+    box : Box
+        Bounding box in analysis pixels (a group's: the union of its members).
+    confidence : float
+        The detector's score (the best member's for a group); 1 for focus,
+        the blob's peak saliency for a salient subject.
+    importance : float
+        Weight in ``(0, 1]`` of the subject in the selection (1: the main
+        subject of the photo); 0 for a *guard*, a body detected with too
+        little confidence to be framed (a half-hidden person) that no crop
+        may slice all the same.
+    source : str
+        ``detector``, ``saliency`` or ``focus``.
+    label : str
+        The detector's class (``"person"``, ``"giraffe"``); ``"group of 3"``
+        for a group; ``"salient"`` / ``"focus"``.
+    weight : ndarray of float32, shape (H, W), or None
+        Where the subject is: a mask (detector masks; a blob's saliency).
+        None: the box itself, uniformly (shares are box areas).
+    keypoints : ndarray of shape (33, 3) or None
+        Pose keypoints of a single person (MediaPipe order), analysis pixels.
+    members : tuple of Subject
+        A group's individuals (empty for a single subject).
+    """
+
+    kind: str
+    box: Box
+    confidence: float
+    importance: float
+    source: str
+    label: str = ""
+    weight: np.ndarray | None = field(default=None, compare=False, repr=False)
+    keypoints: np.ndarray | None = field(default=None, compare=False, repr=False)
+    members: tuple[Subject, ...] = ()
+
+    @property
+    def is_body(self) -> bool:
+        """A person, animal or vehicle: never sliced."""
+        return self.kind in BODY_KINDS
+
+    @property
+    def bodies(self) -> tuple[Subject, ...]:
+        """What a crop must never slice: every member of a group, else itself when a body."""
+        if self.members:
+            return self.members
+        return (self,) if self.is_body else ()
+
+    def describe(self) -> str:
+        """A short name for notes (``"person"``, ``"group of 3 people"``, ``"salient region"``)."""
+        if self.members:
+            return self.label
+        return {"salient": "salient region", "focus": "focus region"}.get(self.kind, self.label or self.kind)
+
+    def to_record(self, sx: float = 1.0, sy: float = 1.0) -> dict:
+        """JSON-ready summary (box scaled by ``sx``, ``sy``; no maps)."""
+        b = self.box.scale(sx, sy)
+        return {"kind": self.kind, "label": self.label, "source": self.source,
+                "box": [round(b.x, 1), round(b.y, 1), round(b.w, 1), round(b.h, 1)],
+                "confidence": round(float(self.confidence), 4), "importance": round(float(self.importance), 4),
+                "members": len(self.members) or 1}
+
+
+def connected_components(mask: np.ndarray, *, close: float = 0.0) -> tuple[int, np.ndarray]:
+    """8-connected components of a boolean mask, after a closing of ``close`` of its long side.
+
+    The one blob finder of the package (direct's subjects, the partitioner's
+    claims, the blob-cut metric).
+
+    Returns
+    -------
+    n : int
+        Number of labels including the background 0.
+    labels : ndarray of int32, shape of ``mask``
+
+    Examples
+    --------
+    >>> m = np.zeros((10, 20), bool); m[2:5, 2:5] = True; m[2:5, 10:15] = True
+    >>> connected_components(m)[0]
+    3
+    """
+    m = np.asarray(mask).astype(np.uint8)
+    r = int(round(close * max(m.shape))) if m.size else 0
+    if r >= 1:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+    n, labels = cv2.connectedComponents(m, connectivity=8)
+    return int(n), labels.astype(np.int32, copy=False)
+
+
 def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
-    """The salient subjects of ``saliency`` and the label map (0: background, else ``Blob.label``).
+    """The salient blobs of ``saliency``, strong ones first, and their label map (0: background).
+
+    Strong blobs are components of the saliency at or above ``blob_level`` of
+    its maximum (after a closing of ``blob_close``), with a peak of at least
+    ``min_peak`` and a mass of at least ``min_blob_share`` of the largest.
+    *Weak* ones are those the saliency model barely marks (a thin rocket, a
+    dark figure): components above ``weak_floor`` holding no strong blob,
+    peak at least ``weak_peak``, mass (pixels at or above ``blob_level`` of
+    their own peak) between ``weak_share`` of the largest strong blob's and
+    that blob's own (heavier is haze), at most ``max_weak``.
 
     Examples
     --------
     >>> sal = np.zeros((100, 200), np.float32); sal[20:60, 20:60] = 1; sal[30:50, 150:160] = 0.9
     >>> blobs, labels = salient_blobs(sal)
-    >>> [(b.box.w, b.box.h) for b in blobs]
-    [(40.0, 40.0), (10.0, 20.0)]
+    >>> [(b.box.w, b.box.h) for b in blobs], int((labels == blobs[1].label).sum())
+    ([(40.0, 40.0), (10.0, 20.0)], 200)
     """
     cfg = config or DirectConfig()
     s = np.asarray(saliency, dtype=np.float32)
     top = float(s.max()) if s.size else 0.0
+    none = ([], np.zeros(s.shape, np.int32))
     if top <= 0:
-        return [], np.zeros(s.shape, np.int32)
-    n, labels = _components(s >= cfg.blob_level * top, cfg.blob_close)
+        return none
+    n, labels = connected_components(s >= cfg.blob_level * top, close=cfg.blob_close)
     if n <= 1:
-        return [], np.zeros(s.shape, np.int32)
+        return none
     flat = labels.ravel()
     mass = np.bincount(flat, weights=s.ravel(), minlength=n)
     peak = np.zeros(n)
@@ -65,9 +197,8 @@ def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -
     if biggest > 0 and cfg.weak_peak < cfg.min_peak:
         weak = _weak_blobs(s, top, np.isin(labels, ids), biggest, cfg)
         found += sorted(weak, key=lambda f: -f[0])[: cfg.max_weak]
-    found = found[: cfg.max_blobs]  # strong subjects first, then the weak ones
     out, label_map = [], np.zeros(s.shape, np.int32)
-    for j, (m, where) in enumerate(found, start=1):
+    for j, (m, where) in enumerate(found[: cfg.max_blobs], start=1):
         ys, xs = np.nonzero(where)
         x, y = float(xs.min()), float(ys.min())
         box = Box(x, y, float(xs.max()) + 1 - x, float(ys.max()) + 1 - y)
@@ -76,21 +207,10 @@ def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -
     return out, label_map
 
 
-def _components(mask: np.ndarray, close: float) -> tuple[int, np.ndarray]:
-    """Connected components (8-connected) of ``mask`` after a closing of ``close`` of the long side."""
-    m = mask.astype(np.uint8)
-    r = int(round(close * max(m.shape)))
-    if r >= 1:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
-    n, labels = cv2.connectedComponents(m, connectivity=8)
-    return n, labels
-
-
 def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
                 cfg: DirectConfig) -> list[tuple[float, np.ndarray]]:
     """Subjects the saliency barely marks, apart from the strong blobs (see ``DirectConfig.weak_*``)."""
-    n, labels = _components(s >= cfg.weak_floor * top, cfg.blob_close)
+    n, labels = connected_components(s >= cfg.weak_floor * top, close=cfg.blob_close)
     touched = np.unique(labels[strong])
     flat, sv = labels.ravel(), s.ravel()
     peak = np.zeros(n)
@@ -105,3 +225,255 @@ def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
         if cfg.weak_share * biggest <= m <= biggest:
             out.append((m, where))
     return out
+
+
+# -- detections -> subjects ---------------------------------------------------------------
+
+def _single(det, frame: float, cfg: DirectConfig) -> Subject:
+    """One detection as a subject (importance set later)."""
+    weight = None
+    if det.mask is not None:
+        weight = np.clip(np.asarray(det.mask, np.float32), 0, 1)
+        if float(weight.sum()) < 1.0:
+            weight = None
+    kp = None if det.kind != "person" or det.keypoints is None else np.asarray(det.keypoints, np.float64)
+    return Subject(det.kind, det.box, float(det.score), 0.0, "detector", det.label, weight, kp)
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection of two boxes over the smaller one's area."""
+    x1, y1 = max(a.x, b.x), max(a.y, b.y)
+    x2, y2 = min(a.x2, b.x2), min(a.y2, b.y2)
+    inter = max(x2 - x1, 0.0) * max(y2 - y1, 0.0)
+    return inter / max(min(a.area, b.area), 1e-9)
+
+
+def _groups(items: list[Subject], threshold: float, margin: float) -> list[list[int]]:
+    """Index sets of subjects that no crop separates (transitively joined).
+
+    Two bodies are joined when their boxes overlap by ``threshold`` of the
+    smaller one, or when one's box grown by ``margin`` of its height takes
+    in part of the other (they stand so close that a crop framing one with
+    any margin takes a slice of the other).  A body and an object are joined
+    when they overlap by ``threshold`` (a rider's horse, a bench someone sits
+    on, an umbrella held); two objects never are (the dishes on a table stay
+    apart).
+    """
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            a, b = items[i], items[j]
+            if not (a.is_body or b.is_body):
+                continue
+            joined = _overlap(a.box, b.box) >= threshold
+            if not joined and a.is_body and b.is_body:
+                joined = _near(a.box, b.box, margin) or _near(b.box, a.box, margin)
+            if joined:
+                parent[root(i)] = root(j)
+    out: dict[int, list[int]] = {}
+    for i in range(len(items)):
+        out.setdefault(root(i), []).append(i)
+    return list(out.values())
+
+
+def _near(a: Box, b: Box, margin: float) -> bool:
+    """``a`` grown by ``margin`` of its height on every side overlaps ``b`` by more than 3 % of ``b``."""
+    m = margin * a.h
+    g = Box(a.x - m, a.y - m, a.w + 2 * m, a.h + 2 * m)
+    x1, y1, x2, y2 = max(g.x, b.x), max(g.y, b.y), min(g.x2, b.x2), min(g.y2, b.y2)
+    return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > 0.03 * max(b.area, 1e-9)
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return Box.from_corners(min(b.x for b in boxes), min(b.y for b in boxes),
+                            max(b.x2 for b in boxes), max(b.y2 for b in boxes))
+
+
+def _group(members: list[Subject]) -> Subject:
+    if len(members) == 1:
+        return members[0]
+    kinds = {m.kind for m in members}
+    kind = next(k for k in ("person", "animal", "vehicle", "object") if k in kinds)
+    people = sum(m.kind == "person" for m in members)
+    label = f"group of {len(members)}" + (" people" if people == len(members) else "")
+    return Subject(kind, _union([m.box for m in members]), max(m.confidence for m in members), 0.0,
+                   "detector", label, None, None, tuple(members))
+
+
+def _area_share(box: Box, frame: float) -> float:
+    return box.area / max(frame, 1e-9)
+
+
+def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: DirectConfig | None = None,
+                  focus: Box | None = None) -> tuple[Subject, ...]:
+    """The subjects of one photo, most important first (see the module notes).
+
+    Parameters
+    ----------
+    saliency : ndarray of float, shape (H, W)
+        The saliency map (analysis pixels).
+    detections : sequence of Detection
+        In the same pixels (faces are not subjects of their own: they guard
+        the people they belong to through the scorer's face terms).
+    config : DirectConfig, optional
+        Thresholds (``min_subject_area``, ``group_overlap``, the score floors ...).
+    focus : Box, optional
+        The user's point (a box of zero size is grown) or region: a subject
+        of importance 1.
+
+    Returns
+    -------
+    tuple of Subject
+        Subjects most important first, then the guards (importance 0).
+
+    Examples
+    --------
+    >>> from multicrop.detectors.types import Detection
+    >>> sal = np.zeros((100, 200), np.float32)
+    >>> dets = [Detection("person", "person", 1, Box(20, 20, 30, 70), 0.9),
+    ...         Detection("person", "person", 1, Box(40, 25, 30, 70), 0.8),
+    ...         Detection("animal", "dog", 18, Box(140, 60, 40, 30), 0.7)]
+    >>> [(s.label, len(s.members)) for s in find_subjects(sal, dets)]
+    [('group of 2 people', 2), ('dog', 0)]
+    """
+    cfg = config or DirectConfig()
+    s = np.asarray(saliency, dtype=np.float32)
+    h, w = s.shape
+    frame = float(w * h)
+    floors = {"person": cfg.min_person_score, "animal": cfg.min_animal_score,
+              "vehicle": cfg.min_vehicle_score, "object": cfg.min_object_score}
+    def sure(x: Subject) -> bool:
+        return x.confidence >= floors[x.kind]
+
+    singles = [_single(d, frame, cfg) for d in detections
+               if d.kind in floors and d.score >= min(floors[d.kind], cfg.guard_score if d.kind in BODY_KINDS else 1)
+               and _area_share(d.box.clip(w, h), frame) >= cfg.min_subject_area]
+    items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.max_object_area]
+    groups = [[items[i] for i in g] for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
+    # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
+    guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
+    subjects = [_group(g) for g in groups if any(sure(x) for x in g)]
+    weights = {"person": 1.0, "animal": 1.0, "vehicle": cfg.vehicle_weight, "object": cfg.object_weight}
+    detected = bool(subjects)
+    if subjects:
+        big = max(_area_share(x.box, frame) for x in subjects)
+        subjects = [_with_importance(x, weights[x.kind] * (_area_share(x.box, frame) / big) ** cfg.size_exponent)
+                    for x in subjects]
+    subjects += _saliency_subjects(s, subjects, cfg, detected=detected)
+    if focus is not None:
+        subjects.append(_focus_subject(focus, w, h))
+    subjects.sort(key=lambda x: -x.importance)
+    return tuple(subjects[: cfg.max_subjects]) + tuple(guards)
+
+
+def _with_importance(x: Subject, importance: float, *, guard: bool = False) -> Subject:
+    imp = 0.0 if guard else float(min(max(importance, 1e-6), 1.0))
+    return Subject(x.kind, x.box, x.confidence, imp, x.source, x.label,
+                   x.weight, x.keypoints, x.members)
+
+
+def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *, detected: bool) -> list[Subject]:
+    """Salient blobs no detector names; with detector subjects present, only compact blobs outside them.
+
+    A blob covering more than ``max_blob_area`` of the frame is background
+    (sky, a wall, a lawn the model finds bright), never a subject.  Beside
+    detector subjects a blob counts only when ``saliency_outside`` of its
+    mass lies outside every detector box, and it weighs ``saliency_weight``
+    of its own importance (what a detector names is what people look at).
+    """
+    h, w = s.shape
+    frame = float(w * h)
+    blobs, labels = salient_blobs(s, config=cfg)
+    if not blobs:
+        return []
+    covered = np.zeros(s.shape, bool)
+    for x in found:
+        b = x.box.clip(w, h).round()
+        covered[int(b.y):int(b.y2), int(b.x):int(b.x2)] = True
+    out = []
+    for b in blobs:
+        if _area_share(b.box, frame) > cfg.max_blob_area:
+            continue
+        where = labels == b.label
+        mass = float(s[where].sum())
+        outside = float(s[where & ~covered].sum()) / max(mass, 1e-9)
+        if detected and (outside < cfg.saliency_outside or not b.importance >= cfg.min_blob_importance):
+            continue
+        weight = np.where(where & ~covered, s, 0.0) if detected else np.where(where, s, 0.0)
+        imp = b.importance * (cfg.saliency_weight if detected else 1.0)
+        out.append(Subject("salient", b.box, float(s[where].max()), float(min(imp, 1.0)), "saliency", "salient",
+                           weight.astype(np.float32)))
+    return out
+
+
+def _focus_subject(focus: Box, w: int, h: int) -> Subject:
+    """The user's point or region as a subject (a point grows to 4 % of the short side)."""
+    side = 0.04 * min(w, h)
+    b = focus
+    if b.w < side or b.h < side:
+        cx, cy = b.center
+        b = Box(cx - max(b.w, side) / 2, cy - max(b.h, side) / 2, max(b.w, side), max(b.h, side))
+    return Subject("focus", b.clip(w, h), 1.0, 1.0, "focus", "focus")
+
+
+# -- framing rules for people -------------------------------------------------------------
+
+def _visible(kp: np.ndarray | None, *idx: int, min_vis: float = 0.3) -> bool:
+    return kp is not None and all(kp[i, 2] >= min_vis for i in idx)
+
+
+def portrait_lines(person: Subject) -> tuple[tuple[float, float], ...]:
+    """Rows (analysis pixels) where a portrait may cut this person: chest, waist, thighs.
+
+    From the pose keypoints where the shoulders and hips are seen, else from
+    the proportions of a standing figure in its box (shoulders at 0.18 of the
+    height, hips at 0.52, knees at 0.73).  Each span avoids the face and neck
+    (above the chest band), the elbows and hips (between chest and waist bands,
+    below the waist band) and the knees and feet (below the thigh band).
+
+    Returns
+    -------
+    tuple of (top, bottom)
+        Allowed rows for the crop's bottom edge, top to bottom.
+    """
+    kp, b = person.keypoints, person.box
+    if _visible(kp, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP):
+        sh = float((kp[_L_SHOULDER, 1] + kp[_R_SHOULDER, 1]) / 2)
+        hip = float((kp[_L_HIP, 1] + kp[_R_HIP, 1]) / 2)
+        knee = float((kp[_L_KNEE, 1] + kp[_R_KNEE, 1]) / 2) if _visible(kp, _L_KNEE, _R_KNEE) else None
+    else:
+        if b.h < 1.6 * b.w:  # not a standing figure: its proportions say nothing
+            return ()
+        sh, hip, knee = b.y + 0.18 * b.h, b.y + 0.52 * b.h, b.y + 0.73 * b.h
+    torso = hip - sh
+    if torso <= 0:
+        return ()
+    lines = [(sh + 0.3 * torso, sh + 0.6 * torso), (sh + 0.78 * torso, sh + 0.92 * torso)]
+    if knee is not None and knee > hip:
+        lines.append((hip + 0.3 * (knee - hip), hip + 0.75 * (knee - hip)))
+    return tuple(lines)
+
+
+def facing(person: Subject) -> float:
+    """Direction a person faces along x: -1 left, +1 right, 0 toward the camera or unknown.
+
+    The nose's offset from the midpoint of the ears (or shoulders) over their
+    spacing: more than a quarter of it is a turned head.
+    """
+    kp = person.keypoints
+    for a, b in ((_L_EAR, _R_EAR), (_L_SHOULDER, _R_SHOULDER)):
+        if _visible(kp, _NOSE, a, b):
+            mid = (kp[a, 0] + kp[b, 0]) / 2
+            span = max(abs(kp[a, 0] - kp[b, 0]), 0.05 * person.box.w, 1.0)
+            off = (kp[_NOSE, 0] - mid) / span
+            if abs(off) > 0.25:
+                return float(np.sign(off))
+            return 0.0
+    return 0.0

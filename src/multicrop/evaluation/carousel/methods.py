@@ -256,8 +256,7 @@ def partition_regions(image: Any, k: int, ratios: Sequence[Ratio], *, threads: i
 
     loaded, cfg = _analysis_copy(image)
     cfg = replace(cfg, k=k, ratios=tuple(ratios))
-    sal, _ = analyse(loaded.analysis, cfg, threads=threads)
-    return loaded, best_partition(sal, cfg)
+    return loaded, best_partition(analyse(loaded.analysis, cfg, threads=threads).saliency, cfg)
 
 
 def pipeline_version(base: str, *, strategy: str = "partition") -> str:
