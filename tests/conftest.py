@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# One hypothesis profile for the whole suite: no deadlines (a deadline is a timed assertion, and fails on a
+# loaded machine), no "too slow" health check for the same reason; print_blob so that a failure found
+# once can be replayed (@reproduce_failure).  HYPOTHESIS_PROFILE=ci-derandomized gives a fixed sequence.
+settings.register_profile("multicrop", deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci-derandomized", parent=settings.get_profile("multicrop"), derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "multicrop"))
 
 
 @pytest.fixture(scope="session")

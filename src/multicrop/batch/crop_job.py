@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..crop.config import CropConfig, OutputConfig
+from ..errors import ImageLoadError, InputFileError
 from ..hashing import canonical_json, content_hash, hash_stream
+from ..io.files import check_regular
 from .sources import Photo
 
 __all__ = ["CropJob", "crop_task", "row_outputs"]
@@ -58,9 +60,14 @@ class CropJob:
         return content_hash(self.settings())
 
 
+#: Largest photo copied from a remote filesystem (bytes): a stream that never ends is refused.
+MAX_REMOTE_BYTES = 4 << 30
+
+
 def _local_copy(photo: Photo, stack: contextlib.ExitStack) -> str:
-    """A local path holding the photo's bytes (the photo itself when it is local)."""
+    """A local path holding the photo's bytes (the photo itself when it is local, checked to be a regular file)."""
     if photo.is_local:
+        check_regular(photo.path, error=ImageLoadError)  # a FIFO or /dev/zero would block the hash
         return photo.path
     import fsspec
 
@@ -68,8 +75,12 @@ def _local_copy(photo: Photo, stack: contextlib.ExitStack) -> str:
     fd, tmp = tempfile.mkstemp(prefix="multicrop-batch-", suffix=suffix)
     os.close(fd)
     stack.callback(lambda: Path(tmp).unlink(missing_ok=True))
+    copied = 0
     with fsspec.open(photo.path, "rb") as src, open(tmp, "wb") as dst:
         for chunk in iter(lambda: src.read(1 << 20), b""):
+            copied += len(chunk)
+            if copied > MAX_REMOTE_BYTES:
+                raise InputFileError(f"{photo.path}: more than {MAX_REMOTE_BYTES:,} bytes; not a photo")
             dst.write(chunk)
     return tmp
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InvalidParameterError, MissingExtraError
 from .admission import BYTES_PER_PIXEL, PixelBudget, header_pixels
 
-__all__ = ["ENGINES", "Item", "LocalEngine", "RayEngine", "make_engine", "dispatch", "default_workers"]
+__all__ = ["ENGINES", "Item", "LocalEngine", "RayEngine", "make_engine", "dispatch", "default_workers", "watch_parent"]
 
 #: The engine names ``--engine`` accepts.
 ENGINES = ("local", "ray")
@@ -44,8 +44,32 @@ class Item:
     on_error: Callable[[BaseException], dict]
 
 
+def watch_parent(parent: int, *, interval_s: float = 1.0) -> None:
+    """In a pool worker: exit as soon as the driver ``parent`` is gone (e.g. killed with ``kill -9``).
+
+    A worker whose driver died is re-parented; it then holds its memory (a
+    full-resolution photo) for nothing.  A daemon thread checks the parent
+    pid every ``interval_s`` and ends the process when it changed.  (The
+    pool's resource tracker ends by itself once no process holds its pipe.)
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(interval_s)
+
+    threading.Thread(target=watch, name="multicrop-watch-parent", daemon=True).start()
+
+
 class LocalEngine:
-    """A pool of ``workers`` processes on this machine (spawned: no inherited threads or handles)."""
+    """A pool of ``workers`` processes on this machine (spawned: no inherited threads or handles).
+
+    Each worker watches its driver (:func:`watch_parent`) and exits when the
+    driver is gone, so a killed driver leaves no worker behind.
+    """
 
     name = "local"
 
@@ -55,7 +79,8 @@ class LocalEngine:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
-        return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                      initializer=watch_parent, initargs=(os.getpid(),))
 
     def submit(self, fn: Callable, *args: Any) -> cf.Future:
         try:

@@ -138,8 +138,13 @@ def _download(uri: str, stack: contextlib.ExitStack) -> str:
     fd, tmp = tempfile.mkstemp(prefix="multicrop-judge-", suffix=os.path.splitext(uri)[1])
     os.close(fd)
     stack.callback(lambda: Path(tmp).unlink(missing_ok=True))
+    from .crop_job import MAX_REMOTE_BYTES
+
     with fsspec.open(uri, "rb") as src, open(tmp, "wb") as dst:
-        dst.write(src.read())
+        data = src.read(MAX_REMOTE_BYTES + 1)
+        if len(data) > MAX_REMOTE_BYTES:
+            raise OSError(f"more than {MAX_REMOTE_BYTES:,} bytes; not a photo")
+        dst.write(data)
     return tmp
 
 
@@ -177,6 +182,10 @@ def run_judge_batch(source: str | os.PathLike, db: str | os.PathLike, *, panel: 
     hashes: dict[str, str] = {}
     failed_rows: list[dict] = []
     for p in photos:
+        if p.refused is not None:  # not a regular image file, a protocol not allowed, ...: never opened
+            failed_rows.append({"path": p.path, "status": "failed", "error_kind": "RefusedInput",
+                                "error": p.refused, "calls": 0, "completed": 0})
+            continue
         try:
             hashes[p.path] = _hash(p)
         except OSError as exc:

@@ -54,9 +54,27 @@ class _Bar:
 
 def _summary_text(s) -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in s.failed_by_reason.items())
-    return (f"{s.total} photos: {s.done} done, {s.skipped} skipped (done before), {s.failed} failed"
+    redone = f", {s.redone_missing} redone (outputs missing)" if s.redone_missing else ""
+    text = (f"{s.total} photos: {s.done} done, {s.skipped} skipped (done before){redone}, {s.failed} failed"
             f"{f' ({reasons})' if reasons else ''} in {s.elapsed_s:.1f} s ({s.photos_per_s:.2f} photos/s, "
             f"{s.engine}, {s.workers} workers x {s.threads} threads); manifest {s.manifest}")
+    if s.failed_examples:
+        lines = [f"  {path}: {error}" for path, error in s.failed_examples]
+        more = s.failed - len(s.failed_examples)
+        head = f"failed{f' (first {len(lines)} of {s.failed})' if more > 0 else ''}:"
+        text += "\n" + "\n".join([head, *lines, f"list all failed photos with: multicrop batch failed {s.manifest}"])
+    return text
+
+
+def _read_config(config_file: Path):
+    from ..crop.config import CropConfig
+    from ..io import read_text_bounded
+
+    text = read_text_bounded(config_file, what="--config")  # bounded, regular files only: never /dev/zero
+    try:
+        return CropConfig.from_dict(json.loads(text))
+    except (RecursionError, ValueError, TypeError) as exc:
+        raise InvalidParameterError(f"--config {config_file}: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
 
 
 def crop(
@@ -79,20 +97,23 @@ def crop(
     max_megapixels: int | None = typer.Option(
         None, "--max-megapixels", min=1, help="Most source megapixels in flight at once (default: half the RAM)."),
     retry_failed: bool = typer.Option(True, "--retry-failed/--no-retry-failed", help="Try failed photos again."),
+    verify_outputs: bool = typer.Option(
+        False, "--verify-outputs", help="Also redo photos done before whose crops or record are gone "
+                                        "(a rerun otherwise checks settings, size and modification time only)."),
+    protocol: list[str] = typer.Option(
+        [], "--protocol", help="Also read this URI protocol (e.g. https); s3, gs, az and local files always."),
+    allow_outside: bool = typer.Option(
+        False, "--allow-outside", help="Let a manifest's relative entries leave its folder (../)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
 ) -> None:
     """Crop every photo of SOURCE into OUT, resumably; a rerun skips what is done with the same settings."""
     from ..batch import run_crop_batch
+    from ..batch.sources import PROTOCOLS
     from ..crop.config import CropConfig, OutputConfig
     from ..geometry import parse_ratios
 
-    base = CropConfig()
-    if config_file is not None:
-        try:
-            base = CropConfig.from_dict(json.loads(config_file.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise InvalidParameterError(f"--config {config_file}: {exc}") from None
+    base = CropConfig() if config_file is None else _read_config(config_file)
     changes = {k2: v for k2, v in (("k", k), ("saliency", saliency), ("faces", faces)) if v is not None}
     if ratio:
         changes["ratios"] = parse_ratios(ratio)
@@ -103,10 +124,32 @@ def crop(
         summary = run_crop_batch(source, out_dir, crop=crop_cfg, output=out_cfg, engine=engine, workers=workers,
                                  threads=threads, manifest=manifest,
                                  pixel_budget=max_megapixels * 1_000_000 if max_megapixels else None,
-                                 retry_failed=retry_failed, on_start=bar.start, on_row=bar.row)
+                                 retry_failed=retry_failed, on_start=bar.start, on_row=bar.row,
+                                 verify_outputs=verify_outputs, allow_outside=allow_outside,
+                                 protocols=tuple(dict.fromkeys((*PROTOCOLS, *(p.lower() for p in protocol)))),
+                                 on_note=lambda line: typer.echo(f"multicrop: note: {line}", err=True))
     typer.echo(json.dumps(summary.to_dict()) if as_json else _summary_text(summary))
     if summary.failed:
         raise typer.Exit(1)
+
+
+def failed(
+    manifest: Path = typer.Argument(..., help="A batch's results manifest folder (OUT/manifest.parquet)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
+) -> None:
+    """List every photo whose latest row in MANIFEST failed, with its reason (one per line)."""
+    from ..batch.manifest import latest_rows, read_manifest
+
+    if not manifest.exists():
+        raise InvalidParameterError(f"manifest {manifest}: no such folder")
+    rows = latest_rows(read_manifest(manifest, columns=("path", "status", "error_kind", "error"),
+                                     on_quarantine=lambda line: typer.echo(f"multicrop: note: {line}", err=True)))
+    bad = [r for r in rows.values() if r["status"] == "failed"]
+    for r in sorted(bad, key=lambda r: r["path"]):
+        if as_json:
+            typer.echo(json.dumps({"path": r["path"], "error_kind": r["error_kind"], "error": r["error"]}))
+        else:
+            typer.echo(f"{r['path']}\t{r['error_kind']}\t{r['error']}")
 
 
 def judge(
@@ -142,4 +185,5 @@ def register(app: typer.Typer) -> None:
     """Add the ``batch`` group (``batch crop``, ``batch judge``) to ``app``."""
     batch_app.command("crop")(crop)
     batch_app.command("judge")(judge)
+    batch_app.command("failed")(failed)
     app.add_typer(batch_app, name="batch")

@@ -9,6 +9,7 @@ The group modules import the library inside their commands, so
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -85,9 +86,38 @@ for _module, _target in _GROUPS:
     _module.register(_target)
 
 
+def _tolerant_streams() -> None:
+    """File names with undecodable bytes (``\\udcff``) print escaped instead of failing the print."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a closed or detached stream
+                pass
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an operating-system error the library let through (a name too long, a full disk...).
+
+    Examples
+    --------
+    >>> os_error_line(OSError(36, "File name too long", "/tmp/" + "x" * 300))[:40]
+    'File name too long: /tmp/xxxxxxxxxxxxxxx'
+    """
+    what = exc.strerror or type(exc).__name__
+    name = exc.filename if exc.filename is not None else ""
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if name and len(str(name)) > 200:
+        name = f"{str(name)[:120]}...{str(name)[-60:]} ({len(str(name))} characters)"
+    return f"{what}: {name}" if name else what
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; library errors become one line on stderr and exit code 1."""
     args = sys.argv[1:] if argv is None else list(argv)
+    _tolerant_streams()
     judge.set_command_line(["multicrop", *args])
     try:
         app(args=args, standalone_mode=True)
@@ -95,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     except MulticropError as exc:
         typer.echo(f"multicrop: error: {exc}", err=True)
+        return 1
+    except OSError as exc:  # the system refused (name too long, disk full, permission): one line, no traceback
+        typer.echo(f"multicrop: error: {os_error_line(exc)}", err=True)
+        return 1
+    except UnicodeError as exc:  # a file name whose bytes are not text in this locale
+        typer.echo(f"multicrop: error: a file name or text is not valid in this encoding ({exc.reason})", err=True)
         return 1
     except ModuleNotFoundError as exc:  # an extra that is not installed: say which one
         err = missing_extra(exc, args)

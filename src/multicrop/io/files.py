@@ -44,23 +44,24 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def check_regular(path: str | os.PathLike, *, what: str = "") -> os.stat_result:
-    """``os.stat(path)`` (links followed) when it names a regular file; else one clear error.
+def check_regular(path: str | os.PathLike, *, what: str = "",
+                  error: type[Exception] = InputFileError) -> os.stat_result:
+    """``os.stat(path)`` (links followed) when it names a regular file; else one clear ``error``.
 
     Raises
     ------
-    InputFileError
+    InputFileError (or ``error``)
         No such file, or a directory, FIFO, device or socket.
     """
     label = f"{what} {os.fspath(path)}".strip()
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise InputFileError(f"{label}: no such file") from None
+        raise error(f"{label}: no such file") from None
     except OSError as exc:
-        raise InputFileError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+        raise error(f"{label}: cannot read it ({exc.strerror or exc})") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputFileError(f"{label}: is {file_kind(st.st_mode)}, not a regular file")
+        raise error(f"{label}: is {file_kind(st.st_mode)}, not a regular file")
     return st
 
 

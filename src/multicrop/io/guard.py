@@ -7,8 +7,10 @@ never replace an input of the run (by name, hard link or symbolic link), a
 symbolic link, or any other file: the stem moves to ``<stem>-2``,
 ``<stem>-3``, ... until every name is free or replaceable, and the caller
 says so.  After writing, the files of the previous set that the new set does
-not reuse are removed (and only those); temporaries (``.<name>.XXXXXXXX.part``)
-left by a killed run are removed before writing.
+not reuse are removed (and only those); temporaries
+(``.<name>.<pid>-XXXXXXXX.part``) left by a killed run are removed before
+writing, but never those of a process that still runs (two runs writing
+into one folder at once keep each other's files).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,20 +150,56 @@ def plan_names(out_dir: Path, stem: str, names: Callable[[str], list[str]], *, s
         candidate = f"{stem}-{n}"
 
 
-_PART = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.part$")
+_OLD_PART = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.part$")  # earlier versions' mkstemp names
+#: A temporary older than this is removed even if its pid runs (the pid was reused).
+STALE_PART_S = 24 * 3600
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def remove_parts(out_dir: Path, stem: str) -> list[str]:
-    """Remove the temporaries a killed run left for ``stem``'s files; return their names."""
+    """Remove the temporaries a killed run left for ``stem``'s files; return their names.
+
+    A temporary whose writer (the pid in its name) still runs is kept, unless
+    it is older than :data:`STALE_PART_S`; a shortened name (``~``) counts as
+    ``stem``'s when it starts like one of its files.
+    """
+    from .save import parse_temp_name
+
     own = re.compile(rf"^{re.escape(stem)}(_\d+(_w\d+)?\.[A-Za-z]+|_preview\.[A-Za-z]+|\.json)$")
     removed = []
+    now = time.time()
     with contextlib.suppress(OSError):
         for entry in os.scandir(out_dir):
-            m = _PART.match(entry.name)
-            if m and own.match(m.group("name")) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-                    removed.append(entry.name)
+            parsed = parse_temp_name(entry.name)
+            if parsed is not None:
+                name, cut, pid = parsed
+                mine = name.startswith(stem) if cut else bool(own.match(name))
+                if not mine or not entry.is_file(follow_symlinks=False):
+                    continue
+                if _pid_alive(pid):
+                    try:
+                        if now - entry.stat(follow_symlinks=False).st_mtime < STALE_PART_S:
+                            continue
+                    except OSError:
+                        continue
+            else:
+                m = _OLD_PART.match(entry.name)
+                if not (m and own.match(m.group("name")) and entry.is_file(follow_symlinks=False)):
+                    continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed.append(entry.name)
     return sorted(removed)
 
 

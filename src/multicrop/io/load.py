@@ -278,7 +278,7 @@ def _refused(source: str | os.PathLike | BinaryIO, label: str) -> ImageLoadError
     if fmt is None:
         if not _prefix(source, 1):
             return ImageLoadError(f"{label}: empty file (0 bytes), not an image")
-        return ImageFormatError(f"{label}: not an image in a format multicrop opens ({allowed})")
+        return ImageLoadError(f"{label}: not an image in a format multicrop opens ({allowed})")
     if fmt in OPEN_FORMATS:
         return ImageLoadError(f"{label}: a damaged {fmt} file (its header cannot be read)")
     return ImageFormatError(f"{label}: its format is {fmt}, which multicrop does not open (it opens {allowed})")

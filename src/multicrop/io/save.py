@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from ..errors import InvalidParameterError
 from .modes import GREY_MODES, to_output_mode
 
 __all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "format_suffix", "FORMAT_BY_SUFFIX",
-           "DEFAULT_QUALITY"]
+           "DEFAULT_QUALITY", "temp_name", "parse_temp_name", "TEMP_SUFFIX"]
 
 #: JPEG and WebP quality used when the source's own quality cannot be kept.
 DEFAULT_QUALITY = 92
@@ -50,13 +51,51 @@ def format_suffix(fmt: str) -> str:
     return suffix
 
 
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+
+#: Every temporary file multicrop writes ends in this (``.<name>.<pid>-<random>.part``).
+TEMP_SUFFIX = ".part"
+#: Marks a temporary name whose final name was shortened to fit the filesystem's limit.
+_CUT = "~"
+_TEMP = re.compile(r"^\.(?P<name>.+?)(?P<cut>~)?\.(?P<pid>\d+)-[0-9a-f]{8}\.part$", re.S)
 
 
-_UMASK = _current_umask()
+def _name_max(folder: Path) -> int:
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no pathconf
+        return 255
+
+
+def temp_name(name: str, *, limit: int = 255) -> str:
+    """A unique temporary name beside ``name``: ``.<name>.<pid>-<random>.part``, within ``limit`` bytes.
+
+    The pid says which process writes it, so another run never removes it
+    while that process lives.  A final name too long to carry the decoration
+    (a legal 240-byte name) is shortened and marked with ``~``.
+
+    Examples
+    --------
+    >>> import os
+    >>> t = temp_name("a.jpg"); parse_temp_name(t) == ("a.jpg", False, os.getpid())
+    True
+    >>> len(temp_name("x" * 250).encode()) <= 255
+    True
+    """
+    tag = f".{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    raw = os.fsencode(name)
+    room = limit - 1 - len(tag)
+    if len(raw) <= room:
+        return f".{name}{tag}"
+    cut = raw[:room - len(_CUT)]
+    return f".{os.fsdecode(cut)}{_CUT}{tag}"
+
+
+def parse_temp_name(entry: str) -> tuple[str, bool, int] | None:
+    """``(name or its shortened start, shortened, pid)`` of a :func:`temp_name`, or None for any other name."""
+    m = _TEMP.match(entry)
+    if not m:
+        return None
+    return m.group("name"), m.group("cut") is not None, int(m.group("pid"))
 
 
 @contextlib.contextmanager
@@ -76,10 +115,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
+    limit = _name_max(path.parent)
+    for _ in range(100):
+        tmp_path = path.parent / temp_name(path.name, limit=limit)
+        try:
+            fd = os.open(tmp_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies
+        except FileExistsError:  # pragma: no cover - 32 random bits collided
+            continue
+        os.close(fd)
+        break
+    else:  # pragma: no cover
+        raise FileExistsError(f"{path}: no free temporary name beside it")
     try:
         yield tmp_path
         os.replace(tmp_path, path)

@@ -38,6 +38,7 @@ __all__ = [
     "score_rows",
     "read_results",
     "append_result",
+    "heal_torn_tail",
     "check_reusable",
 ]
 
@@ -291,8 +292,47 @@ def read_results(path: str | Path) -> list[Prediction]:
     return out
 
 
+def heal_torn_tail(path: str | Path) -> int:
+    """Cut a torn last line (a run killed while writing it) off a JSON-lines file; the bytes removed.
+
+    The torn record's image is simply predicted again; without this, the next
+    record would be glued onto the torn line and both would be lost.
+    Costs one seek and one byte read when the file is whole.
+    """
+    try:
+        fh = open(path, "rb+")
+    except FileNotFoundError:
+        return 0
+    with fh:
+        end = fh.seek(0, os.SEEK_END)
+        if end == 0:
+            return 0
+        fh.seek(end - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        pos = end
+        while pos > 0:  # back to the last newline, 64 KB at a time
+            start = max(0, pos - 65536)
+            fh.seek(start)
+            chunk = fh.read(pos - start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                pos = start + cut + 1
+                break
+            pos = start
+        fh.truncate(pos)
+        fh.flush()
+        os.fsync(fh.fileno())
+        return end - pos
+
+
 def append_result(path: Path, prediction: Prediction) -> None:
-    """Append ``prediction`` to the ``results.jsonl`` at ``path``, flushed to disk."""
+    """Append ``prediction`` to the ``results.jsonl`` at ``path`` on a line of its own, flushed to disk.
+
+    A torn last line left by an interrupted run is cut off first
+    (:func:`heal_torn_tail`), so the new record always starts a new line.
+    """
+    heal_torn_tail(path)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(prediction.to_line() + "\n")
         fh.flush()

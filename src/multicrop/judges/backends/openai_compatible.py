@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import email.utils
 import json
+import math
 import os
 import time
 from typing import Any
@@ -20,11 +21,13 @@ from ...errors import JudgeError, MissingCredentialsError
 from ..types import JudgeReply, JudgeRequest
 from .base import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 
-__all__ = ["OpenAICompatibleBackend", "retry_after_s"]
+__all__ = ["OpenAICompatibleBackend", "retry_after_s", "capped_wait", "MAX_TOKENS"]
 
 _STRUCTURED = ("json_schema", "json_object", "none")
 _DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 _MAX_RAW = 65536  # longest unreadable body kept as the raw reply
+#: Largest token count believed from a reply's ``usage`` (negative or larger counts are not stored).
+MAX_TOKENS = 100_000_000
 
 
 def _endpoint(base_url: str) -> str:
@@ -70,12 +73,37 @@ def retry_after_s(headers) -> float | None:
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        parsed = email.utils.parsedate_tz(value)
-        if parsed is None:
-            return None
-        return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+        try:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is None:
+                return None
+            seconds = email.utils.mktime_tz(parsed) - time.time()
+        except (OverflowError, ValueError, TypeError):  # a date no clock can hold
+            return math.inf
+    if math.isnan(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def capped_wait(retry_after: float | None, timeout_s: float) -> tuple[float | None, str]:
+    """``retry_after`` capped by the call's timeout, and the words that say so (``""`` when not capped).
+
+    A server that asks for a wait longer than a call may take (an HTTP date in
+    2099, ``Retry-After: 1e9``) gets the call's timeout instead; the record and
+    the log say what was asked and what was waited.
+
+    Examples
+    --------
+    >>> capped_wait(3e9, 60.0)
+    (60.0, ' (Retry-After asked 3e+09 s; waiting at most the call timeout, 60 s)')
+    >>> capped_wait(2.0, 60.0)
+    (2.0, '')
+    """
+    if retry_after is None or retry_after <= timeout_s:
+        return retry_after, ""
+    return timeout_s, f" (Retry-After asked {retry_after:.3g} s; waiting at most the call timeout, {timeout_s:g} s)"
 
 
 class OpenAICompatibleBackend(JudgeBackend):
@@ -228,9 +256,8 @@ class OpenAICompatibleBackend(JudgeBackend):
         except openai.APIStatusError as exc:
             code = exc.status_code
             if code == 429 or code == 408 or code >= 500:
-                raise TransientCallError(
-                    f"HTTP {code}", retry_after=retry_after_s(getattr(exc.response, "headers", None))
-                ) from None
+                wait, note = capped_wait(retry_after_s(getattr(exc.response, "headers", None)), timeout_s)
+                raise TransientCallError(f"HTTP {code}{note}", retry_after=wait) from None
             raise CallFailedError(f"HTTP {code}: {str(exc)[:200]}") from None
 
     def _reply_from_body(self, body: str) -> JudgeReply:
@@ -240,11 +267,14 @@ class OpenAICompatibleBackend(JudgeBackend):
             doc = json.loads(body)
         except ValueError:
             return JudgeReply(text=body[:_MAX_RAW], error=f"HTTP 200 body is not JSON: {body[:80]!r}")
+        except RecursionError:  # e.g. 200,000 nested arrays: a reply, recorded as unusable, not a crash
+            return JudgeReply(text=body[:_MAX_RAW], error=f"HTTP 200 body nests JSON too deeply to read "
+                                                           f"({len(body):,} characters): {body[:40]!r}")
         if not isinstance(doc, dict):
             return JudgeReply(text=body[:_MAX_RAW], error="HTTP 200 body is not a JSON object")
         model = doc.get("model") if isinstance(doc.get("model"), str) else None
         usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
-        pt, ct = (v if isinstance(v, int) and not isinstance(v, bool) else None
+        pt, ct = (v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_TOKENS else None
                   for v in (usage.get("prompt_tokens"), usage.get("completion_tokens")))
         cost = None
         if pt is not None and ct is not None:

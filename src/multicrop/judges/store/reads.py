@@ -15,7 +15,7 @@ from ...hashing import hash_text
 from ...serialize import Serializable
 from .export import export_records
 from .layout import digest_bytes, digest_text, render_key_json, unpack_pieces
-from .records import CallRecord
+from .records import CALL_COLUMNS, CallRecord
 from .runlog import RUN_COLUMNS, RunInfo
 
 __all__ = ["ReadsMixin", "StoreStats", "VerifyReport", "CallDetail"]
@@ -108,8 +108,33 @@ class ReadsMixin:
         return {digest_text(k) for (k,) in self._read("SELECT key FROM calls")}
 
     def scores(self) -> dict[str, float]:
-        """``call_key -> score`` (NaN for parse failures)."""
-        return {digest_text(k): (math.nan if s is None else s) for k, s in self._read("SELECT key, score FROM calls")}
+        """``call_key -> score`` (NaN for parse failures), each reused record checked against its content hash.
+
+        A record edited after it was written (its score changed by hand, a
+        damaged page) no longer matches its ``row_sha256``: it is never reused
+        silently.
+
+        Raises
+        ------
+        StoreError
+            Some records do not match their content hash (the message says how many and what to do).
+        """
+        out: dict[str, float] = {}
+        bad: list[str] = []
+        try:
+            for row in self._db.execute(_SELECT):
+                rec = _record(row)
+                if CallRecord.content_sha256(dict(zip(CALL_COLUMNS, rec.values()))) != rec.row_sha256:
+                    bad.append(rec.call_key)
+                out[rec.call_key] = rec.score
+        except sqlite3.DatabaseError as exc:
+            raise self._damage(exc) from None
+        if bad:
+            raise StoreError(
+                f"{self.path}: {len(bad)} stored call(s) do not match their content hash (first {bad[0]}): they were "
+                "changed after they were written; `multicrop store verify` lists them; restore the store from a "
+                "backup, or delete those rows so the calls are made again")
+        return out
 
     def __len__(self) -> int:
         return int(self._read("SELECT count(*) FROM calls")[0][0])

@@ -13,7 +13,7 @@ from ...errors import InvalidParameterError
 from ...hashing import canonical_json, content_hash, hash_text
 from ...serialize import Serializable
 
-__all__ = ["CallRecord", "CALL_COLUMNS", "utc_now"]
+__all__ = ["CallRecord", "CALL_COLUMNS", "MAX_TOKENS", "utc_now"]
 
 
 def utc_now() -> str:
@@ -73,6 +73,7 @@ class CallRecord(Serializable):
             key_json = canonical_json(key_fields)
         values.update(call_key=hash_text(key_json), key_json=key_json, created_utc=created_utc or utc_now())
         values["score"] = math.nan if values.get("score") is None else float(values["score"])
+        _check_counts(values)
         values["row_sha256"] = cls.content_sha256(values)
         return cls(**values)
 
@@ -93,6 +94,26 @@ class CallRecord(Serializable):
         if math.isnan(self.score):
             row = (*row[:_SCORE], None, *row[_SCORE + 1:])
         return row
+
+
+#: Largest token count a record may hold (a reply claiming more is wrong, not expensive).
+MAX_TOKENS = 1_000_000_000
+
+
+def _check_counts(values: dict[str, Any]) -> None:
+    """Token counts are whole numbers in [0, MAX_TOKENS] (or None); cost and latency finite and >= 0."""
+    for name in ("prompt_tokens", "completion_tokens"):
+        v = values.get(name)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_TOKENS:
+            raise InvalidParameterError(f"{name} must be an integer in [0, {MAX_TOKENS:,}] or None, got {v!r}")
+    for name in ("cost_usd", "latency_s"):
+        v = values.get(name)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise InvalidParameterError(f"{name} must be a finite number >= 0 or None, got {v!r}")
 
 
 #: Columns of the ``calls`` table: the fields of :class:`CallRecord`, in order.

@@ -72,13 +72,25 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
     # Read-write without creating, then query_only: as the last connection to
     # close, it checkpoints and removes the -wal and -shm files, which a
     # mode=ro connection would leave behind.  mode=ro where writing is refused.
+    # A store the user may only read (a read-only file or folder, a read-only mount): mode=ro; and where
+    # SQLite cannot create the -shm it needs for a WAL store either, immutable=1 when no -wal file
+    # exists (nothing is being written: the file alone is the whole store).
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        try:
+            db = sqlite3.connect(readonly_uri(path, "rw"), uri=True, isolation_level=None, timeout=30.0)
+            db.execute("PRAGMA query_only = ON")
+            db.execute("PRAGMA user_version").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            pass
     try:
-        db = sqlite3.connect(readonly_uri(path, "rw"), uri=True, isolation_level=None, timeout=30.0)
-        db.execute("PRAGMA query_only = ON")
+        db = sqlite3.connect(readonly_uri(path), uri=True, isolation_level=None, timeout=30.0)
         db.execute("PRAGMA user_version").fetchone()
         return db
     except sqlite3.OperationalError:
-        return sqlite3.connect(readonly_uri(path), uri=True, isolation_level=None)
+        if path.with_name(path.name + "-wal").exists():
+            raise
+    return sqlite3.connect(readonly_uri(path) + "&immutable=1", uri=True, isolation_level=None)
 
 
 def _check_header(path: Path, *, readonly: bool) -> None:
