@@ -61,14 +61,24 @@ def test_cells_below_the_threshold_and_duplicates_of_a_class_are_dropped():
     assert scores.tolist() == pytest.approx([0.9]) and classes.tolist() == [2]
 
 
-def test_two_classes_at_one_place_both_stay():
+def test_one_object_named_twice_keeps_its_best_name_but_kinds_never_suppress_each_other():
     s, d = _empty()
-    s[32][40, 0] = 0.7
-    s[32][40, 56] = 0.5  # chair (index 56), same cell: per-class NMS keeps both
+    s[32][40, 15] = 0.7  # cat (index 15)
+    s[32][40, 16] = 0.5  # dog (index 16), same cell, same box
     d[32][40] = _peak(11, (1, 1, 1, 1))
+    _, scores, classes = nanodet.decode(s, d, min_score=0.3, cross_class_iou=None)
+    assert classes.tolist() == [15, 16] and scores.tolist() == pytest.approx([0.7, 0.5])  # per-class NMS only
     _, scores, classes = nanodet.decode(s, d, min_score=0.3)
-    assert classes.tolist() == [0, 56] and scores.tolist() == pytest.approx([0.7, 0.5])
-    assert coco.NAMES[56] == "chair" and coco.CATEGORY_IDS[56] == 62
+    assert classes.tolist() == [15] and scores.tolist() == pytest.approx([0.7])
+    # A person and a chair on the very same box: two kinds, both stay.
+    s, d = _empty()
+    s[32][40, 0] = 0.6
+    s[32][40, 56] = 0.9
+    d[32][40] = _peak(11, (1, 1, 1, 1))
+    _, _, classes = nanodet.decode(s, d, min_score=0.3)
+    assert classes.tolist() == [56, 0]
+    assert [coco.NAMES[i] for i in (15, 16, 56)] == ["cat", "dog", "chair"]
+    assert [coco.CATEGORY_IDS[i] for i in (15, 16, 56)] == [17, 18, 62]
 
 
 def test_nms_against_hand_computed_overlaps():

