@@ -712,7 +712,8 @@ async function init() {
     const p = cur();
     if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p); }
   };
-  $("upload").onclick = () => $("files").click();
+  // the picker opens after the key or click that asked for it has been handled (Enter opened it unreliably)
+  $("upload").onclick = () => setTimeout(() => $("files").click(), 0);
   $("upload2").onclick = () => $("files").click();
   $("files").onchange = (e) => { upload([...e.target.files]); e.target.value = ""; };
   document.addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });

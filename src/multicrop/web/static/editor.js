@@ -130,13 +130,17 @@ class BoxEditor {
     return { ...b0, w, h, y: fy ? ay : ay - h, x: Math.min(Math.max(cx - w / 2, 0), this.W - w) };
   }
 
-  _hit(p) { // the crop a press at p goes to: the selected one if under p, else the smallest there
-    const sel = this.boxes[this.selected];
+  _smallest(p) { // the smallest crop under p, or -1
     const inside = (b) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
-    if (sel && inside(sel)) return this.selected;
     let best = -1;
     this.boxes.forEach((b, i) => { if (inside(b) && (best < 0 || b.w * b.h < this.boxes[best].w * this.boxes[best].h)) best = i; });
     return best;
+  }
+
+  _hit(p) { // the crop a press at p drags: the selected one if under p, else the smallest there
+    const sel = this.boxes[this.selected];
+    if (sel && p.x >= sel.x && p.x <= sel.x + sel.w && p.y >= sel.y && p.y <= sel.y + sel.h) return this.selected;
+    return this._smallest(p);
   }
 
   _down(e) {
@@ -152,7 +156,9 @@ class BoxEditor {
       if (idx >= 0) {
         if (idx !== this.selected) this.select(idx);
         const b = this.boxes[idx];
-        this.drag = { kind: "move", idx, dx: p.x - b.x, dy: p.y - b.y, start: { ...b } };
+        // a tap (no drag) takes the smallest crop there, so a crop inside the selected one can be had
+        const tap = t.dataset.role === "tag" ? idx : this._smallest(p);
+        this.drag = { kind: "move", idx, dx: p.x - b.x, dy: p.y - b.y, start: { ...b }, tap };
       } else if (this.opts.draw) {
         const ratio = this.opts.drawRatio();
         const b = this._sized(Math.min(p.x, this.W - 8), Math.min(p.y, this.H - 8), 1, ratio);
@@ -196,6 +202,7 @@ class BoxEditor {
     }
     this.render();
     if (d.moved || d.fresh) this._changed(true);
+    else if (d.kind === "move" && d.tap >= 0 && d.tap !== d.idx) this.select(d.tap);
   }
 
   // Keyboard edits of the selected crop; true when the key was used.
