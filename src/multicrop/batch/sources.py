@@ -168,9 +168,9 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
     if why:
         raise InvalidParameterError(f"SRC {text!r}: {why}")
     fs, path = fsspec.core.url_to_fs(text)
+    suffix = posixpath.splitext(path)[1].lower()  # as named: a link to a manifest is still a manifest
     if _is_local(fs):
         path = Path(path).resolve().as_posix() if not any(c in path for c in _GLOB_CHARS) else path
-    suffix = posixpath.splitext(path)[1].lower()
     if any(c in path for c in _GLOB_CHARS):
         found = fs.glob(path, detail=True)
         root = path.split("*")[0].split("?")[0].split("[")[0]
