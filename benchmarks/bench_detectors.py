@@ -19,6 +19,8 @@ detection of their kind under any of its class names (a truck found as a
 car); the precision of the detections (a detection is
 right when it matches an outlined object of its class at IoU 0.5), for all
 and for those of at least 3 % of the frame; NanoDet's milliseconds per photo.
+For YuNet (no face outlines there): per threshold the faces found and the
+share of them with at least 30 % of their box on a person's outline.
 And for the pose landmarks: the share of the keypoints the model calls
 visible (visibility > 0.5) that fall inside the person's outline (grown by 2 %
 of the photo's diagonal), over the people NanoDet found.
@@ -116,6 +118,10 @@ def bench_quality(folder: Path, *, threads: int, thresholds=THRESHOLDS) -> dict:
 
     nanodet = DETECTORS.create("nanodet", threads=threads, min_score=min(thresholds))
     pose = DETECTORS.create("pose", threads=threads)
+    from multicrop.models.yunet import yunet_faces
+
+    face_thresholds = (0.5, 0.6, 0.7, 0.8, 0.9)
+    faces = {t: [0, 0] for t in face_thresholds}
     photos = sorted((folder / "images").glob("*.jpg"))
     rows = []
     ms = []
@@ -143,6 +149,17 @@ def bench_quality(folder: Path, *, threads: int, thresholds=THRESHOLDS) -> dict:
                 cv2.fillPoly(m, [q.round().astype(np.int32)], 1)
                 grow = max(1, int(0.02 * np.hypot(w, h)))
                 person_masks.append(cv2.dilate(m, np.ones((grow, grow), np.uint8)))
+        outline = np.zeros((h, w), np.uint8)
+        for c, q in objects:
+            if c == 1:
+                cv2.fillPoly(outline, [q.round().astype(np.int32)], 1)
+        fb, fs, _ = yunet_faces(image, threads=threads, score_threshold=min(face_thresholds))
+        for (x1, y1, x2, y2), score in zip(fb, fs):
+            on_person = outline[int(y1): int(y2) + 1, int(x1): int(x2) + 1].mean() >= 0.3
+            for t in face_thresholds:
+                if score >= t:
+                    faces[t][0] += int(on_person)
+                    faces[t][1] += 1
         if person_masks:
             union = np.maximum.reduce(person_masks)
             for d in refined:
@@ -194,6 +211,7 @@ def bench_quality(folder: Path, *, threads: int, thresholds=THRESHOLDS) -> dict:
         "folder": str(folder), "photos": len(photos), "nanodet_ms_per_photo": statistics.median(ms),
         "table": table,
         "pose_visible_keypoints_inside_outline": kp_in / kp_all if kp_all else None, "pose_visible_keypoints": kp_all,
+        "faces_on_a_person_outline": {t: (v[0] / v[1] if v[1] else None, v[1]) for t, v in faces.items()},
     }
 
 
@@ -237,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         if q["pose_visible_keypoints"]:
             print(f"pose: {q['pose_visible_keypoints_inside_outline']:.1%} of {q['pose_visible_keypoints']} "
                   "visible keypoints inside the person's outline")
+        print("yunet: faces (share with at least 30 % of the box on a person's outline): " + ", ".join(
+            f"{t}: {n} ({share:.0%})" for t, (share, n) in q["faces_on_a_person_outline"].items() if n))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
     return 0

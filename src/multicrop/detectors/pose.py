@@ -14,8 +14,16 @@ before (``nanodet``), and the landmark model (``pose_landmark_full.onnx``,
   only steer MediaPipe's tracking), a pose-presence score in ``[0, 1]`` and a
   256 x 256 segmentation logit map;
 - keypoints are mapped back to image pixels with visibility
-  ``sigmoid(visibility logit)``; the mask is ``sigmoid(logit)`` pasted into
-  the crop's place in an image-sized map.
+  ``sigmoid(visibility logit)`` (a body part outside the photo gets a point
+  outside it, with a low visibility); the mask is ``sigmoid(logit)`` pasted
+  into the crop's place in an image-sized map, zero outside the crop.  The
+  model segments every person in its crop: where people overlap, each one's
+  mask also covers the others.
+
+On the 100 coco-subjects photos, 94.7 % of the 2,036 keypoints the model
+calls visible (visibility > 0.5) on the people NanoDet found lie inside a
+person's outline grown by 2 % of the photo's diagonal
+(``benchmarks/bench_detectors.py --labelled DIR``).
 
 A person whose box is smaller than :data:`MIN_SIDE` pixels, or whose
 pose-presence score is below :data:`MIN_PRESENCE`, keeps its detection
