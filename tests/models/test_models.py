@@ -143,3 +143,14 @@ def test_sessions_are_shared_per_model_and_thread_count():
     assert onnx_session("yunet", threads=2) is not a
     with pytest.raises(InvalidParameterError, match="threads must be a positive integer, got 0"):
         onnx_session("yunet", threads=0)
+
+
+def test_thread_count_is_the_one_place_that_reads_the_environment(monkeypatch):
+    from multicrop.models import sessions
+
+    monkeypatch.setenv("MULTICROP_THREADS", "3")
+    assert models.thread_count() == 3 and models.thread_count(workers=8) == 3
+    monkeypatch.delenv("MULTICROP_THREADS")
+    monkeypatch.setattr(sessions.os, "cpu_count", lambda: 16)
+    assert models.thread_count() == models.MAX_THREADS == 4
+    assert models.thread_count(workers=8) == 2 and models.thread_count(workers=32) == 1

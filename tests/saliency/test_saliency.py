@@ -93,3 +93,31 @@ def test_compute_saliency_has_no_face_option():
     # faces are added in one place only (multicrop.crop.pipeline.analyse)
     with pytest.raises(TypeError):
         compute_saliency(np.zeros((8, 8, 3), np.uint8), method="spectral", faces=True)
+
+
+def test_saliency_faces_and_the_yunet_detector_are_one_model_run():
+    from multicrop.detectors import detect
+
+    img = sample_photo("astronaut")
+    faces = detect_faces(img, threads=1)
+    found = detect(img, detectors="yunet", threads=1)
+    assert [f.box for f in faces] == [d.box for d in found]
+    assert [f.score for f in faces] == pytest.approx([d.score for d in found])
+
+
+def test_u2netp_takes_its_threads_from_the_caller_or_the_one_thread_rule(monkeypatch):
+    from multicrop.saliency import u2netp
+
+    seen = []
+    real = u2netp.onnx_session
+
+    def spy(name, *, threads):
+        seen.append((name, threads))
+        return real(name, threads=threads)
+
+    monkeypatch.setattr(u2netp, "onnx_session", spy)
+    img = np.zeros((40, 40, 3), np.uint8)
+    u2netp.u2netp_saliency(img, threads=1)
+    monkeypatch.setattr(u2netp, "thread_count", lambda: 3)  # the rule in multicrop.models.sessions
+    u2netp.u2netp_saliency(img)
+    assert seen == [("u2netp", 1), ("u2netp", 3)]
