@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import posixpath
 import socket
 import tempfile
 import time
@@ -135,7 +136,9 @@ def crop_task(job: CropJob, photo: Photo, stem: str, settings_hash: str) -> dict
             result = crop_photo(Path(local), job.crop, max_pixels=job.output.max_pixels, threads=job.threads)
             out = Path(job.out_dir) / stem
             rec = write_outputs(result, out.parent, config=job.output, stem=out.name)
+        written = rec.get("stem") if isinstance(rec.get("stem"), str) else out.name  # moved when a name was taken
         row.update(
+            stem=posixpath.join(posixpath.dirname(stem), written) if posixpath.dirname(stem) else written,
             status="done", error=None, error_kind=None, width=result.size[0], height=result.size[1],
             boxes=[{"x": c.box.x, "y": c.box.y, "w": c.box.w, "h": c.box.h} for c in result.crops],
             scores=[float(c.score) for c in result.crops],
