@@ -264,8 +264,13 @@ def _valid(shares: np.ndarray, main: np.ndarray, held: np.ndarray, cuts: np.ndar
         mine = main == j
         if not mine.any() or (ok & mine).any() or not (subjects[j].is_body or subjects[j].kind == "focus"):
             continue
-        # A subject no crop holds whole without cutting another (larger than any crop, or in a crowd):
-        # keep its most complete framings, the fewest bodies cut, portrait cuts before others.
+        # A subject no crop holds whole without cutting another (larger than any crop, or in a crowd).
+        # A group: the largest part of it that a crop holds without slicing anyone (the people at the
+        # photo's edges left out whole).  Else its most complete framings, the fewest bodies cut.
+        clean = mine & (cuts == 0) & (portrait == 0) & faces_ok & ~other_cut & (s_main >= d.part_share)
+        if len(subjects[j].members) > 1 and clean.any():
+            ok |= clean & (s_main >= s_main[clean].max() - 0.05)
+            continue
         best = s_main[mine].max()
         pool = mine & (s_main >= best - 0.05)
         if (pool & faces_ok).any():
@@ -319,7 +324,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     guards = [s for s in found if s.importance <= 0]
     notes: list[str] = []
     if not subs:
-        return _one_view(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale)
+        return _one_view(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
+                         guards=guards)
     pool = direct_pool(bounds, subs, ratios or config.ratios, config, min_side, scale=scale)
     boxes = [b for b, _ in pool]
     C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
@@ -401,16 +407,26 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
 
 
 def _one_view(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
-              ratios: tuple[Ratio, ...] | None, scale: float) -> DirectSelection:
-    """No subject: the one best-composed view of the whole scene (largest windows), said in the notes."""
+              ratios: tuple[Ratio, ...] | None, scale: float, guards: list[Subject] = ()) -> DirectSelection:
+    """No subject: the one best-composed view of the whole scene (largest windows), said in the notes.
+
+    A view slicing none of the ``guards`` (bodies too unsure to be subjects) wins over any that does.
+    """
     d = config.direct
+    bodies = [b for g in guards for b in g.bodies]
     best: ScoredCrop | None = None
+    best_key = None
     for ratio in ratios or config.ratios:
         boxes = [b for b in sliding_windows(bounds, ratio, scales=(1.0, 0.85), config=config.candidates)
                  if min(b.w, b.h) >= min_side - 1e-6]
-        for c in scorer.score(ctx, boxes, ratio=ratio, region=bounds):
-            if best is None or c.score > best.score:
-                best = c
+        if not boxes:
+            continue
+        C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
+        cuts = _body_cuts(ctx, boxes, C, bodies, bounds, d)[0] if bodies else np.zeros(len(boxes))
+        for c, cut in zip(scorer.score(ctx, boxes, ratio=ratio, region=bounds), cuts):
+            key = (-cut, c.score)
+            if best_key is None or key > best_key:
+                best, best_key = c, key
     if best is None:
         return DirectSelection((), (), (), 0, ("no crop of the allowed ratios fits",), ())
     note = "no subject found (no person, animal or thing detected, nothing salient): one view of the scene"

@@ -169,6 +169,11 @@ class DirectConfig(Serializable):
         no crop holds the main subject whole without slicing another do the
         fewest cuts win, a person cut at a portrait line
         (:func:`multicrop.crop.subjects.portrait_lines`) before any other.
+    part_share : float
+        A group no crop holds whole (wider than any crop of the ratios) is
+        framed by the largest part of it a crop holds without slicing anyone,
+        if that part is at least this share of the group; else by its most
+        complete framings with the fewest bodies cut.
     min_headroom, headroom_weight : float
         A person's crop whose top lies less than ``min_headroom`` of its height
         above the highest head (the photo's own top edge excepted) loses
@@ -233,6 +238,7 @@ class DirectConfig(Serializable):
     min_blob_importance: float = 0.8
     max_subjects: int = 16
     out_share: float = 0.03
+    part_share: float = 0.4
     min_headroom: float = 0.03
     headroom_weight: float = 0.3
     lead_weight: float = 0.1
@@ -255,7 +261,7 @@ class DirectConfig(Serializable):
         for name in ("min_person_score", "min_animal_score", "min_vehicle_score", "min_object_score",
                      "guard_score", "min_subject_area", "max_object_area", "group_overlap", "group_margin", "body_whole", "vehicle_weight", "object_weight",
                      "max_blob_area", "saliency_outside", "saliency_weight", "min_blob_importance", "out_share",
-                     "min_headroom", "wide_share", "platform_share"):
+                     "part_share", "min_headroom", "wide_share", "platform_share"):
             _check_range(self, name, 0, 1)
         for name in ("headroom_weight", "lead_weight", "wide_weight"):
             _check_range(self, name, 0, 1e6)

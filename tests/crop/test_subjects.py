@@ -1,0 +1,199 @@
+"""Subjects from detections and saliency, and direct selection on them (hand-made detections)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from multicrop.crop.analysis import analyse, parse_focus, settings_key, with_focus
+from multicrop.crop.config import CropConfig, DirectConfig
+from multicrop.crop.pipeline import crop_photo, pipeline_versions
+from multicrop.crop.subjects import Subject, connected_components, facing, find_subjects, portrait_lines
+from multicrop.detectors.types import Detection
+from multicrop.errors import InvalidParameterError
+from multicrop.geometry import Box
+
+
+def _person(x, y, w, h, score=0.9):
+    return Detection("person", "person", 1, Box(x, y, w, h), score)
+
+
+def _held(crop: Box, box: Box) -> float:
+    iw = max(min(crop.x2, box.x2) - max(crop.x, box.x), 0)
+    ih = max(min(crop.y2, box.y2) - max(crop.y, box.y), 0)
+    return iw * ih / box.area
+
+
+def _photo(shape=(600, 900)):
+    """A flat grey photo (its spectral saliency is near nothing): the detections alone make subjects."""
+    return np.full((*shape, 3), 90, np.uint8)
+
+
+CFG = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=())
+
+
+def _crop(img, dets, cfg=CFG, **kw):
+    a = analyse(img, cfg, detections=dets)
+    return crop_photo(img, cfg, analysis=a, **kw), a
+
+
+def test_overlapping_people_form_one_group_and_people_apart_stay_apart():
+    sal = np.zeros((600, 900), np.float32)
+    dets = [_person(100, 100, 120, 400), _person(190, 120, 120, 380), _person(650, 150, 120, 380)]
+    subs = find_subjects(sal, dets)
+    groups = [s for s in subs if s.members]
+    singles = [s for s in subs if not s.members]
+    assert len(groups) == 1 and len(groups[0].members) == 2 and groups[0].label == "group of 2 people"
+    assert groups[0].box == Box(100, 100, 210, 400)
+    assert len(singles) == 1 and singles[0].box == Box(650, 150, 120, 380)
+    assert groups[0].importance == pytest.approx(1.0)  # the larger subject
+
+
+def test_a_tiny_detection_is_background_and_an_unsure_one_is_a_guard():
+    sal = np.zeros((600, 900), np.float32)
+    tiny = _person(10, 10, 20, 40)                     # 0.15 % of the frame
+    unsure = _person(600, 100, 100, 300, score=0.35)   # between guard_score and min_person_score
+    sure = _person(100, 100, 100, 300)
+    subs = find_subjects(sal, [tiny, unsure, sure])
+    assert [(s.box, s.importance > 0) for s in subs] == [(sure.box, True), (unsure.box, False)]
+
+
+def test_salient_blob_inside_a_detection_is_not_a_subject_but_one_apart_is():
+    sal = np.zeros((600, 900), np.float32)
+    sal[150:350, 120:220] = 1.0      # the person's own saliency
+    sal[200:300, 650:750] = 1.0      # a thing no detector names
+    subs = find_subjects(sal, [_person(100, 100, 150, 400)])
+    kinds = sorted((s.kind, s.source) for s in subs)
+    assert kinds == [("person", "detector"), ("salient", "saliency")]
+    salient = next(s for s in subs if s.kind == "salient")
+    assert salient.box == Box(650, 200, 100, 100)
+    # importance among the blobs (half the person's saliency mass: 0.5 ** 0.25) times saliency_weight
+    assert salient.importance == pytest.approx(DirectConfig().saliency_weight * 0.5 ** 0.25)
+
+
+def test_plain_background_is_never_a_subject():
+    sal = np.full((600, 900), 0.8, np.float32)   # a bright sky over the whole frame
+    assert find_subjects(sal) == ()
+
+
+def test_no_crop_slices_a_person_or_leaves_a_sliver():
+    img = _photo()
+    dets = [_person(100, 120, 130, 420), _person(330, 100, 130, 440), _person(650, 150, 120, 380)]
+    res, a = _crop(img, dets)
+    assert len(res.crops) >= 2
+    d = DirectConfig()
+    for c in res.crops:
+        for det in dets:
+            h = _held(c.box, det.box)
+            assert h <= d.out_share or h >= d.body_whole, (c.box, det.box, h)
+    # every crop has a main subject of its own
+    assert len(set(res.mains)) == len(res.mains) and all(m >= 0 for m in res.mains)
+
+
+def test_a_guard_is_never_sliced():
+    img = _photo()
+    dets = [_person(100, 100, 150, 420), _person(240, 110, 150, 400, score=0.32)]
+    res, a = _crop(img, dets)
+    for c in res.crops:
+        h = _held(c.box, dets[1].box)
+        assert h <= DirectConfig().out_share or h >= DirectConfig().body_whole
+
+
+def test_focus_is_held_by_the_first_crop_and_recorded():
+    img = _photo()
+    dets = [_person(100, 100, 130, 420)]
+    res, _ = _crop(img, dets, focus=Box(760, 300, 0, 0))
+    first = res.crops[0].box
+    assert first.x <= 760 <= first.x2 and first.y <= 300 <= first.y2
+    rec = res.to_dict()
+    assert rec["focus"] == {"x": 760.0, "y": 300.0, "w": 0.0, "h": 0.0}
+    assert "the focus given is held by the first crop" in res.notes
+    assert any(s["kind"] == "focus" for s in rec["subjects"])
+
+
+def test_focus_needs_direct_and_must_lie_in_the_photo():
+    img = _photo()
+    with pytest.raises(InvalidParameterError, match="strategy 'direct'"):
+        crop_photo(img, CFG.replace(strategy="partition", k=2), focus=Box(10, 10, 0, 0))
+    with pytest.raises(InvalidParameterError, match="inside the 900x600 photo"):
+        crop_photo(img, CFG, focus=Box(950, 10, 0, 0))
+
+
+@pytest.mark.parametrize("text,box", [("120,80", Box(120, 80, 0, 0)), ("1, 2, 30, 40", Box(1, 2, 30, 40))])
+def test_parse_focus(text, box):
+    assert parse_focus(text) == box
+
+
+@pytest.mark.parametrize("text", ["1,2,3", "a,b", "-1,5", ""])
+def test_parse_focus_refuses(text):
+    with pytest.raises(InvalidParameterError, match="focus must be X,Y or X,Y,W,H"):
+        parse_focus(text)
+
+
+def test_no_subject_gives_one_view_and_says_so():
+    res, _ = _crop(_photo(), [])
+    assert len(res.crops) == 1 and res.notes[0].startswith("no subject found")
+
+
+def test_analysis_key_follows_image_settings_and_focus():
+    img = _photo((200, 300))
+    a = analyse(img, CFG)
+    assert a.key == analyse(img, CFG).key
+    other = img.copy()
+    other[0, 0] = 0
+    assert analyse(other, CFG).key != a.key
+    assert settings_key(CFG) != settings_key(CFG.replace(direct=DirectConfig(min_person_score=0.6)))
+    assert with_focus(a, Box(5, 5, 0, 0), CFG).key != a.key
+    saliency, faces = a  # the pair analyse returned before it returned an Analysis
+    assert saliency is a.saliency and faces == ()
+
+
+def test_analysis_of_another_size_is_refused():
+    a = analyse(_photo((200, 300)), CFG)
+    with pytest.raises(InvalidParameterError, match="analysis is of a 300x200 image"):
+        crop_photo(_photo((210, 300)), CFG, analysis=a)
+
+
+def test_versions_name_the_detectors():
+    assert pipeline_versions(CFG)["detectors"] == "off"
+    with_nanodet = pipeline_versions(CFG.replace(detectors=("nanodet",)))
+    assert with_nanodet["detector:nanodet"].startswith("nanodet-")
+    assert CropConfig(detectors=("nanodet", "yunet"), faces=False).active_detectors == ("nanodet",)
+    with pytest.raises(InvalidParameterError, match="must not repeat"):
+        CropConfig(detectors=("nanodet", "nanodet"))
+
+
+def _kp(**points):
+    kp = np.zeros((33, 3))
+    names = {"nose": 0, "l_ear": 7, "r_ear": 8, "l_sh": 11, "r_sh": 12, "l_hip": 23, "r_hip": 24,
+             "l_knee": 25, "r_knee": 26}
+    for k, (x, y) in points.items():
+        kp[names[k]] = (x, y, 1.0)
+    return kp
+
+
+def test_portrait_lines_from_keypoints_avoid_the_joints():
+    kp = _kp(l_sh=(120, 100), r_sh=(80, 100), l_hip=(115, 200), r_hip=(85, 200), l_knee=(115, 300),
+             r_knee=(85, 300))
+    p = Subject("person", Box(60, 40, 80, 360), 0.9, 1.0, "detector", "person", keypoints=kp)
+    lines = portrait_lines(p)
+    assert lines == ((130.0, 160.0), (178.0, 192.0), (230.0, 275.0))
+    for lo, hi in lines:  # never at the shoulders (100), hips (200) or knees (300)
+        assert not (lo <= 100 <= hi or lo <= 200 <= hi or lo <= 300 <= hi)
+
+
+def test_facing_from_the_nose_and_ears():
+    right = _kp(nose=(130, 50), l_ear=(110, 50), r_ear=(90, 50))
+    front = _kp(nose=(100, 50), l_ear=(115, 50), r_ear=(85, 50))
+    box = Box(60, 40, 80, 300)
+    assert facing(Subject("person", box, 0.9, 1.0, "detector", keypoints=right)) == 1.0
+    assert facing(Subject("person", box, 0.9, 1.0, "detector", keypoints=front)) == 0.0
+    assert facing(Subject("person", box, 0.9, 1.0, "detector")) == 0.0
+
+
+def test_connected_components_close_joins_near_parts():
+    m = np.zeros((50, 100), bool)
+    m[10:20, 10:20] = True
+    m[10:20, 22:30] = True
+    assert connected_components(m)[0] == 3
+    assert connected_components(m, close=0.02)[0] == 2
