@@ -37,13 +37,20 @@ def test_the_astronaut_is_a_person_with_a_face(astronaut):
     assert all(face.box.x <= x <= face.box.x2 and face.box.y <= y <= face.box.y2 for x, y, _ in k)
 
 
-@pytest.mark.parametrize(("photo", "label", "kind"), [("motorcycle", "motorcycle", "vehicle"), ("coffee", "cup", "object")])
-def test_the_detector_names_what_the_sample_photo_shows(photo, label, kind):
-    found = detect(sample_photo(photo), detectors="nanodet", threads=1)
-    best = max(found, key=lambda d: d.score)
-    assert (best.label, best.kind) == (label, kind)
-    h, w = sample_photo(photo).shape[:2]
-    assert best.box.area > 0.3 * w * h  # the subject fills the photo
+@pytest.mark.parametrize(("photo", "label", "kind", "share"), [
+    ("motorcycle", "motorcycle", "vehicle", 0.4),  # a motorcycle filling most of the frame
+    ("chelsea", "cat", "animal", 0.6),  # a cat's head filling the frame
+    ("coffee", "cup", "object", 0.1),  # a cup on a saucer on a table
+])
+def test_the_detector_names_what_the_sample_photo_shows(photo, label, kind, share):
+    image = sample_photo(photo)
+    found = detect(image, detectors="nanodet", threads=1)
+    named = [d for d in found if d.label == label]
+    assert named and named[0].kind == kind and named[0].class_id in (4, 17, 47)
+    h, w = image.shape[:2]
+    assert named[0].box.area > share * w * h
+    if kind != "person":
+        assert not [d for d in found if d.kind == "person"]  # nobody is in these photos
 
 
 def test_a_flat_image_has_no_detections():
@@ -86,7 +93,7 @@ def test_bad_images_and_unknown_names_are_refused(astronaut):
 def test_versions_name_the_model_hash_and_the_decode_version():
     versions = detector_versions(("nanodet", "yunet"))
     assert versions == {
-        "nanodet": "nanodet-1-" + MODELS["nanodet"].sha256[:12],
+        "nanodet": "nanodet-2-" + MODELS["nanodet"].sha256[:12],
         "yunet": "yunet-1-" + MODELS["yunet"].sha256[:12],
     }
     with pytest.raises(UnknownNameError):
