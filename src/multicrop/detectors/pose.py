@@ -28,7 +28,8 @@ person's outline grown by 2 % of the photo's diagonal
 A person whose box is smaller than :data:`MIN_SIDE` pixels, or whose
 pose-presence score is below :data:`MIN_PRESENCE`, keeps its detection
 without keypoints.  At most :data:`MAX_PEOPLE` people (the largest) are
-refined: each costs about 40 ms on 2 threads.
+refined: each costs about 22 ms on 2 threads (88 ms for four people of a
+12 MP photo, ``benchmarks/bench_detectors.py``).
 
 References
 ----------
@@ -66,8 +67,9 @@ ROI_SCALE = 1.25
 MIN_SIDE = 48
 #: Pose-presence score below which the model's landmarks are not trusted.
 MIN_PRESENCE = 0.5
-#: Most people refined per image, the largest first.
-MAX_PEOPLE = 6
+#: Most people refined per image, the largest first (at about 20-25 ms each on
+#: 2 threads, this keeps the three detectors within 0.3 s of a photo).
+MAX_PEOPLE = 4
 #: Version of the crop and decoding below.
 DECODE_VERSION = "1"
 
