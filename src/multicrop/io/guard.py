@@ -184,7 +184,11 @@ def remove_parts(out_dir: Path, stem: str) -> list[str]:
             parsed = parse_temp_name(entry.name)
             if parsed is not None:
                 name, cut, pid = parsed
-                mine = name.startswith(stem) if cut else bool(own.match(name))
+                if cut:  # the shortened start of a name: it is stem's when one begins the other
+                    short, full = os.fsencode(name), os.fsencode(stem)
+                    mine = full.startswith(short) or short.startswith(full)
+                else:
+                    mine = bool(own.match(name))
                 if not mine or not entry.is_file(follow_symlinks=False):
                     continue
                 if _pid_alive(pid):
