@@ -16,7 +16,9 @@ Built-in detectors (``multicrop.registry.available("detector")``):
     person found by the detectors before it (:mod:`multicrop.detectors.pose`).
 
 All run through :func:`multicrop.models.onnx_session` on the shipped,
-SHA-256-checked ONNX files; nothing is downloaded.
+SHA-256-checked ONNX files; nothing is downloaded.  The keypoints of a person
+are in :data:`POSE_LANDMARKS` order (MediaPipe's 33), those of a face in
+:data:`FACE_LANDMARKS` order (YuNet's 5).
 
 Examples
 --------
@@ -34,19 +36,17 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..models import thread_count
-from . import nanodet, yunet  # noqa: F401  (registers the built-ins)
+from ..models.yunet import LANDMARKS as FACE_LANDMARKS
+from . import nanodet, pose, yunet  # noqa: F401  (registers the built-ins)
 from .base import DETECTORS, Detector, check_score
+from .pose import LANDMARKS as POSE_LANDMARKS
 from .types import KINDS, Detection
 
-try:  # the pose landmarks register themselves when their model ships
-    from . import pose  # noqa: F401
-except ImportError:  # pragma: no cover
-    pass
-
-__all__ = ["Detection", "Detector", "DETECTORS", "KINDS", "DEFAULT_DETECTORS", "detect", "detector_versions"]
+__all__ = ["Detection", "Detector", "DETECTORS", "KINDS", "DEFAULT_DETECTORS", "POSE_LANDMARKS", "FACE_LANDMARKS",
+           "detect", "detector_versions"]
 
 #: The detectors :func:`detect` runs by default, in order.
-DEFAULT_DETECTORS: tuple[str, ...] = tuple(n for n in ("nanodet", "yunet", "pose") if n in DETECTORS)
+DEFAULT_DETECTORS: tuple[str, ...] = ("nanodet", "yunet", "pose")
 
 
 def _names(detectors: Iterable[str] | str) -> tuple[str, ...]:
