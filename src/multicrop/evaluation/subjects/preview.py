@@ -4,7 +4,8 @@ Worst = most crops that slice a subject or hold nothing (ties: the larger
 share of such crops, then the photo's id).  On each tile the outlines of
 people are drawn in orange, of other counted subjects (vehicles, animals)
 in yellow and of every other object in grey; a crop that slices a subject
-or is empty is red, any other crop green.  The caption gives the counts.
+or is empty is red, any other crop green, each numbered in its top-left
+corner in the order the method gave them.  The caption gives the counts.
 """
 
 from __future__ import annotations
@@ -60,10 +61,13 @@ def _tile(run: SubjectsRun, result: PhotoResult):
             pts = [(float(x) * s, float(y) * s) for x, y in c.reshape(-1, 2)]
             if len(pts) >= 2:
                 draw.line(pts + pts[:1], fill=colour, width=width)
-    for cv in m.crops:
+    for j, cv in enumerate(m.crops, 1):
         b = cv.box
-        draw.rectangle([b.x * s, b.y * s, (b.x + b.w) * s - 1, (b.y + b.h) * s - 1],
-                       outline=_BAD if cv.bad else _GOOD, width=3)
+        colour = _BAD if cv.bad else _GOOD
+        draw.rectangle([b.x * s, b.y * s, (b.x + b.w) * s - 1, (b.y + b.h) * s - 1], outline=colour, width=3)
+        # the crop's number inside its top-left corner, so overlapping boxes can be told apart
+        draw.rectangle([b.x * s + 3, b.y * s + 3, b.x * s + 12, b.y * s + 14], fill=colour)
+        draw.text((b.x * s + 5, b.y * s + 3), str(j), fill=(255, 255, 255))
     tile = Image.new("RGB", (TILE, TILE + _CAPTION), (255, 255, 255))
     tile.paste(img, ((TILE - tw) // 2, (TILE - th) // 2))
     d = ImageDraw.Draw(tile)
