@@ -147,12 +147,14 @@ def test_overlapping_crops_undo_keyboard_only_and_reload(browser, make_app, tmp_
         assert _rects(page) == edited
         assert page.input_value("#k") == "2" and page.input_value("#ratios") == "1:1"
 
-        # download by keyboard: Tab to the button, Enter
-        page.locator("#strip .card").nth(2).focus()
+        # download by keyboard: (Shift+)Tab to the button above the strip, Enter
+        page.wait_for_function("!document.getElementById('dlFull').disabled")
+        page.locator("#strip .card").nth(0).focus()
         for _ in range(20):
-            page.keyboard.press("Tab")
+            page.keyboard.press("Shift+Tab")
             if page.evaluate("document.activeElement.id") == "dlFull":
                 break
+        assert page.evaluate("document.activeElement.id") == "dlFull"
         with page.expect_download() as dl:
             page.keyboard.press("Enter")
         path = tmp_path / "out.zip"

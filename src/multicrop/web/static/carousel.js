@@ -115,8 +115,17 @@ function markSelected(i) {
     const on = Number(c.dataset.index) === i;
     c.classList.toggle("selected", on);
     c.setAttribute("aria-current", on ? "true" : "false");
-    if (on && !c.contains(document.activeElement)) c.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (on && !c.contains(document.activeElement)) showInStrip(c);
   }
+}
+
+function showInStrip(card) { // scroll the strip (never the page, which would move the photo under the pointer)
+  const strip = $("strip");
+  const cr = card.getBoundingClientRect(), sr = strip.getBoundingClientRect();
+  if (cr.left < sr.left) strip.scrollLeft -= sr.left - cr.left;
+  else if (cr.right > sr.right) strip.scrollLeft += Math.min(cr.right - sr.right, cr.left - sr.left);
+  if (cr.top < sr.top) strip.scrollTop -= sr.top - cr.top;
+  else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
 }
 
 function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.undo(); if (b) applyBoxes(p, b); }
@@ -148,7 +157,9 @@ function renderTabs() {
     b.type = "button";
     b.className = "tab-main";
     b.setAttribute("aria-pressed", p.id === state.current ? "true" : "false");
-    const status = p.status === "ready" ? (p.boxes ? plural(p.boxes.length, "crop") : "ready") : p.status;
+    const shown = state.mode === "seamless" ? (p.seam ? plural(p.seam.slides, "slide") : null)
+      : (p.boxes ? plural(p.boxes.length, "crop") : null);
+    const status = p.status === "ready" ? shown || "ready" : p.status;
     b.textContent = p.name;
     const st = document.createElement("span");
     st.className = "st";
@@ -481,12 +492,12 @@ async function suggest(p, keep) {
   const problem = settingsProblem();
   if (problem) { fieldError(...problem); updateButtons(); return; }
   const seq = p.seq = (p.seq || 0) + 1;
-  p.loading = true;
+  p.loading = !(keep && p.boxes); // kept boxes stay usable while their overlays load
   updateButtons();
   try {
     const info = await waitReady(p);
     if (info.status === "error") { fieldError("upload", info.error); return; }
-    if (p.id === state.current) busy(true, `${p.name}: choosing crops…`);
+    if (p.id === state.current && p.loading) busy(true, `${p.name}: choosing crops…`);
     const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
     if (seq !== p.seq) return; // newer settings for this photo are on their way
     clearErrors("k", "ratios", "strategy");
@@ -503,7 +514,7 @@ async function suggest(p, keep) {
       editor.setBoxes(p.boxes, -1);
       overlays();
       renderStrip();
-      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px, ${plural(p.boxes.length, "crop")}`);
+      busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px`);
     }
   } catch (e) {
     if (p.id === state.current) busy(false, `${p.name}: no carousel for these settings`);

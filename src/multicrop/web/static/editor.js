@@ -130,10 +130,12 @@ class BoxEditor {
     return { ...b0, w, h, y: fy ? ay : ay - h, x: Math.min(Math.max(cx - w / 2, 0), this.W - w) };
   }
 
-  _smallest(p) { // the smallest crop under p, or -1
+  _smallest(p) { // the smallest crop under p (of equal ones the later, drawn on top), or -1
     const inside = (b) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
     let best = -1;
-    this.boxes.forEach((b, i) => { if (inside(b) && (best < 0 || b.w * b.h < this.boxes[best].w * this.boxes[best].h)) best = i; });
+    this.boxes.forEach((b, i) => {
+      if (inside(b) && (best < 0 || b.w * b.h <= this.boxes[best].w * this.boxes[best].h * (1 + 1e-9))) best = i;
+    });
     return best;
   }
 
@@ -295,7 +297,8 @@ class BoxEditor {
         }
       }
       if (sel && !this.opts.locked) {
-        const hs = (coarse ? 26 : 14) * u;
+        // finger-sized on a touch screen, but never so large that the handles hide the crop they belong to
+        const hs = Math.min(coarse ? 26 : 14, Math.max(8, Math.min(b.w, b.h) / u / 4)) * u;
         for (const [name, [fx, fy]] of Object.entries(HANDLES)) {
           el("rect", { x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, width: hs, height: hs, fill: colour,
                        stroke: "#000", "stroke-width": 1, "data-index": i, "data-handle": name, class: "handle",
