@@ -100,3 +100,21 @@ def test_flat_label_folder(make_app, tmp_path):
         assert [i["file"] for i in c.get("/api/label/items").json()["items"]] == ["one.png"]
         c.put("/api/label/items/one", json={"boxes": [{"x": 0, "y": 0, "w": 200, "h": 300, "ratio": "2:3"}]})
     assert (tmp_path / "one.json").is_file() and (tmp_path / "one_metadata.json").is_file()
+
+
+def test_serve_starts_with_the_ratio_setting_given(monkeypatch):
+    seen = {}
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, log_level: seen.update(app=app))
+    r = CliRunner().invoke(_cli(), ["serve", "--no-faces", "--ratios", "carousel"])
+    assert r.exit_code == 0, r.output
+    try:
+        with TestClient(seen["app"]) as c:
+            s = c.get("/api/settings").json()
+        assert s["default"]["ratios"] == "carousel" and s["one_ratio"]["instagram"] is True
+        assert s["preset_ratios"]["instagram"] == ["4:5", "1:1", "1.91:1"]
+    finally:
+        seen["app"].state.store.close()
+    r = CliRunner().invoke(_cli(), ["serve", "--ratios", "wide"])
+    assert r.exit_code != 0 and "--ratios" in r.output and "wide" in r.output

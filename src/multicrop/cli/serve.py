@@ -15,6 +15,10 @@ def serve(
     label: Path | None = typer.Option(
         None, "--label", help="Label mode: a folder of photos (or a Carousel root with dataset/) to label."),
     label_ratios: str = typer.Option("2:3,3:2", "--label-ratios", help="Ratios label mode allows."),
+    ratios: str = typer.Option(
+        "instagram", "--ratios", "-r",
+        help="The ratio setting the page starts with: a preset (instagram: one of 4:5, 1:1, 1.91:1 for all "
+             "slides; carousel; square; ...) or ratios such as 4:5 or 2:3,3:2."),
     max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.01, help="Largest upload accepted, in MB."),
     saliency: str | None = typer.Option(None, "--saliency", help="Saliency backend (default: CropConfig's)."),
     faces: bool = typer.Option(True, "--faces/--no-faces", help="Detect faces and keep them whole."),
@@ -24,7 +28,14 @@ def serve(
 ) -> None:
     """Serve the carousel page (and, with --label, the label page) until interrupted."""
     from ..crop.config import CropConfig
+    from ..errors import InvalidParameterError
+    from ..ratios import parse_ratio_spec
     from ..web import create_app
+
+    try:
+        parse_ratio_spec(ratios)
+    except InvalidParameterError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--ratios") from None
 
     try:
         import uvicorn
@@ -36,7 +47,7 @@ def serve(
 
     judges = load_panel(panel) if panel is not None else None
     base = CropConfig(faces=faces, **({"saliency": saliency} if saliency else {}))
-    app = create_app(config=base, label_dir=label, label_ratios=label_ratios,
+    app = create_app(config=base, ratios=ratios, label_dir=label, label_ratios=label_ratios,
                      max_upload_mb=max_upload_mb, threads=threads, panel=judges)
     where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     typer.echo(f"multicrop serve: {'label mode on ' + str(label) + ', ' if label else ''}open {where} "
