@@ -19,28 +19,33 @@ from multicrop.judges.runner import RunConfig, judge_images, plan_calls, scores_
 from multicrop.judges.types import ImageRef, JudgeRequest
 from multicrop.judges.store import CallStore
 
-_MINIMAL_OPTIONS = {"openai-compatible": {"api_key_env": ""}, "measured": {}}
+def _minimal_options(name, toy_head):
+    """The fewest options each built-in backend needs (the embedding judge needs a head file)."""
+    if name == "embedding":
+        return {"head": str(toy_head())}
+    return {"openai-compatible": {"api_key_env": ""}}.get(name, {})
 
 
 @pytest.mark.parametrize("name", JUDGE_BACKENDS.names())
-def test_backend_contract(name):
+def test_backend_contract(name, toy_head):
+    _MINIMAL_OPTIONS = {name: _minimal_options(name, toy_head)}
     cls = JUDGE_BACKENDS.get(name)
     assert issubclass(cls, JudgeBackend) and cls.name == name
-    for flag in ("supports_json_schema", "supports_images", "needs_network", "deterministic"):
+    for flag in ("supports_json_schema", "supports_images", "needs_network", "deterministic", "reads_prompt"):
         assert isinstance(getattr(cls, flag), bool)
     assert isinstance(cls.version, str) and cls.version
     assert dataclasses.is_dataclass(cls.Options)
     be = JUDGE_BACKENDS.create(name, model="some-model", **_MINIMAL_OPTIONS[name])
     assert be.model_id == "some-model"
     assert isinstance(be.key_options(be.options), dict)
-    with pytest.raises(InvalidParameterError, match="unknown option.*'colour'.*allowed"):
+    with pytest.raises(InvalidParameterError, match="unknown key.*'colour'.*allowed"):
         JUDGE_BACKENDS.create(name, model="m", **{**_MINIMAL_OPTIONS[name], "colour": 1})
     with pytest.raises(InvalidParameterError, match="model must be a non-empty string"):
         JUDGE_BACKENDS.create(name, model="", **_MINIMAL_OPTIONS[name])
 
 
 def test_wrong_option_types_and_values_fail():
-    with pytest.raises(InvalidParameterError, match="'max_side' must be int, got '512'"):
+    with pytest.raises(InvalidParameterError, match="max_side: expected int, got '512'"):
         JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", max_side="512")
     with pytest.raises(InvalidParameterError, match="structured_output"):
         JUDGE_BACKENDS.create("openai-compatible", model="m", api_key_env="", structured_output="xml")

@@ -53,6 +53,10 @@ def test_keys_of_the_packaged_protocol_are_unchanged(monkeypatch):
     from multicrop.judges.backends.measured import MeasuredBackend
 
     monkeypatch.setattr(MeasuredBackend, "version", "1")
+    # ... and the key layout of a backend that reads its prompt and is sampled
+    # (measured is neither now: its own keys are pinned in test_runner)
+    monkeypatch.setattr(MeasuredBackend, "reads_prompt", True)
+    monkeypatch.setattr(MeasuredBackend, "deterministic", False)
     img = ImageRef(np.zeros((8, 8, 3), np.uint8), label="z")
     panel = default_panel()
     plan = plan_calls([img], panel, {f.name: f.create() for f in panel.families})

@@ -8,7 +8,7 @@ import pytest
 
 from multicrop.errors import InvalidParameterError, UnknownNameError
 from multicrop.judges.backends import JUDGE_BACKENDS
-from multicrop.judges.panel import default_panel
+from multicrop.judges.panel import Family, Panel, default_panel
 from multicrop.judges.rubric import DIMENSION_IDS, load_rubric, parse_rubric
 from multicrop.judges.runner import plan_calls
 from multicrop.judges.types import ImageRef
@@ -47,12 +47,16 @@ def test_changing_the_rubric_changes_hash_and_every_call_key(tmp_path):
     r0, r1 = load_rubric(), load_rubric(path)
     assert r1.sha256 != r0.sha256
     img = ImageRef(np.zeros((8, 8, 3), np.uint8))
-    panel = default_panel()
-    backends = {"measured": JUDGE_BACKENDS.create("measured", model="measured-v1")}
+    panel = Panel((Family("vlm", "openai-compatible", "m", {"api_key_env": "", "base_url": "http://127.0.0.1:9/v1"}),))
+    backends = {"vlm": panel.families[0].create()}
     k0 = {c.key for c in plan_calls([img], panel, backends, r0)}
     k1 = {c.key for c in plan_calls([img], panel, backends, r1)}
     assert len(k0) == len(k1) == 5 + 5 * 3
     assert not (k0 & k1)
+    # a backend that reads no prompt (measured) keeps its keys: a rubric text edit re-runs nothing
+    measured = default_panel()
+    mb = {"measured": JUDGE_BACKENDS.create("measured", model="measured-v1")}
+    assert {c.key for c in plan_calls([img], measured, mb, r0)} == {c.key for c in plan_calls([img], measured, mb, r1)}
 
 
 @pytest.mark.parametrize("mutation, match", [

@@ -28,16 +28,29 @@ def test_plan_keys_are_hashes_of_canonical_json_of_all_key_fields():
     panel = default_panel()
     img = _refs(1)[0]
     plan = plan_calls([img], panel, _backends(panel))
-    assert len(plan) == 5 + 5 * 3 and len({c.key for c in plan}) == len(plan)
+    # 20 rows as the protocol asks; measured is deterministic, so one key per prompt
+    assert len(plan) == 5 + 5 * 3 and len({c.key for c in plan}) == 1 + 5
     c = plan[7]
+    assert c.repetition == 2
     fields = {
         "backend": "measured", "backend_version": _backends(panel)["measured"].version, "model": "measured-v1", "options": {"max_side": 1024},
-        "template": "dimension@1", "dimension": c.prompt.dimension, "rubric_sha256": load_rubric().sha256,
+        "prompt_kind": "dimension", "dimension": c.prompt.dimension, "scale": [1, 5],
         "image_sha256": img.sha256, "temperature": 0.3,
-        "repetition": c.repetition,
+        "repetition": 0,  # measured reads no prompt and is deterministic: kind, scale, repetition 0
     }
     assert c.key_json == canonical_json(fields)
     assert c.key == hash_text(c.key_json) and c.key.startswith("sha256:")
+
+
+def test_a_backend_that_reads_prompts_keys_every_repetition_and_the_template():
+    panel = parse_panel({"families": [{"name": "vlm", "backend": "openai-compatible", "model": "m",
+                                       "options": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": ""}}]})
+    img = _refs(1)[0]
+    plan = plan_calls([img], panel, _backends(panel))
+    assert len(plan) == 20 and len({c.key for c in plan}) == 20
+    c = plan[7]
+    assert f'"rubric_sha256":"{load_rubric().sha256}"' in c.key_json and '"template":"dimension@1"' in c.key_json
+    assert f'"repetition":{c.repetition}' in c.key_json
 
 
 @pytest.mark.parametrize("change", [
@@ -70,8 +83,9 @@ def test_rerun_performs_only_missing_calls_and_table_has_exact_columns(tmp_path)
         s1, _ = judge_images(_refs(2), panel, store)
         s2, plan = judge_images(_refs(3), panel, store)
         df = scores_table(plan, store)
-    assert (s1.planned, s1.performed) == (14, 14)
-    assert (s2.planned, s2.already_done, s2.performed) == (21, 14, 7)
+    # 7 rows per image (2 holistic + 5 dimensions), 6 calls (the two holistic repetitions are one)
+    assert (s1.planned, s1.performed, s1.collapsed) == (14, 12, 2)
+    assert (s2.planned, s2.already_done, s2.performed) == (21, 14, 6)
     assert tuple(df.columns) == TABLE_COLUMNS
     assert len(df) == 21 and df.score.notna().all()
     assert set(df.prompt_kind) == {"holistic", "dimension"}
@@ -153,8 +167,9 @@ def test_an_unreadable_image_is_reported_once_and_the_others_run(tmp_path):
                                on_progress=lambda n, failed, cost: progress.append(n))
         df = scores_table(plan, store)
         n_fail = store.stats().n_failures
-    assert seen == [(str(bad), f"{bad}: not an image Pillow can read")] and s.bad_images == seen
-    assert (s.planned, s.performed, s.skipped, s.failed) == (14, 7, 7, 0) and sum(progress) == 14
+    assert len(seen) == 1 and seen[0][0] == str(bad) and seen[0][1].startswith(f"{bad}: not an image")
+    assert s.bad_images == seen
+    assert (s.planned, s.performed, s.skipped, s.failed) == (14, 6, 6, 0) and sum(progress) == 12
     assert set(df.image) == {str(good)} and df.score.notna().all() and n_fail == 1
     assert s.to_dict()["bad_images"] == [{"image": str(bad), "error": seen[0][1]}]
 
@@ -184,9 +199,10 @@ def test_identical_images_are_paid_for_once_and_both_listed(tmp_path):
     with CallStore(tmp_path / "r.sqlite") as store:
         summary, plan = judge_images([a, b], panel, store)
         df = scores_table(plan, store)
-        assert len(store) == 20
-    assert (summary.planned, summary.performed, summary.identical, summary.already_done) == (40, 20, 20, 0)
-    assert summary.to_dict()["identical"] == 20
+        assert len(store) == 6
+    assert (summary.planned, summary.performed, summary.identical, summary.collapsed,
+            summary.already_done) == (40, 6, 6, 28, 0)  # 2 x 14 repetitions collapse, b's 6 calls are a's
+    assert summary.to_dict()["identical"] == 6 and summary.to_dict()["collapsed"] == 28
     assert len(df) == 40 and set(df.image) == {"a.jpg", "copy/a.jpg"}
     by = df.pivot_table(index=["prompt_kind", "dimension", "repetition"], columns="image", values="score")
     assert (by["a.jpg"] == by["copy/a.jpg"]).all()
@@ -197,7 +213,8 @@ def test_planned_calls_carry_the_rubric_hash_that_is_in_their_key(tmp_path):
     rubric = load_rubric()
     plan = plan_calls(_refs(1), panel, _backends(panel), rubric)
     assert {c.rubric_sha256 for c in plan} == {rubric.sha256}
-    assert all(f'"rubric_sha256":"{c.rubric_sha256}"' in c.key_json for c in plan)
+    # measured reads no prompt: its keys hold the scale, not the rubric hash (the record still names the rubric)
+    assert not any("rubric_sha256" in c.key_json for c in plan)
     with CallStore(tmp_path / "r.sqlite") as store:
         judge_images(_refs(1), panel, store)
         assert {r.rubric_sha256 for r in store.iter_records()} == {rubric.sha256}
@@ -220,9 +237,9 @@ def test_an_unreachable_endpoint_stops_its_family_and_the_others_run_on(tmp_path
     cfg = RunConfig(concurrency=1, timeout_s=5.0, max_retries=1, backoff_base_s=0.001, max_connection_errors=3)
     with CallStore(tmp_path / "r.sqlite") as store:
         summary, plan = judge_images(_refs(2), panel, store, config=cfg)
-        assert {r.family for r in store.iter_records()} == {"measured"} and len(store) == 14
+        assert {r.family for r in store.iter_records()} == {"measured"} and len(store) == 12
     # call 1: 2 attempts, both refused -> a failure; call 2: the 3rd refusal stops the family
-    assert summary.performed == 14 and summary.failed == 1 and summary.abandoned == 13
+    assert summary.performed == 12 and summary.failed == 1 and summary.abandoned == 13
     assert [f for f, _ in summary.stopped_families] == ["dead"]
     assert "3 connection errors in a row" in summary.stopped_families[0][1]
     assert summary.to_dict()["stopped_families"][0]["family"] == "dead"

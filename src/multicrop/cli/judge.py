@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import typer
+from typer.core import TyperGroup
 
 from ..errors import InvalidParameterError, JudgeError, StoreError
 from ..judges.config import RunConfig
@@ -18,8 +19,10 @@ judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
 store_app = typer.Typer(help="The SQLite checkpoint store of judge calls.", no_args_is_help=True)
 
 
-def _expand_inputs(inputs: list[Path]):
+def _expand_inputs(inputs: list[Path], *, recursive: bool = False):
     """Image paths from files, directories and CSV files (column ``image``).
+
+    ``recursive``: directories also give the photos of their sub-folders.
 
     A file named twice (by any route) is judged once, under its first label.
     Labels are what the output table's ``image`` column shows, so two
@@ -31,7 +34,7 @@ def _expand_inputs(inputs: list[Path]):
     seen: set[Path] = set()  # resolved paths
     owner: dict[str, Path] = {}  # label -> resolved path
     for item in inputs:
-        for path, label in _paths_of(item):
+        for path, label in _paths_of(item, recursive=recursive):
             real = path.resolve()
             if real in seen:
                 continue
@@ -53,12 +56,14 @@ def _expand_inputs(inputs: list[Path]):
     return refs
 
 
-def _paths_of(item: Path) -> list[tuple[Path, str]]:
+def _paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
     """``(path, label)`` of the images one input names: a file, a directory's images, or a CSV's ``image`` column."""
     from ..io import SUPPORTED_SUFFIXES
 
     if item.is_dir():
-        return [(p, str(p)) for p in sorted(item.iterdir()) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()]
+        found = item.rglob("*") if recursive else item.iterdir()
+        return [(p, str(p)) for p in sorted(found) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(item).parts)]
     if item.suffix.lower() == ".csv":
         import pandas as pd
 
@@ -102,6 +107,8 @@ def judge_command(
     model: str | None = typer.Option(None, "--model", "-m", help="Judge with this one model (OpenAI-compatible endpoint), no panel file."),
     base_url: str | None = typer.Option(None, "--base-url", help="Endpoint of --model, e.g. http://localhost:8000/v1 (default: OpenAI)."),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="Environment variable holding the key of --model ('' for none)."),
+    head: Path | None = typer.Option(None, "--head", help="Judge with the offline embedding judge and this head (from `multicrop judge fit`), no panel file."),
+    recursive: bool = typer.Option(False, "--recursive", "-R", help="Folders: also take photos in subfolders."),
     db: Path | None = typer.Option(None, "--db", "-d", help="Checkpoint store (SQLite; default: `multicrop store path`); reruns perform only missing calls."),
     concurrency: int = typer.Option(_RUN.concurrency, "--concurrency", "-c", help="Calls in flight at once."),
     timeout: float = typer.Option(_RUN.timeout_s, "--timeout", help="Per-call timeout in seconds."),
@@ -112,9 +119,10 @@ def judge_command(
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
 ) -> None:
-    """Score images with a panel of judges (or one model, -m), holistically and on the five rubric dimensions.
+    """Score images with a panel of judges (or one model, -m, or a fitted head, --head), holistically and on the five rubric dimensions.
 
-    With no -o, a short table of mean scores per image is printed.
+    With no -o, a short table of mean scores per image is printed.  `multicrop judge fit RATINGS --images DIR -o HEAD`
+    fits a head on your own ratings (see `multicrop judge fit --help`).
     """
     from ..io.tables import write_table
     from ..judges.quick import format_summary, score_summary
@@ -124,10 +132,10 @@ def judge_command(
     if output is not None and output.suffix.lower() not in (".csv", ".parquet"):
         raise InvalidParameterError(f"--output must end in .csv or .parquet, got {output.name!r}")
     cfg = _run_config(concurrency=concurrency, timeout=timeout, retries=retries)
-    pnl = _panel(panel, model=model, base_url=base_url, api_key_env=api_key_env,
+    pnl = _panel(panel, model=model, base_url=base_url, api_key_env=api_key_env, head=head,
                  holistic_repetitions=holistic_repetitions, dimension_repetitions=dimension_repetitions)
     db = _db_path(db)
-    images = _expand_inputs(inputs)
+    images = _expand_inputs(inputs, recursive=recursive)
     # Create the backends before the store is opened: a missing API key (or a
     # bad option) must fail without leaving an empty store file behind.
     backends = {fam.name: fam.create() for fam in pnl.families}
@@ -163,16 +171,19 @@ def _run_config(*, concurrency: int, timeout: float, retries: int) -> RunConfig:
 
 
 def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_key_env: str | None,
-           holistic_repetitions: int | None, dimension_repetitions: int | None):
-    """The panel of ``--panel``, of ``--model`` or the default one, with the repetition overrides applied."""
+           holistic_repetitions: int | None, dimension_repetitions: int | None, head: Path | None = None):
+    """The panel of ``--panel``, ``--model``, ``--head`` or the default one, with the repetition overrides applied."""
     from ..judges.panel import default_panel, load_panel, parse_panel
-    from ..judges.quick import model_panel
+    from ..judges.quick import head_panel, model_panel
 
     if model is None and (base_url is not None or api_key_env is not None):
         raise InvalidParameterError("--base-url and --api-key-env go with --model (a panel file sets them per family)")
-    if model is not None and path is not None:
-        raise InvalidParameterError("give either --panel or --model, not both")
-    if model is not None:
+    given = [name for name, v in (("--panel", path), ("--model", model), ("--head", head)) if v is not None]
+    if len(given) > 1:
+        raise InvalidParameterError(f"give one of --panel, --model and --head, not {' and '.join(given)}")
+    if head is not None:
+        pnl = head_panel(head)
+    elif model is not None:
         pnl = model_panel(model, base_url=base_url, api_key_env=api_key_env)
     else:
         pnl = load_panel(path) if path is not None else default_panel()
@@ -229,6 +240,8 @@ def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> s
         f"{summary.performed} performed ({summary.parse_failures} unparsed replies), {summary.failed} failed, "
         + (f"{summary.skipped} skipped (unreadable images: {len(summary.bad_images)}), " if summary.skipped else "")
         + (f"{summary.identical} shared by identical images, " if summary.identical else "")
+        + (f"{summary.collapsed} repetitions of deterministic judges answered by one call, "
+           if summary.collapsed else "")
         + (f"{summary.abandoned} not made (stopped families), " if summary.abandoned else "")
         + (f"{summary.done_elsewhere} made by another run on the same store, " if summary.done_elsewhere else "")
         + f"${summary.cost_usd:.4f}, {summary.elapsed_s:.1f} s" + (f"; table -> {output}" if output else "")
@@ -262,13 +275,15 @@ def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON."
             "name": name, "version": cls.version, "description": cls.description,
             "supports_json_schema": cls.supports_json_schema, "supports_images": cls.supports_images,
             "needs_network": cls.needs_network, "deterministic": cls.deterministic,
+            "reads_prompt": cls.reads_prompt,
             "options": {f.name: f.default for f in dataclasses.fields(cls.Options)},
         })
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     for r in rows:
-        flags = ", ".join(k for k in ("supports_json_schema", "supports_images", "needs_network", "deterministic") if r[k])
+        flags = ", ".join(k for k in ("supports_json_schema", "supports_images", "needs_network", "deterministic",
+                                      "reads_prompt") if r[k])
         typer.echo(f"{r['name']} (v{r['version']}): {r['description']}")
         typer.echo(f"    flags: {flags or '-'}")
         typer.echo(f"    options: {', '.join(f'{k}={v!r}' for k, v in r['options'].items()) or '-'}")
@@ -370,9 +385,123 @@ def store_show(call: str = typer.Argument(..., help="Call key (sha256:...) or a 
         typer.echo(d.prompt)
 
 
+def judge_fit(
+    ratings: Path = typer.Argument(..., help="Ratings file (or PARA directory) with the photos' human scores."),
+    images: list[Path] = typer.Option(..., "--images", "-i", help="Folder(s) or files of the rated photos (matched by file name)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Head file to write (.json)."),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="Ratings format: eva, para or csv (default: from the header)."),
+    recursive: bool = typer.Option(True, "--recursive/--no-recursive", "-R", help="Folders: also take photos in subfolders (default on)."),
+    folds: int = typer.Option(5, "--folds", help="Folds of the (nested) cross-validation."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the fold split."),
+    cache: Path | None = typer.Option(None, "--cache", help="Keep the embeddings in this .npz (by photo SHA-256) for refits."),
+    as_json: bool = typer.Option(False, "--json", help="Print the fit as JSON."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
+) -> None:
+    """Fit a head for the offline embedding judge on your own ratings (ridge over the shipped EfficientNet-Lite0 embedding).
+
+    Fits the holistic score and each rubric dimension whose human attribute the ratings carry (quality -> technical
+    quality, composition, colour -> colour and tone); prints each target's out-of-fold Spearman rho.  Score photos
+    with `multicrop judge PHOTOS --head HEAD`.
+    """
+    from ..datasets.ratings import RATINGS_FORMATS, load_ratings
+    from ..embeddings import EMBEDDING
+    from ..judges.fitting import FeatureCache, fit_head_from_ratings
+    from ..judges.heads import save_head
+
+    if output.suffix.lower() != ".json":
+        raise InvalidParameterError(f"--output must end in .json, got {output.name!r}")
+    if folds < 2:
+        raise InvalidParameterError(f"--folds must be an integer >= 2, got {folds}")
+    fmt = fmt or _guess_format(ratings)
+    RATINGS_FORMATS.get(fmt)
+    rat = load_ratings(ratings, fmt)
+    files = [p for item in images for p, _ in _paths_of(item, recursive=recursive)]
+    lines: list[str] = []
+
+    def said(t) -> None:
+        line = (f"{t.name}: fitted on {t.n} photos ({t.attribute}), out-of-fold Spearman rho {t.oof_spearman:.3f}, "
+                f"ridge alpha {t.alpha:.3g}")
+        lines.append(line)
+        if not as_json:
+            typer.echo(line)
+
+    bar = _EmbedBar(enabled=progress)
+    with bar:
+        res = fit_head_from_ratings(rat, files, n_folds=folds, seed=seed,
+                                    cache=FeatureCache(cache, model_id=EMBEDDING.id) if cache else None,
+                                    on_start=bar.start, on_embedding=bar.advance, on_target=said)
+    sha = save_head(res.head, output)
+    if as_json:
+        typer.echo(json.dumps({"head": str(output), "sha256": sha, "embedding": res.head.embedding,
+                               "rated": res.n_rated, "matched": res.n_matched,
+                               "targets": [{"name": t.name, "attribute": t.attribute, "n": t.n, "alpha": t.alpha,
+                                            "oof_spearman": t.oof_spearman} for t in res.head.targets]}))
+        return
+    missing = f"; {len(res.unmatched)} rated images not found" if res.unmatched else ""
+    typer.echo(f"head -> {output} ({sha[:19]}...): {len(res.head.targets)} targets from {res.n_matched} of "
+               f"{res.n_rated} rated photos{missing}")
+
+
+def _guess_format(path: Path) -> str:
+    """The ratings format of a file (or PARA directory) from its header; csv when it looks like none."""
+    from ..datasets.ratings import guess_format
+
+    if path.is_dir():
+        return "para"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            header = fh.readline().strip()
+    except OSError as exc:
+        raise InvalidParameterError(f"ratings file {path}: cannot read ({exc.strerror or exc})") from None
+    return guess_format(header.split(",") if "=" not in header else [header]) or "csv"
+
+
+class _EmbedBar(_ProgressBar):
+    """Progress of embedding the rated photos."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        console = Console(stderr=True)
+        self.bar = Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=console, disable=not (enabled and console.is_terminal))
+        self.task = None
+
+    def start(self, total: int, done: int = 0) -> None:
+        self.task = self.bar.add_task("embed", total=total)
+
+    def advance(self, n: int, failed: int = 0, cost: float = 0.0) -> None:
+        self.bar.update(self.task, advance=n)
+
+
+class _JudgeGroup(TyperGroup):
+    """``multicrop judge PHOTOS...`` runs the judges; ``multicrop judge fit ...`` fits a head.
+
+    A first argument that names a sub-command (``fit``) selects it; anything
+    else is the photos of the default command (a folder named ``fit`` is
+    ``./fit``).
+    """
+
+    def parse_args(self, ctx, args):  # noqa: D102
+        if not args or args[0] not in self.commands or args[0] == _DEFAULT:
+            args = [_DEFAULT, *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx, formatter):  # noqa: D102
+        formatter.write_usage("multicrop judge", "[OPTIONS] INPUTS... | fit RATINGS --images DIR -o HEAD")
+
+
+_DEFAULT = "run"
+judge_app = typer.Typer(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
+                        no_args_is_help=False, add_completion=False)
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``judge``, ``judges`` and ``store`` to the root app."""
-    app.command("judge")(judge_command)
+    """Add ``judge`` (and ``judge fit``), ``judges`` and ``store`` to the root app."""
+    judge_app.command(_DEFAULT, hidden=True)(judge_command)
+    judge_app.command("fit")(judge_fit)
+    app.add_typer(judge_app, name="judge")
     judges_app.command("list")(judges_list)
     store_app.command("path")(store_path)
     store_app.command("stats")(store_stats)

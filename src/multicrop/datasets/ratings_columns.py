@@ -55,7 +55,7 @@ DIMENSION_ATTRIBUTES = {"technical_quality": "quality", "composition": "composit
 
 #: canonical name -> the column names (as :func:`column_key` gives them) that mean it, in order of preference
 COLUMN_ALIASES = {
-    "image": ("imageid", "imagename", "image", "img", "imgid", "imagefile", "filename", "file", "photo", "photoid"),
+    "image": ("imageid", "imagename", "imagelabel", "image", "img", "imgid", "imagefile", "filename", "file", "photo", "photoid"),
     "rater": ("userid", "raterid", "rater", "user", "workerid", "annotator", "annotatorid", "participant"),
     "score": ("score", "aestheticscore", "aestheticsscore", "aesthetic", "overall", "overallscore", "rating"),
     "quality": ("quality", "qualityscore"),
@@ -145,7 +145,8 @@ def guess_format(columns) -> str | None:
     if any("=" in c and "imageid" in column_key(c.split("=")[0]) for c in raw) or {
             "imageid", "userid", "votetime"} <= set(normed):
         return "eva"
-    if "imagename" in normed and any(n.startswith("aestheticscore") or n == "sessionid" for n in normed):
+    if ({"imagename", "imagelabel"} & set(normed)) and any(n.startswith("aestheticscore") or n == "sessionid"
+                                                         for n in normed):
         return "para"
     return None
 

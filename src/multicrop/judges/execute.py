@@ -24,7 +24,7 @@ from ..errors import ImageLoadError
 from .backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 from .config import RunConfig
 from .plan import PlannedCall
-from .prompts import ParsedReply, parse_reply, reply_schema
+from .prompts import ParsedReply, parse_reply, reply_schema, typed_score
 from .store import CallRecord, CallStore, new_owner
 from .types import JudgeReply, JudgeRequest
 from .workqueue import WorkQueue
@@ -47,6 +47,7 @@ class RunSummary:
     elapsed_s: float = 0.0
     skipped: int = 0  # calls not made because their image could not be read
     identical: int = 0  # missing calls shared with an identical image (same bytes), made once
+    collapsed: int = 0  # missing repetitions of a deterministic family's prompt, served by its one call
     abandoned: int = 0  # calls not made because their family was stopped
     done_elsewhere: int = 0  # missing calls another run over the same store recorded meanwhile
     stopped_families: list[tuple[str, str]] = field(default_factory=list)  # (family, why)
@@ -61,7 +62,7 @@ class RunSummary:
         sample of failures, and keeps the counts in the order users read.
         """
         d: dict[str, Any] = {k: getattr(self, k) for k in (
-            "planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical",
+            "planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical", "collapsed",
             "abandoned", "done_elsewhere", "retries", "cost_usd", "elapsed_s")}
         d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
         d["stopped_families"] = [{"family": f, "error": err} for f, err in self.stopped_families]
@@ -278,8 +279,12 @@ class _Execution:
 
     def record(self, call: PlannedCall, backend: JudgeBackend, tried: Attempts) -> CallRecord:
         reply, p = tried.reply, call.prompt
-        parsed = (parse_reply(reply.text, scale=p.scale) if reply.error is None
-                  else ParsedReply(math.nan, None, reply.error))
+        if reply.error is not None:
+            parsed = ParsedReply(math.nan, None, reply.error)
+        elif reply.score is not None:
+            parsed = typed_score(reply.score, reply.reason, scale=p.scale)
+        else:
+            parsed = parse_reply(reply.text, scale=p.scale)
         return CallRecord.new(
             key_json=call.key_json, family=call.family.name, backend=backend.name, model_requested=backend.model_id,
             model_returned=reply.model, image=call.image.label, image_sha256=call.image.sha256,

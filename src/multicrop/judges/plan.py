@@ -6,6 +6,13 @@ and version, dimension, rubric SHA-256, image SHA-256, temperature and
 repetition index.  The family name and the image label are not part of it,
 so renaming either reuses the recorded calls.
 
+Two capability flags of a family's backend change its keys (generic code, no
+names): a ``deterministic`` backend's repetitions of one prompt all have the
+key of repetition 0, so the call is made once and every repetition's row of
+the table shows its score; a backend that does not ``read_prompt`` has the
+prompt kind and score scale in its keys instead of the template reference
+and the rubric hash, so editing a prompt or the rubric text re-runs nothing.
+
 Examples
 --------
 >>> import numpy as np
@@ -16,8 +23,8 @@ Examples
 >>> plan = plan_calls([ImageRef(np.zeros((8, 8, 3), np.uint8))], panel, backends)
 >>> len(plan), plan[0].prompt.kind, plan[5].prompt.dimension
 (20, 'holistic', 'technical_quality')
->>> plan[0].key.startswith("sha256:")
-True
+>>> plan[0].key.startswith("sha256:"), len({c.key for c in plan})  # measured is deterministic
+(True, 6)
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..hashing import canonical_json, hash_text
-from .backends import JudgeBackend
+from .backends import JUDGE_BACKENDS, JudgeBackend
 from .keys import CALL_KEY_OPEN_FIELDS, KeyTemplate
 from .panel import Family, Panel, check_distinct_families
 from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt
@@ -62,26 +69,37 @@ class Question:
     prompt: Prompt
     repetitions: int
     key: KeyTemplate
+    collapse: bool = False  # deterministic backend: every repetition has the key of repetition 0
 
 
-def panel_questions(panel: Panel, identities: dict[str, dict[str, Any]], rubric: Rubric) -> list[Question]:
+def panel_questions(panel: Panel, identities: dict[str, dict[str, Any]], rubric: Rubric,
+                    backends: dict[str, Any] | None = None) -> list[Question]:
     """The questions of ``panel``: for each family, the holistic prompt, then each dimension prompt.
 
     ``identities`` maps family names to their backend identities
     (:meth:`JudgeBackend.identity`); a prompt asked zero times is left out.
+    The capability flags (``deterministic``, ``reads_prompt``) are read from
+    ``backends`` (family name -> backend or backend class) where given, else
+    from the registered class of each identity's backend.
     """
     prompts = [build_prompt(HOLISTIC_TEMPLATE, rubric)] * (panel.holistic_repetitions > 0)
     if panel.dimension_repetitions > 0:
         prompts += [build_prompt(DIMENSION_TEMPLATE, rubric, d) for d in rubric.dimension_ids]
     questions = []
     for family in panel.families:
+        ident = identities[family.name]
+        cls = (backends or {}).get(family.name) or JUDGE_BACKENDS.get(ident["backend"])
         for prompt in prompts:
-            fixed = {**identities[family.name], "template": prompt.template.ref, "dimension": prompt.dimension,
-                     "rubric_sha256": rubric.sha256, "temperature": panel.temperature}
+            if cls.reads_prompt:
+                asked = {"template": prompt.template.ref, "rubric_sha256": rubric.sha256}
+            else:
+                asked = {"prompt_kind": prompt.kind, "scale": list(prompt.scale)}
+            fixed = {**ident, **asked, "dimension": prompt.dimension, "temperature": panel.temperature}
             repetitions = (panel.holistic_repetitions if prompt.kind == HOLISTIC_TEMPLATE.id
                            else panel.dimension_repetitions)
             questions.append(Question(family, prompt, repetitions,
-                                      KeyTemplate.build(fixed, open_fields=CALL_KEY_OPEN_FIELDS)))
+                                      KeyTemplate.build(fixed, open_fields=CALL_KEY_OPEN_FIELDS),
+                                      collapse=cls.deterministic))
     return questions
 
 
@@ -102,7 +120,7 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
     identities = {f.name: backends[f.name].identity(backends[f.name].model_id, backends[f.name].options)
                   for f in panel.families}
     check_distinct_families(identities)
-    return _calls(images, panel_questions(panel, identities, rubric), rubric.sha256)
+    return _calls(images, panel_questions(panel, identities, rubric, backends), rubric.sha256)
 
 
 def _calls(images: Sequence[ImageRef], questions: list[Question], rubric_sha256: str) -> list[PlannedCall]:
@@ -120,6 +138,6 @@ def _calls(images: Sequence[ImageRef], questions: list[Question], rubric_sha256:
             before_image, before_repetition, tail = q.key.pieces
             head = before_image + image_json + before_repetition
             for r in range(q.repetitions):
-                key_json = head + repetition_json[r] + tail
+                key_json = head + repetition_json[0 if q.collapse else r] + tail
                 append(PlannedCall(hash_text(key_json), key_json, q.family, image, q.prompt, r, rubric_sha256))
     return plan

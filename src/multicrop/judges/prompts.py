@@ -30,7 +30,7 @@ from ..schema import DIMENSION, HOLISTIC, OVERALL
 
 __all__ = [
     "PromptTemplate", "Prompt", "ParsedReply", "HOLISTIC_TEMPLATE", "DIMENSION_TEMPLATE",
-    "HOLISTIC_SCALE", "build_prompt", "parse_reply", "reply_schema",
+    "HOLISTIC_SCALE", "build_prompt", "parse_reply", "reply_schema", "typed_score",
 ]
 
 HOLISTIC_SCALE = (1, 10)
@@ -188,3 +188,18 @@ def parse_reply(text: str | None, *, scale: tuple[int, int]) -> ParsedReply:
         return _fail(f"score {score!r} outside the scale {scale[0]}..{scale[1]}")
     reason = obj.get("reason")
     return ParsedReply(score, reason if isinstance(reason, str) else None, None)
+
+
+def typed_score(score: float, reason: str | None, *, scale: tuple[int, int]) -> ParsedReply:
+    """A typed score from a backend that computes it (no text to parse); never raises.
+
+    A non-finite score, or one outside ``scale``, is recorded as a parse
+    error, like a chat model's reply out of range.
+    """
+    try:
+        value = float(score)
+    except (TypeError, ValueError):
+        return _fail(f"typed score is not a number: {score!r}")
+    if not math.isfinite(value) or not scale[0] <= value <= scale[1]:
+        return _fail(f"score {value!r} outside the scale {scale[0]}..{scale[1]}")
+    return ParsedReply(value, reason, None)

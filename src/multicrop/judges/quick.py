@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .panel import Panel, parse_panel
 
-__all__ = ["model_panel", "score_summary", "format_summary"]
+__all__ = ["model_panel", "head_panel", "score_summary", "format_summary"]
 
 
 def model_panel(model: str, *, base_url: str | None = None, api_key_env: str | None = None) -> Panel:
@@ -39,6 +39,29 @@ def model_panel(model: str, *, base_url: str | None = None, api_key_env: str | N
         options["api_key_env"] = api_key_env
     return parse_panel({"families": [{"name": model, "backend": "openai-compatible", "model": model,
                                       "options": options}]}, source="--model")
+
+
+def head_panel(head) -> Panel:
+    """A panel of one ``embedding`` family scoring with the head file ``head`` (``multicrop judge --head``).
+
+    The protocol's default repetitions (the judge is deterministic, so each
+    prompt is one call); no dimension prompt when the head has no dimension
+    target.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``head`` is not a readable head file.
+    """
+    from .heads import load_head
+    from ..schema import OVERALL
+
+    h = load_head(head)
+    doc = {"families": [{"name": "embedding", "backend": "embedding", "model": "efficientnet_lite0",
+                         "options": {"head": str(head)}}]}
+    if all(t.name == OVERALL for t in h.targets):
+        doc["dimension_repetitions"] = 0
+    return parse_panel(doc, source="--head")
 
 
 def score_summary(table):

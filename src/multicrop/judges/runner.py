@@ -109,9 +109,12 @@ async def run_panel(
             created[fam.name] = given.get(fam.name) or fam.create()
             created[fam.name].prepare(concurrency=cfg.concurrency)
         plan = plan_calls(images, panel, created, rubric)
-        missing, n_missing = missing_calls(plan, store.completed_keys())
+        done = store.completed_keys()
+        missing, n_missing = missing_calls(plan, done)
+        deterministic = {name for name, be in created.items() if be.deterministic}
+        collapsed = sum(1 for c in plan if c.repetition and c.family.name in deterministic and c.key not in done)
         summary = RunSummary(planned=len(plan), already_done=len(plan) - n_missing,
-                             identical=n_missing - len(missing))
+                             identical=n_missing - len(missing) - collapsed, collapsed=collapsed)
         if on_start:
             on_start(len(missing), summary.already_done)
         owner = new_owner()

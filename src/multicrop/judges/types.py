@@ -137,6 +137,8 @@ class JudgeReply:
     ----------
     text : str or None
         Raw reply text (parsed later; a bad reply is data, not an error).
+        A backend that computes its score need not write text at all: it
+        sets ``score`` instead.
     model : str or None
         Model string the service says it used.
     prompt_tokens, completion_tokens : int or None
@@ -145,6 +147,12 @@ class JudgeReply:
         Set when the service answered but the answer could not be read (e.g.
         an HTTP 200 whose body is not JSON); ``text`` then holds the raw body.
         The call is recorded as completed with this as its parse error.
+    score : float or None
+        A typed score, for backends that are not chat models (``measured``,
+        ``embedding``): taken as it is (it must lie on the request's scale),
+        ``text`` is not parsed.
+    reason : str or None
+        With ``score``: what the score was made from.
     """
 
     text: str | None
@@ -153,3 +161,5 @@ class JudgeReply:
     completion_tokens: int | None = None
     cost_usd: float | None = None
     error: str | None = None
+    score: float | None = None
+    reason: str | None = None

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ...errors import InvalidParameterError, JudgeError
+from ...serialize import from_data
 from ..types import JudgeReply, JudgeRequest
 
 __all__ = ["JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "validate_options"]
@@ -38,40 +39,31 @@ class CallFailedError(JudgeError):
 
 
 def validate_options(options_cls: type, options: Mapping[str, Any] | None, *, owner: str) -> Any:
-    """Build ``options_cls`` (a dataclass) from ``options``, strictly.
+    """Build ``options_cls`` (a frozen dataclass) from ``options`` through :func:`multicrop.serialize.from_data`.
 
-    Unknown names and values of the wrong type raise
-    :class:`~multicrop.errors.InvalidParameterError` naming the option, the
-    value and what is allowed.  A field's type is the type of its default
-    (``int`` is accepted where a ``float`` is expected); fields whose default is
-    ``None`` accept anything.
+    The one validator of backend options: unknown names, values of the wrong
+    type (by the field's type hint; an ``int`` is a valid ``float``) and what
+    the class's ``__post_init__`` refuses raise
+    :class:`~multicrop.errors.InvalidParameterError` naming ``owner``, the
+    option and what is allowed.
+
+    Examples
+    --------
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Opts:
+    ...     max_side: int = 512
+    >>> validate_options(Opts, {"max_side": 256}, owner="backend 'x'")
+    Opts(max_side=256)
+    >>> validate_options(Opts, {"max_side": "big"}, owner="backend 'x'")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: backend 'x'.max_side: expected int, got 'big'
     """
-    options = dict(options or {})
-    fields = {f.name: f for f in dataclasses.fields(options_cls)}
-    unknown = sorted(set(options) - set(fields))
-    if unknown:
-        raise InvalidParameterError(
-            f"{owner}: unknown option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(sorted(fields))}"
-        )
-    for name, value in options.items():
-        f = fields[name]
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None  # type: ignore[misc]
-        )
-        if default is None:
-            continue
-        expected = type(default)
-        ok = isinstance(value, expected) and not (expected is not bool and isinstance(value, bool))
-        if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-            options[name] = float(value)
-        if not ok:
-            raise InvalidParameterError(
-                f"{owner}: option {name!r} must be {expected.__name__}, got {value!r}"
-            )
     try:
-        return options_cls(**options)
+        return from_data(options_cls, dict(options or {}), where=owner)
     except ValueError as exc:
+        if isinstance(exc, InvalidParameterError):
+            raise
         raise InvalidParameterError(f"{owner}: {exc}") from None
 
 
@@ -87,10 +79,17 @@ class JudgeBackend(abc.ABC):
         Registry name (``"openai-compatible"``, ``"measured"``).
     version : str
         Part of every call key; bump when the backend's requests change.
-    supports_json_schema, supports_images, needs_network, deterministic : bool
-        Capability flags.  The runner reads ``supports_json_schema`` (never
-        the name); the other three are documentation, shown by
-        ``multicrop judges list``, and change no behaviour.
+    supports_json_schema, supports_images, needs_network, deterministic, reads_prompt : bool
+        Capability flags, read by generic code (never the name).  The runner
+        reads ``supports_json_schema``; the plan reads ``deterministic`` (the
+        same request always gets the same reply, so the repetitions of a
+        prompt share one call key and the call is made once; the table still
+        has one row per repetition, all with that call's score) and
+        ``reads_prompt`` (false: the backend answers from the prompt kind and
+        dimension only, so the prompt text, its template version and the
+        rubric text do not enter its call keys and editing them re-runs
+        nothing).  ``needs_network`` is documentation, shown by ``multicrop
+        judges list``.
     Options : type
         Dataclass of accepted options (unknown options fail).
     model_id : str
@@ -104,6 +103,7 @@ class JudgeBackend(abc.ABC):
     supports_images: ClassVar[bool] = True
     needs_network: ClassVar[bool] = True
     deterministic: ClassVar[bool] = False
+    reads_prompt: ClassVar[bool] = True
 
     @dataclasses.dataclass(frozen=True)
     class Options:

@@ -1,8 +1,10 @@
 """The embedded, offline ``measured`` judge: rubric scores from pixel measurements.
 
-It answers the same prompts as a VLM, in the same JSON form, so it is one more
-family in a panel and lets every command run without a network.  It reads the
-request's prompt kind and dimension, not the prompt text; see
+It answers the same prompts as a VLM, with a typed score (no reply text), so it
+is one more family in a panel and lets every command run without a network.
+It reads the request's prompt kind and dimension, not the prompt text
+(``reads_prompt`` is false: prompt edits do not re-run it), and it is
+deterministic (the repetitions of a prompt are one call); see
 :mod:`multicrop.judges.measures` for what is measured and which dimensions are
 only proxies.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from typing import Any
 from collections import OrderedDict
 
@@ -39,6 +40,7 @@ class MeasuredBackend(JudgeBackend):
     supports_images = True
     needs_network = False
     deterministic = True
+    reads_prompt = False
     #: Dimensions scored from documented proxies, not measures of the dimension (the report labels them).
     proxy_dimensions = measures.PROXY_DIMENSIONS
 
@@ -83,7 +85,9 @@ class MeasuredBackend(JudgeBackend):
         else:
             reason = " ".join(f"{k}={v:.2f}" for k, v in values.items())
         return JudgeReply(
-            text=json.dumps({"score": score, "reason": reason}),
+            text=None,
+            score=score,
+            reason=reason,
             model=f"{self.model_id}",
             prompt_tokens=0,
             completion_tokens=0,
