@@ -54,7 +54,8 @@ STRIDES = (8, 16, 32)
 #: Bins of each side's distance distribution (NanoDet's ``reg_max`` + 1).
 REG_BINS = 11
 NUM_CLASSES = 80
-#: Version of the pre- and post-processing below (bump when boxes change for the same file).
+#: Version of the pre- and post-processing below and of MIN_SCORE (bump when the detections
+#: of the same file change, a default threshold included).
 DECODE_VERSION = "2"
 #: Confidence threshold.  On the 100 coco-subjects photos (COCO's own
 #: outlines; a box is found when a detection of its class overlaps it at IoU

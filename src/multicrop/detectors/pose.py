@@ -70,8 +70,9 @@ MIN_PRESENCE = 0.5
 #: Most people refined per image, the largest first (at about 20-25 ms each on
 #: 2 threads, this keeps the three detectors within 0.3 s of a photo).
 MAX_PEOPLE = 4
-#: Version of the crop and decoding below.
-DECODE_VERSION = "1"
+#: Version of the crop and decoding below and of the defaults MIN_SIDE, MIN_PRESENCE and
+#: MAX_PEOPLE (bump when the detections of the same file change).
+DECODE_VERSION = "2"
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

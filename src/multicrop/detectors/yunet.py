@@ -14,7 +14,8 @@ from .types import Detection
 
 __all__ = ["YuNet", "MIN_SCORE", "DECODE_VERSION"]
 
-#: Version of the letterbox and decoding in :mod:`multicrop.models.yunet`.
+#: Version of the letterbox and decoding in :mod:`multicrop.models.yunet` and of MIN_SCORE
+#: (bump when the detections of the same file change).
 DECODE_VERSION = "1"
 #: Face confidence threshold, the value multicrop's saliency faces have always
 #: used.  On the 100 coco-subjects photos (no face outlines there: a face is
