@@ -196,6 +196,7 @@ def test_the_kinds_with_real_plugins_read_entry_points_and_the_others_do_not():
     groups = {kind: registry_of(kind).entry_point_group for kind in KINDS}
     assert groups == {
         "saliency": "multicrop.saliency",
+        "detector": "multicrop.detectors",
         "scorer": "multicrop.scorers",
         "judge-backend": "multicrop.judge_backends",
         "combiner": None,
