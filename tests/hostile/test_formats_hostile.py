@@ -22,7 +22,7 @@ from multicrop.io.load import identify_format
 #: Formats Pillow can write that multicrop must refuse: (format, mode to save, name the message must say).
 _FOREIGN = [("PCX", "RGB", "PCX"), ("TGA", "RGB", "TGA"), ("DDS", "RGB", "DDS"), ("XBM", "1", "XBM"),
             ("SGI", "RGB", "SGI"), ("QOI", "RGB", "QOI"), ("ICO", "RGB", "ICO"), ("IM", "RGB", "IM"),
-            ("GIF", "RGB", "GIF"), ("PPM", "RGB", "PPM"), ("JPEG2000", "RGB", "JPEG2000"),
+            ("PPM", "RGB", "PPM"), ("JPEG2000", "RGB", "JPEG2000"),
             ("ICNS", "RGB", "ICNS"), ("MSP", "1", "MSP"), ("EPS", "RGB", "EPS"), ("PDF", "RGB", None)]
 _SUFFIXES = [".jpg", ".png", ".tif"]
 
@@ -83,7 +83,7 @@ def test_postscript_renamed_as_a_photo_never_starts_ghostscript(tmp_path, no_sub
     assert no_subprocess == []  # neither gs nor the EPS plugin ran
 
 
-_ALLOWED = [("JPEG", ".jpg"), ("PNG", ".png"), ("WEBP", ".webp"), ("TIFF", ".tif"), ("BMP", ".bmp")]
+_ALLOWED = [("JPEG", ".jpg"), ("PNG", ".png"), ("WEBP", ".webp"), ("TIFF", ".tif"), ("BMP", ".bmp"), ("GIF", ".gif")]
 
 
 @pytest.mark.parametrize("fmt,suffix", _ALLOWED)
@@ -103,7 +103,7 @@ def test_a_multi_picture_jpeg_opens_as_mpo_with_the_jpeg_grid(tmp_path, hb):
     assert loaded.format == "MPO" and loaded.size == (64, 48) and loaded.jpeg_block in ((8, 8), (16, 16))
 
 
-@pytest.mark.parametrize("junk", [b"hello, not an image at all\n", b"\x00" * 64, b"GIF87a" + b"\x00" * 3,
+@pytest.mark.parametrize("junk", [b"hello, not an image at all\n", b"\x00" * 64, b"GIF87a" + b"\x00" * 3, b"BM" + b"\x00" * 10,
                                   b"\x89PNG\r\n\x1a\n" + b"\x00" * 8, b"\xff\xd8\xff" + b"\x00" * 20, b"x"])
 def test_junk_and_damaged_headers_are_one_line(tmp_path, junk):
     path = tmp_path / "junk.jpg"

@@ -89,6 +89,7 @@ FORMATS: tuple[ImageFormat, ...] = (
     ImageFormat("WEBP", (".webp",), "WebP, lossy and lossless"),
     ImageFormat("TIFF", (".tif", ".tiff"), "TIFF (first page), including 16-bit and float greyscale"),
     ImageFormat("BMP", (".bmp",), "Windows bitmap"),
+    ImageFormat("GIF", (".gif",), "GIF (the first frame)"),
 ) + ((ImageFormat("HEIF", (".heic", ".heif"), "HEIC/HEIF (with the heif extra, pillow-heif)"),) if _HEIF else ())
 
 #: Pillow format names that :data:`FORMATS` allows (``im.format``).
@@ -279,7 +280,7 @@ def _refused(source: str | os.PathLike | BinaryIO, label: str) -> ImageLoadError
     if fmt is None:
         if not _prefix(source, 1):
             return ImageLoadError(f"{label}: empty file (0 bytes), not an image")
-        return ImageLoadError(f"{label}: not an image in a format multicrop opens ({allowed})")
+        return ImageLoadError(f"{label}: not an image Pillow can read")
     if fmt in OPEN_FORMATS:
         return ImageLoadError(f"{label}: a damaged {fmt} file (its header cannot be read)")
     return ImageFormatError(f"{label}: its format is {fmt}, which multicrop does not open (it opens {allowed})")
@@ -540,14 +541,14 @@ def _check_complete(im: Image.Image, source: str | os.PathLike | BinaryIO, label
         need = min_data_bytes(im, source)
         if n_bytes < need:
             raise ImageTruncatedError(
-                f"{label}: truncated {im.format} file: its header says {w}x{h}, which needs at least {_kb(need)}, "
-                f"but the file has {_kb(n_bytes)}")
+                f"{label}: truncated or corrupt image: its {im.format} header says {w}x{h}, which needs at least "
+                f"{_kb(need)}, but the file has {_kb(n_bytes)}")
     if im.format == "PNG":
         short = png_data_short(source)
         if short is not None:
             raise ImageTruncatedError(
-                f"{label}: truncated PNG file: its image data ends after {_kb(short[0])} of the {_kb(short[1])} "
-                f"that {w}x{h} needs")
+                f"{label}: truncated or corrupt image: its PNG data ends after {_kb(short[0])} of the "
+                f"{_kb(short[1])} that {w}x{h} needs")
 
 
 def read_header(source: str | os.PathLike | BinaryIO, *, name: str | None = None, complete: bool = True) -> Header:
