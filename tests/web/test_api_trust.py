@@ -95,7 +95,8 @@ def test_instagram_keeps_one_ratio_unless_mixed_is_asked_for(client):
     one = client.post(f"/api/photos/{pid}/crops", json={"k": 3, "ratios": "instagram"}).json()
     ratios = {c["ratio"] for c in one["crops"]}
     assert len(ratios) == 1 and ratios <= {"4:5", "1:1", "1.91:1"} and one["config"]["one_ratio"] is True
-    assert one["ratio_note"].startswith(f"All slides are {ratios.pop()}")
+    said, only = [one["ratio_note"] or "", *one["plain_notes"]], ratios.pop()
+    assert any(n.startswith(f"All slides are {only}") for n in said), said
     mixed = client.post(f"/api/photos/{pid}/crops", json={"k": 3, "ratios": "instagram", "mixed": True}).json()
     assert mixed["config"]["one_ratio"] is False
     if len({c["ratio"] for c in mixed["crops"]}) > 1:
@@ -140,3 +141,12 @@ def test_seamless_slides_tile_the_panorama_exactly(client):
     assert np.array_equal(joined, img[band["y"]:band["y"] + band["h"], band["x"]:band["x"] + band["w"]])
     r = client.post(f"/api/photos/{pid}/seamless", json={"slides": 0})
     assert r.status_code == 422 and r.json()["field"] == "slides"
+
+
+def test_a_photo_too_small_for_k_says_so_in_plain_words_without_server_paths(client):
+    pid = _upload(client, "strip.png", photo_bytes(640, 120, fmt="PNG"))
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": 20, "ratios": "2:3", "strategy": "partition"})
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert detail.startswith("strip.png: The photo is too small for") and "fewer" in detail, detail
+    assert "/tmp" not in detail and "upload" not in detail and "partition" not in detail

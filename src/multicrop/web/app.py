@@ -40,7 +40,7 @@ from ..ratios import PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
 from .download import box_in_photo, carousel_zip, edited_crops
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
-from .notes import plain_error, plain_notes, ratio_note
+from .notes import plain_error, plain_message, plain_notes, ratio_note
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
 __all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
@@ -173,7 +173,7 @@ def create_app(
 
     @app.exception_handler(MulticropError)
     async def _library_error(request: Request, exc: MulticropError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        return JSONResponse({"detail": plain_message(str(exc))}, status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -308,9 +308,10 @@ def create_app(
         rec["analysis_runs"] = store.analysis_runs
         spec = parse_ratio_spec(req.ratios or default_ratios)
         rec["plain_notes"] = plain_notes(res.failure, res.notes)
-        rec["ratio_note"] = ratio_note(spec.label or spec.name, [str(r) for r in spec.ratios],
-                                       [str(c.ratio) for c in res.crops], one_ratio=res.config.one_ratio,
-                                       platform=bool(spec.sizes))
+        said = any(n.startswith("one ratio for every crop") for n in res.notes)  # the library said which
+        rec["ratio_note"] = None if said else ratio_note(
+            spec.label or spec.name, [str(r) for r in spec.ratios], [str(c.ratio) for c in res.crops],
+            one_ratio=res.config.one_ratio, platform=bool(spec.sizes))
         return rec
 
     @app.post("/api/photos/{pid}/seamless", summary="A seamless panorama: adjacent slides of one ratio (source px)")

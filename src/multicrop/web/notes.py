@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-__all__ = ["plain_notes", "plain_error", "ratio_note"]
+__all__ = ["plain_notes", "plain_error", "plain_message", "ratio_note"]
 
 
 def _n(word: str, n: int) -> str:
@@ -44,6 +44,13 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"),
      lambda m: f"{m[1]} of the {m[2]} crops are smaller than {m[3]} px: the platform will enlarge them "
                "and they may look soft."),
+    (re.compile(r"one ratio for every crop: (\S+) \(best of (.*)\)"),
+     lambda m: f"All slides are {m[1]}: of {m[2]}, {m[1]} gave this photo the best crops "
+               "(a platform such as Instagram shows every slide at one shape)."),
+    (re.compile(r"no crop of at least (\d+) px fits partition \d+; use a smaller k"),
+     lambda m: f"The photo is too small for that many crops of at least {m[1]} px: choose fewer crops."),
+    (re.compile(r"a \d+x\d+ image cannot hold k=(\d+) crops of at least (\d+) px \(at most (\d+)\)"),
+     lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: choose {m[3]} or fewer."),
     (re.compile(r"the focus given is held by the first crop"),
      lambda m: "Crop 1 holds the point you chose."),
 ]
@@ -82,6 +89,24 @@ def plain_notes(failure: str | None, notes: Iterable[str] = ()) -> list[str]:
         else:
             out.append(text[:1].upper() + text[1:] + ("" if text.endswith(".") else "."))
     return list(dict.fromkeys(out))
+
+
+def plain_message(message: str) -> str:
+    """A library error's one line for the page: ``"<name>: "`` kept, the rest in plain words when known.
+
+    Examples
+    --------
+    >>> plain_message("pano.jpg: no crop of at least 64 px fits partition 2; use a smaller k")
+    'pano.jpg: The photo is too small for that many crops of at least 64 px: choose fewer crops.'
+    """
+    head, sep, body = message.partition(": ")
+    if not sep or " " in head.strip():
+        head, body = "", message
+    for pattern, say in _NOTES:
+        m = pattern.fullmatch(body.strip())
+        if m:
+            return (f"{head}: " if head else "") + say(m)
+    return message
 
 
 def plain_error(name: str, message: str) -> str:

@@ -33,7 +33,7 @@ from PIL import Image
 from ..crop.analysis import Analysis, analyse, settings_key
 from ..crop.config import CropConfig
 from ..crop.pipeline import CropResult, crop_photo
-from ..errors import ImageLoadError, InvalidParameterError
+from ..errors import ImageLoadError, InvalidParameterError, MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..ratios import parse_ratio_spec
@@ -230,9 +230,19 @@ class PhotoStore:
         return self.config.replace(**changes) if changes else self.config
 
     def crops(self, photo: Photo, config: CropConfig, *, focus: Box | None = None) -> CropResult:
-        """The crops of ``photo`` for ``config`` (and the user's ``focus``, source px), reusing its analysis."""
-        return crop_photo(photo.loaded, config, threads=self.threads, analysis=self.analysis(photo, config),
-                          focus=focus)
+        """The crops of ``photo`` for ``config`` (and the user's ``focus``, source px), reusing its analysis.
+
+        Raises
+        ------
+        MulticropError
+            As :func:`crop_photo`, the message naming the upload, never the server's file.
+        """
+        try:
+            return crop_photo(photo.loaded, config, threads=self.threads, analysis=self.analysis(photo, config),
+                              focus=focus)
+        except MulticropError as exc:
+            text = _strip_path(str(exc), photo.path)
+            raise type(exc)(text if str(photo.path) not in str(exc) else f"{photo.name}: {text}") from None
 
     def submit_crops(self, photo: Photo, config: CropConfig, *, focus: Box | None = None) -> Future:
         """:meth:`crops` in the crop worker pool."""

@@ -500,7 +500,8 @@ async function suggest(p, keep) {
     if (p.id === state.current && p.loading) busy(true, `${p.name}: choosing crops…`);
     const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
     if (seq !== p.seq) return; // newer settings for this photo are on their way
-    clearErrors("k", "ratios", "strategy");
+    p.problem = null;
+    if (p.id === state.current) clearErrors("k", "ratios", "strategy");
     p.result = r;
     p.notes = r.plain_notes || [];
     p.ratioNote = r.ratio_note;
@@ -517,8 +518,8 @@ async function suggest(p, keep) {
       busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px`);
     }
   } catch (e) {
-    if (p.id === state.current) busy(false, `${p.name}: no carousel for these settings`);
-    showError(e, "k");
+    p.problem = e; // shown beside its control when this photo is on screen
+    if (p.id === state.current) { busy(false, `${p.name}: no carousel for these settings`); showError(e, "k"); }
   } finally {
     if (seq === p.seq) p.loading = false;
     renderNotes();
@@ -583,6 +584,8 @@ function select(id) {
   $("photo").alt = `${p.name}, ${p.width}×${p.height} px`;
   $("saliency").dataset.id = "";
   busy(false, `${p.name}: ${p.width}×${p.height} px`);
+  clearErrors("k", "ratios", "strategy", "slides", "download");
+  if (p.problem) showError(p.problem, "k");
   refresh(p);
   overlays();
   renderTabs();
