@@ -202,7 +202,7 @@ class DirectConfig(Serializable):
     max_weak: int = 2
     max_blobs: int = 12
     size_exponent: float = 0.25
-    fills: tuple[float, ...] = (0.55, 0.62, 0.7, 0.78, 0.85, 0.92)
+    fills: tuple[float, ...] = (0.55, 0.62, 0.7, 0.78, 0.85, 0.92, 0.97)
     placements: tuple[float, ...] = (1 / 3, 0.5, 2 / 3)
     window_scales: tuple[float, ...] = (1.0, 0.75, 0.55, 0.4, 0.3, 0.22)
     window_stride: float = 0.2
@@ -228,7 +228,7 @@ class DirectConfig(Serializable):
     min_subject_area: float = 0.01
     max_object_area: float = 0.4
     group_overlap: float = 0.1
-    group_margin: float = 0.05
+    group_margin: float = 0.0
     body_whole: float = 0.97
     vehicle_weight: float = 0.8
     object_weight: float = 0.5
@@ -242,8 +242,8 @@ class DirectConfig(Serializable):
     min_headroom: float = 0.03
     headroom_weight: float = 0.3
     lead_weight: float = 0.1
-    wide_share: float = 0.6
-    wide_weight: float = 0.0
+    wide_share: float = 0.5
+    wide_weight: float = 1.0
     platform_side: int = 1080
     platform_share: float = 0.6
 

@@ -50,6 +50,7 @@ from ..serialize import Serializable
 from .config import PartitionConfig
 from .cuts import ORIENTATIONS, cut_regions
 from .search import smallest_box
+from .subjects import connected_components
 
 __all__ = ["PARTITION_VERSION", "Partition", "partition_saliency", "partition_from_boxes"]
 
@@ -292,7 +293,7 @@ def _subject_mask(remaining: np.ndarray, box: Box, *, level: float, absorb: floa
     top = float(remaining.max())
     if absorb >= 1 or top <= 0:
         return mask
-    n, labels = cv2.connectedComponents((remaining >= level * top).astype(np.uint8), connectivity=8)
+    n, labels = connected_components(remaining >= level * top)
     if n <= 1:
         return mask
     flat = labels.ravel()

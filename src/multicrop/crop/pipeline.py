@@ -32,7 +32,6 @@ from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..saliency import SALIENCY
 from ..serialize import to_data
-from . import analysis as _analysis
 from .analysis import Analysis, analyse, detector_versions_of, with_focus
 from .config import CropConfig
 from .direct import DIRECT_VERSION
@@ -276,7 +275,7 @@ def crop_photo(
                                     f"got strategy {cfg.strategy!r}")
     focus_a = None if focus is None else _focus_in_analysis(focus, loaded.size, (sx, sy))
     if analysis is None:
-        analysis = _analysis.analyse(image, cfg, threads=threads, focus=focus_a)
+        analysis = analyse(image, cfg, threads=threads, focus=focus_a)
     else:
         if tuple(analysis.size) != (w, h):
             raise InvalidParameterError(

@@ -95,8 +95,9 @@ class BlobCut:
 def mask_blobs(
     saliency: np.ndarray, *, threshold: float = BLOB_THRESHOLD, min_area: float = BLOB_MIN_AREA
 ) -> tuple[np.ndarray, int]:
-    """Label the salient blobs of a map (the metric's own fixed definition, apart from
-    :func:`multicrop.crop.subjects.salient_blobs`, which finds the subjects direct selection crops).
+    """Label the salient blobs of a map (the metric's own fixed threshold and minimum area, apart
+    from :func:`multicrop.crop.subjects.salient_blobs`, which finds the subjects direct selection
+    crops; both label with :func:`multicrop.crop.subjects.connected_components`).
 
     Parameters
     ----------
@@ -120,15 +121,16 @@ def mask_blobs(
     >>> n, int((labels == 1).sum()), int((labels == 2).sum())
     (2, 9, 9)
     """
-    import cv2
+    from ...crop.subjects import connected_components
 
-    mask = (np.asarray(saliency) >= threshold).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    mask = np.asarray(saliency) >= threshold
+    n, labels = connected_components(mask)
+    area = np.bincount(labels.ravel(), minlength=n)
     keep = np.zeros(n, np.int32)
     area_min = min_area * mask.size
     k = 0
     for i in range(1, n):
-        if stats[i, cv2.CC_STAT_AREA] >= area_min:
+        if area[i] >= area_min:
             k += 1
             keep[i] = k
     return keep[labels], k
