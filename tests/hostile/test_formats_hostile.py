@@ -147,3 +147,26 @@ def test_a_batch_records_each_foreign_format_by_name_and_crops_the_good_photo(tm
         assert row["error_kind"] == "ImageFormatError" and f"its format is {fmt}" in row["error"]
     assert "EPS" in rows[str(src / "eps.png")]["error"]
     assert len(s.failed_examples) == 5 and all(len(e) == 2 for e in s.failed_examples)
+
+
+def _image_open_calls_without_formats() -> list[str]:
+    """``Image.open(...)`` calls in the package that do not pass ``formats=`` (file:line)."""
+    import ast
+    from pathlib import Path
+
+    import multicrop
+
+    root = Path(multicrop.__file__).parent
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "open"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "Image"
+                    and not any(k.arg == "formats" for k in node.keywords)):
+                bad.append(f"{path.relative_to(root)}:{node.lineno}")
+    return bad
+
+
+def test_every_image_open_in_the_package_names_its_formats():
+    assert _image_open_calls_without_formats() == []
