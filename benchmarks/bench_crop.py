@@ -166,6 +166,7 @@ def floor(model: str, out: Path, paths: list[str], threads: int = 2, detectors: 
     import onnxruntime as ort
     from PIL import Image
 
+    Image.MAX_IMAGE_PIXELS = None  # the 200 MP photo is deliberate
     detect = None
     if detectors:
         from multicrop.detectors import detect
