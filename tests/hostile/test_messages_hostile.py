@@ -160,8 +160,27 @@ def test_a_stored_record_edited_by_hand_is_never_reused_silently(tmp_path, edit)
     db.execute(edit)
     db.commit()
     db.close()
-    with CallStore(path) as store, pytest.raises(StoreError, match="do not match their content hash"):
-        store.scores()
+    with CallStore(path) as store:
+        with pytest.raises(StoreError, match="do not match their content hash"):
+            store.scores()
+        keys = sorted(store.completed_keys())
+        with pytest.raises(StoreError, match="1 stored call"):
+            store.scores(keys)  # the reused calls only: the edited one among them
+        edited = {k for k in keys if k not in _clean(store, keys)}
+        assert len(edited) == 1 and len(store.scores(set(keys) - edited)) == 2
+
+
+def _clean(store, keys):
+    from multicrop.errors import StoreError
+
+    ok = set()
+    for k in keys:
+        try:
+            store.scores([k])
+            ok.add(k)
+        except StoreError:
+            pass
+    return ok
 
 
 def test_store_stats_on_a_store_the_user_may_only_read_opens_it_read_only(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,12 +107,13 @@ class ReadsMixin:
         """Keys of every completed call."""
         return {digest_text(k) for (k,) in self._read("SELECT key FROM calls")}
 
-    def scores(self) -> dict[str, float]:
-        """``call_key -> score`` (NaN for parse failures), each reused record checked against its content hash.
+    def scores(self, keys: Iterable[str] | None = None) -> dict[str, float]:
+        """``call_key -> score`` (NaN for parse failures), each record checked against its content hash.
 
         A record edited after it was written (its score changed by hand, a
         damaged page) no longer matches its ``row_sha256``: it is never reused
-        silently.
+        silently.  ``keys`` limits the read (and the check, about 50 us a
+        record) to the calls a run reuses, looked up by the unique index.
 
         Raises
         ------
@@ -121,12 +122,20 @@ class ReadsMixin:
         """
         out: dict[str, float] = {}
         bad: list[str] = []
+        if keys is None:
+            chunks = [(_SELECT, ())]
+        else:
+            wanted = sorted(set(keys))
+            chunks = [(_SELECT + f" WHERE c.key IN ({', '.join('?' * len(part))})",
+                       tuple(digest_bytes(k) for k in part))
+                      for part in (wanted[i:i + 500] for i in range(0, len(wanted), 500))]
         try:
-            for row in self._db.execute(_SELECT):
-                rec = _record(row)
-                if CallRecord.content_sha256(dict(zip(CALL_COLUMNS, rec.values()))) != rec.row_sha256:
-                    bad.append(rec.call_key)
-                out[rec.call_key] = rec.score
+            for sql, args in chunks:
+                for row in self._db.execute(sql, args):
+                    rec = _record(row)
+                    if CallRecord.content_sha256(dict(zip(CALL_COLUMNS, rec.values()))) != rec.row_sha256:
+                        bad.append(rec.call_key)
+                    out[rec.call_key] = rec.score
         except sqlite3.DatabaseError as exc:
             raise self._damage(exc) from None
         if bad:
