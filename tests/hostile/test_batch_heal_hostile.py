@@ -199,6 +199,17 @@ def test_a_destination_inside_the_source_is_never_read_as_photos(done_once, tmp_
     assert notes and "not read" in notes[0]
 
 
+def test_a_destination_inside_a_globs_folder_is_never_read_as_photos(done_once, tmp_path):
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(done_once[0], src)
+    out = src / "crops"
+    run_crop_batch(f"{src}/**/*.jpg", out, crop=FAST, output=QUIET, workers=1)
+    s2 = run_crop_batch(f"{src}/**/*.jpg", out, crop=FAST, output=QUIET, workers=1)
+    assert (s2.total, s2.skipped, s2.done, s2.excluded) == (3, 3, 0, 6)
+
+
 def test_verify_outputs_redoes_photos_whose_crops_were_deleted(done_once, tmp_path):
     src, out = _copy(done_once, tmp_path)
     (out / "p1_2.jpg").unlink()

@@ -246,3 +246,9 @@ def test_batch_crop_summary_names_the_failed_files_and_how_to_list_them(tmp_path
     rows = [json.loads(line) for line in listed.output.strip().splitlines()]
     assert len(rows) == 7 and all(r["error_kind"] == "ImageLoadError" for r in rows)
     assert main(["batch", "failed", str(tmp_path / "nope")]) == 1
+
+
+def test_the_suite_runs_hypothesis_without_deadlines():
+    from hypothesis import settings
+
+    assert settings.default.deadline is None  # a deadline is a timed assertion: off for the whole suite

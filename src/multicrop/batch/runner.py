@@ -157,7 +157,12 @@ def refused_row(photo: Photo, stem: str, settings_hash: str) -> dict:
 def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
     """True when the local destination ``out`` lies inside the local source folder; refuse them being one."""
     text = os.fspath(source)
-    if "://" in text or not os.path.isdir(text):
+    if "://" in text:
+        return False
+    if any(c in text for c in "*?["):  # a glob: its fixed part is the folder it reads
+        text = text.split("*")[0].split("?")[0].split("[")[0]
+        text = text if text.endswith("/") else os.path.dirname(text) or "."
+    if not os.path.isdir(text):
         return False
     src, dst = Path(text).resolve(), out.resolve()
     if src == dst:
