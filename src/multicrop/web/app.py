@@ -337,7 +337,7 @@ def create_app(
         if len(spec.ratios) > 1:
             rec["ratio_note"] = (f"Slides of {lay.ratio}: of {', '.join(map(str, spec.ratios))} it keeps the most of "
                                  "this photo with no subject split between two slides."
-                                 if not lay.sliced else f"Slides of {lay.ratio}, the best of {spec.text}.")
+                                 if not lay.sliced else f"Slides of {lay.ratio}, the best of {', '.join(map(str, spec.ratios))}.")
         else:
             rec["ratio_note"] = None
         rec["size"] = list(photo.loaded.size)

@@ -206,7 +206,13 @@ function outSize(b) {
   return `${pw}×${exact ? Math.round(pw * exact[1] / exact[0]) : Math.round(h * pw / w)}`;
 }
 
-function thumbHeight() {
+function thumbHeight(boxes) {
+  const phone = window.matchMedia("(max-width: 700px)").matches;
+  if (state.mode === "seamless" && boxes && boxes.length && !phone) { // every slide side by side in the strip's width
+    const room = Math.max(120, $("strip").clientWidth - 6);
+    const aspect = boxes.reduce((a, b) => a + b.w / b.h, 0);
+    return Math.max(40, Math.min(220, Math.floor(room / aspect)));
+  }
   if (window.matchMedia("(max-width: 700px)").matches) return Math.min(420, Math.round(window.innerWidth * 0.9));
   return 150;
 }
@@ -234,7 +240,7 @@ function renderStrip(keepFocus) {
   strip.classList.toggle("seamless", seamless);
   const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
   if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; return; }
-  $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? boxes[0].ratio : ""}, edge to edge`
+  $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? `${boxes[0].ratio}, ${outSize(boxes[0])}` : ""}, edge to edge`
     : `· ${plural(boxes.length, "crop")} in swipe order`;
   const img = $("photo");
   const best = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? bestIndex(p.scores) : -1;
@@ -253,7 +259,7 @@ function renderStrip(keepFocus) {
       card.classList.add("warn");
       card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
     }
-    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, thumbHeight()));
+    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, thumbHeight(boxes)));
     if (i === best) {
       const badge = document.createElement("span");
       badge.className = "badge";
@@ -264,7 +270,9 @@ function renderStrip(keepFocus) {
     meta.className = "meta";
     const label = document.createElement("span");
     label.className = "what";
-    label.textContent = `${i + 1} · ${b.ratio} · ${outSize(b)}`;
+    // a slide's card is as wide as its picture, so that the slides touch as they will when swiped
+    label.textContent = seamless ? `${i + 1}` : `${i + 1} · ${b.ratio} · ${outSize(b)}`;
+    if (seamless) card.title = `slide ${i + 1}: ${b.ratio}, ${outSize(b)}`;
     meta.appendChild(label);
     if (!seamless) {
       const btns = document.createElement("span");
