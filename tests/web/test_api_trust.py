@@ -150,3 +150,16 @@ def test_a_photo_too_small_for_k_says_so_in_plain_words_without_server_paths(cli
     detail = r.json()["detail"]
     assert detail.startswith("strip.png: The photo is too small for") and "fewer" in detail, detail
     assert "/tmp" not in detail and "upload" not in detail and "partition" not in detail
+
+
+def test_a_focus_point_reaches_the_crop_library_and_must_lie_in_the_photo(client):
+    pid = _upload(client, "p.png", photo_bytes(fmt="PNG"))
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": 1, "strategy": "direct", "focus": [750, 200]})
+    assert r.status_code == 200, r.text
+    rec = r.json()
+    assert rec["focus"] == {"x": 750, "y": 200, "w": 0, "h": 0}
+    assert "Crop 1 holds the point you chose." in rec["plain_notes"]
+    b = rec["crops"][0]["box"]
+    assert b["x"] <= 750 <= b["x"] + b["w"] and b["y"] <= 200 <= b["y"] + b["h"]  # one crop holds the point
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": 1, "focus": [-5, 10]})
+    assert r.status_code == 422 and r.json()["detail"] == "focus: (-5, 10) must be a point in the 900x400 photo"

@@ -180,6 +180,8 @@ def test_sessions_apart_errors_beside_their_controls_and_the_api_refuses_outside
         pb.goto(srv.url)
         pb.wait_for_function("document.getElementById('ratios').options.length > 0")
         assert pb.locator("#tabs .tab").count() == 0 and pb.evaluate("state.photos.length") == 0
+        for button in ("#dlFull", "#dlWidth", "#add", "#undo"):  # nothing to act on: off, not silently idle
+            assert pb.is_disabled(button), button
         assert pb.request.get(f"{srv.url}/api/photos/{pid}/image").status == 404
         assert pa.request.get(f"{srv.url}/api/photos/{pid}/image").status == 200
 
@@ -205,9 +207,23 @@ def test_sessions_apart_errors_beside_their_controls_and_the_api_refuses_outside
         pa.select_option("#strategy", "direct")
         pa.wait_for_function("document.getElementById('err-k').textContent === ''")
         assert pa.input_value("#k") == "auto"
+        # a second photo of another shape: after switching tabs the overlay is drawn at the new scale
+        _panorama(tmp_path / "pano.png")
+        pa.set_input_files("#files", str(tmp_path / "pano.png"))
+        pa.wait_for_function("state.photos.length === 2 && state.current === state.photos[1].id"
+                             " && document.querySelectorAll('#strip .card').length > 0")
+        for tab in (0, 1, 0):
+            pa.locator("#tabs .tab-main").nth(tab).click()
+            pa.wait_for_function(f"state.current === state.photos[{tab}].id && "
+                                 "document.getElementById('photo').complete && document.querySelectorAll('#overlay .box-tag').length")
+            pa.wait_for_timeout(100)  # the resize observer's frame
+            px = pa.evaluate("""(() => { const t = document.querySelector('#overlay .box-tag');
+                const s = document.getElementById('overlay');
+                return +t.getAttribute('font-size') * s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()""")
+            assert abs(px - 16) < 0.5, (tab, px)  # the tags' text is 16 screen px on both photos
         # removing the photo deletes it on the server
-        pa.click("#tabs .tab-x")
-        pa.wait_for_function("state.photos.length === 0")
+        pa.locator("#tabs .tab-x").first.click()
+        pa.wait_for_function("state.photos.length === 1")
         assert pa.request.get(f"{srv.url}/api/photos/{pid}").status == 404
 
 
