@@ -87,6 +87,12 @@ def test_carousel_upload_change_k_drag_and_download(browser, make_app, tmp_path,
             assert all(1 <= float(re.search(r": ([0-9.]+) / 5$", t).group(1)) <= 5 for t in dims)
             assert sum("(proxy)" in t for t in dims) == 2
             assert re.fullmatch(r"holistic: [0-9.]+ / 10", card.locator(".scores .holistic").inner_text())
+        # the crop with the best holistic score is marked, and the proxies are explained under the strip
+        hol = [float(re.search(r"([0-9.]+) / 10", t).group(1)) for t in page.locator(".card .scores .holistic").all_inner_texts()]
+        best = page.eval_on_selector_all(".card", "cs => cs.map(c => c.classList.contains('best'))")
+        assert best.count(True) == 1 and hol[best.index(True)] == max(hol)
+        assert "★ best" in page.locator(".card.best").inner_text()
+        assert "(proxy)" in page.inner_text("#scoreNote") and page.is_visible("#scoreNote")
         page.screenshot(path=str(shots / "carousel_3_scores.png"), full_page=True)
 
         page.fill("#width", "300")
