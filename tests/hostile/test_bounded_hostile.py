@@ -295,3 +295,15 @@ def test_a_date_header_is_read_as_a_wait_from_now():
 
     soon = email.utils.formatdate(time.time() + 5, usegmt=True)
     assert 2.0 <= retry_after_s({"retry-after": soon}) <= 6.0
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "socket"])
+def test_a_carousel_label_file_that_is_not_regular_is_one_dataset_error(tmp_path, kind):
+    from multicrop.datasets.carousel_item import _read_json
+    from multicrop.errors import DatasetError
+
+    path = _special(tmp_path, kind)
+    label = path.with_suffix(".json")
+    path.rename(label)
+    with pytest.raises(DatasetError, match="unreadable.*not a regular file"):
+        _read_json(label)

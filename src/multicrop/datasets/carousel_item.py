@@ -136,13 +136,20 @@ def box_ratio(box: Box, ratios: tuple[Ratio, ...] = CAROUSEL_RATIOS) -> Ratio:
     return min(ratios, key=lambda r: abs(math.log(r.value) - a))
 
 
+#: Largest label file read (bytes); a LabelMe file with its image embedded stays far below.
+LABEL_LIMIT = 64 << 20
+
+
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(f"{path.name}: missing") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path.name}: unreadable ({exc})") from None
+    from ..errors import InputFileError
+    from ..io import read_text_bounded
+
+    if not path.exists() and not path.is_symlink():
+        raise DatasetError(f"{path.name}: missing")
+    try:  # regular files only, bounded: a FIFO or device named x.json never blocks the loader
+        text = read_text_bounded(path, limit=LABEL_LIMIT)
+    except InputFileError as exc:
+        raise DatasetError(f"{path.name}: unreadable ({str(exc).split(': ', 1)[-1]})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
