@@ -52,7 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError
+from ..errors import DatasetError, ImageLoadError
+from ..io import read_header
 
 __all__ = [
     "IMAGE_SUFFIXES",
@@ -395,13 +396,11 @@ def read_class_names(path: str | Path) -> dict[int, str]:
 
 def _photo_size(path: Path) -> tuple[int, int]:
     """``(width, height)`` of the stored pixels (the grid outlines refer to; EXIF orientation not applied)."""
-    from PIL import Image, UnidentifiedImageError
-
     try:
-        with Image.open(path) as im:
-            return int(im.size[0]), int(im.size[1])
-    except (OSError, UnidentifiedImageError) as exc:
+        w, h = read_header(path, complete=False).size
+    except ImageLoadError as exc:
         raise DatasetError(f"{path}: not a readable image ({exc})") from None
+    return int(w), int(h)
 
 
 def _find_image(folder: Path, stem: str) -> Path | None:

@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatasetError, InvalidParameterError, MissingExtraError
-from ..io import atomic_path, atomic_write_text
+from ..io import OPEN_FORMATS, atomic_path, atomic_write_text
 from ..serialize import Serializable
 from .carousel import load_carousel
 from .carousel_labels import write_labelme
@@ -194,7 +194,7 @@ def load_backgrounds(directory: str | Path, *, max_side: int = 1600) -> list[np.
         if p.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp"):
             continue
         try:
-            with Image.open(p) as im:
+            with Image.open(p, formats=OPEN_FORMATS) as im:
                 im = ImageOps.exif_transpose(im).convert("RGB")
                 im.thumbnail((max_side, max_side))
                 out.append(np.asarray(im, dtype=np.uint8))

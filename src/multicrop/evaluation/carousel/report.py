@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 from ...geometry import Box
-from ...io import atomic_path, atomic_write_text
+from ...io import OPEN_FORMATS, atomic_path, atomic_write_text
 from .evaluate import CarouselEvaluation
 from .records import ImageResult, ScoreRow
 
@@ -109,7 +109,7 @@ def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, de
     from PIL import Image, ImageDraw, ImageOps
 
     try:
-        with Image.open(image_path) as im:
+        with Image.open(image_path, formats=OPEN_FORMATS) as im:
             im.draft("RGB", (THUMB_SIDE, THUMB_SIDE))
             im = ImageOps.exif_transpose(im).convert("RGB")
     except OSError:
