@@ -50,7 +50,7 @@ from typing import Any
 from ...datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, CarouselItem, load_carousel
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Ratio
-from ...saliency.u2netp import thread_count
+from ...models import thread_count
 from ...serialize import to_data
 from .blobs import BlobCut, blob_cut, blob_map
 from .methods import METHODS, CarouselMethod, MethodResult
@@ -296,7 +296,7 @@ def evaluate_carousel(
         mixed or discarded: use another directory.
     workers : int
         Processes running the method in parallel (1: in this process).  Each
-        gives the method :func:`multicrop.saliency.u2netp.thread_count`
+        gives the method :func:`multicrop.models.thread_count`
         ``(workers)`` threads.
     ratios : sequence of Ratio
         Ratios offered to the method.
