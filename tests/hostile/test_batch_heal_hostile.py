@@ -138,11 +138,22 @@ def _holder_lock(folder: Path, content: str) -> Path:
     return lock
 
 
-@pytest.mark.parametrize("content", [
-    "1", str(os.getppid()), json.dumps({"pid": 1, "host": None}), "garbage", "",
-    json.dumps({"pid": os.getpid(), "start": "1"}), json.dumps({"pid": 999_999_999}), "-5",
-])
-def test_a_lock_file_without_a_living_holder_never_blocks_a_run(tmp_path, content):
+# Contents are built inside the test: a pid in a parameter's id would differ between xdist workers.
+_STALE_LOCKS = {
+    "init-pid": lambda: "1",
+    "parent-pid": lambda: str(os.getppid()),
+    "no-host": lambda: json.dumps({"pid": 1, "host": None}),
+    "garbage": lambda: "garbage",
+    "empty": lambda: "",
+    "own-pid-other-start": lambda: json.dumps({"pid": os.getpid(), "start": "1"}),
+    "no-such-pid": lambda: json.dumps({"pid": 999_999_999}),
+    "negative": lambda: "-5",
+}
+
+
+@pytest.mark.parametrize("stale", sorted(_STALE_LOCKS))
+def test_a_lock_file_without_a_living_holder_never_blocks_a_run(tmp_path, stale):
+    content = _STALE_LOCKS[stale]()
     folder = tmp_path / "manifest.parquet"
     _holder_lock(folder, content)
     with run_lock(folder):
