@@ -144,8 +144,8 @@ def test_empty_saliency_still_gives_one_crop_and_a_note():
 
 
 def test_config_validation():
-    with pytest.raises(InvalidParameterError, match="k='auto' needs strategy 'direct'"):
-        CropConfig(k="auto")
+    with pytest.raises(InvalidParameterError, match="k='auto' needs strategy 'direct', got strategy 'partition'"):
+        CropConfig(k="auto", strategy="partition")
     with pytest.raises(InvalidParameterError, match="k must be an integer >= 1 or 'auto', got 'many'"):
         CropConfig(k="many", strategy="direct")
     with pytest.raises(InvalidParameterError, match="hold_share must be <= whole_share"):

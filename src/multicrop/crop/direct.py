@@ -224,6 +224,17 @@ def _aspect_fit(pool: list[tuple[Box, Ratio]], main: np.ndarray, subjects: list[
     return np.exp(-np.log(crop_aspect / aspect[main]) ** 2 / (2 * sigma ** 2))
 
 
+def _tightest(subjects: list[Subject], ratios: tuple[Ratio, ...], bounds: Box, fill: float) -> np.ndarray:
+    """Per subject, the area (share of the photo) of its tightest framing in any of ``ratios``."""
+    out = np.ones(len(subjects))
+    for j, s in enumerate(subjects):
+        for r in ratios:
+            largest = fit_ratio_box(bounds, r.value)
+            w = min(max(s.box.w, s.box.h * r.value) / fill, largest.w)
+            out[j] = min(out[j], w * (w / r.value) / max(bounds.area, 1e-9))
+    return out
+
+
 def _people_terms(C: np.ndarray, main: np.ndarray, subjects: list[Subject], d: DirectConfig) -> np.ndarray:
     """Headroom and lead room of each crop's main subject (people only), as a quality change.
 
@@ -352,7 +363,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         q = q + d.photo_orientation * np.array([sign * (r.value - 1) > 0 for _, r in pool], float)
     q = q + _people_terms(C, main, subs, d)
     area = (C[:, 2] - C[:, 0]) * (C[:, 3] - C[:, 1]) / max(bounds.area, 1e-9)
-    q = q - d.wide_weight * np.clip((area - d.wide_share) / max(1 - d.wide_share, 1e-9), 0, 1)
+    free = np.maximum(d.wide_share, _tightest(subs, ratios or config.ratios, bounds, max(d.fills)))[main]
+    q = q - d.wide_weight * np.clip((area - free) / max(1 - d.wide_share, 1e-9), 0, 1)
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
     focus = [j for j, s in enumerate(subs) if s.kind == "focus"]

@@ -182,9 +182,10 @@ class DirectConfig(Serializable):
         A person who faces left or right gains up to this much when more of
         the crop lies in the direction they look (lead room).
     wide_share, wide_weight : float
-        A crop covering more than ``wide_share`` of the photo loses up to
+        A crop covering more than ``wide_share`` of the photo, and more than
+        the tightest framing of its main subject needs, loses up to
         ``wide_weight`` (linearly to the whole photo): a slide that shows most
-        of the photo adds no detail to the post.
+        of the photo adds no detail to the post, unless its subject fills it.
     platform_side, platform_share : int, float
         Crops of at least ``platform_side`` source pixels on the long side
         (the width platforms show, 1,080 px) wherever such a crop is at most
@@ -233,9 +234,9 @@ class DirectConfig(Serializable):
     vehicle_weight: float = 0.8
     object_weight: float = 0.5
     max_blob_area: float = 0.5
-    saliency_outside: float = 0.8
-    saliency_weight: float = 0.35
-    min_blob_importance: float = 0.8
+    saliency_outside: float = 0.6
+    saliency_weight: float = 0.7
+    min_blob_importance: float = 0.5
     max_subjects: int = 16
     out_share: float = 0.03
     part_share: float = 0.4
