@@ -214,8 +214,11 @@ def test_judges_on_one_prompt_kind_builds_what_it_can_and_says_what_it_skipped(f
     assert rc == 0, cap.err
     assert "80 images; best single member:family" in cap.out and "Traceback" not in cap.err
     assert any(ln.startswith("warning: " + skipped) for ln in cap.err.splitlines())
-    got = set(pd.read_csv(tmp_path / "rep" / "arms.csv")["arm"])
+    table = pd.read_csv(tmp_path / "rep" / "arms.csv")
+    got = set(table.loc[table["kind"] != "baseline", "arm"])
     assert got == {"member:family0", "member:family1", "panel_mean", *arms}
+    extra = set(table.loc[table["kind"] == "baseline", "arm"])  # ablations need no more input than the table
+    assert ({"rounded:family0", "rounded:family1"} <= extra) == (kind == "holistic")
 
 
 def test_judges_lists_ratings_far_outside_their_inferred_scale(files, tmp_path, capsys):

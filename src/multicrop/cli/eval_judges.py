@@ -44,6 +44,39 @@ def _naming(scores: Path, ratings: Path):
         raise DatasetError(f"{scores.name} with {ratings.name}: {exc}") from None
 
 
+def _baselines(table, photos: list[Path], *, cache: Path | None, iaa_model: Path | None, iaa_input_size: int,
+               iaa_normalisation: str, iaa_output: int):
+    """Embeddings (and IAA scores) of the judge table's images, found by file name among ``photos``."""
+    import pandas as pd
+
+    from ..embeddings import EMBEDDING
+    from ..errors import InvalidParameterError
+    from ..evaluation.judges.baselines import Baselines
+    from ..io import SUPPORTED_SUFFIXES
+    from ..judges.fitting import FeatureCache, embed_images, match_images
+    from ..judges.types import ImageRef
+
+    files = [p for d in photos for p in sorted(d.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()]
+    labels = sorted(set(table.data["image"].astype(str)))
+    found = match_images(labels, files)
+    if not found:
+        raise InvalidParameterError(f"--photos: none of the {len(labels)} judged images is among the "
+                                    f"{len(files)} photo files (matched by file name)")
+    names = [lbl for lbl in labels if lbl in found]
+    refs = [ImageRef(found[lbl], label=lbl) for lbl in names]
+    emb = embed_images(refs, cache=FeatureCache(cache, model_id=EMBEDDING.id) if cache else None)
+    iaa = {}
+    if iaa_model is not None:
+        from ..embeddings.iaa import IaaModel
+
+        model = IaaModel(iaa_model, input_size=iaa_input_size, normalisation=iaa_normalisation, output=iaa_output)
+        values = []
+        for i in range(0, len(refs), 16):
+            values.extend(model.score([r.array(max(448, iaa_input_size * 2)) for r in refs[i:i + 16]]))
+        iaa[iaa_model.stem] = pd.Series(values, index=names)
+    return Baselines(embeddings=pd.DataFrame(emb, index=names), iaa=iaa)
+
+
 def judges(
     scores: Path = typer.Option(..., "--scores", "-s", help="Judge table (.csv or .parquet): image, family, "
                                 "prompt_kind, dimension, repetition, score."),
@@ -67,9 +100,22 @@ def judges(
     transfer_scores: Path = typer.Option(None, "--transfer-scores", help="Judge table of a second dataset."),
     transfer_ratings: Path = typer.Option(None, "--transfer-ratings", help="Ratings of the second dataset."),
     transfer_format: str = typer.Option("csv", "--transfer-format", help="Format of --transfer-ratings."),
+    photos: list[Path] = typer.Option([], "--photos", help="Folder(s) of the rated photos (searched recursively): "
+                                      "adds the embedding ridge-probe arms, and the --iaa-model arm."),
+    embed_cache: Path | None = typer.Option(None, "--embed-cache", help="Keep the photos' embeddings in this .npz."),
+    iaa_model: Path | None = typer.Option(None, "--iaa-model", help="A supervised aesthetic model (.onnx) scored as "
+                                          "a baseline arm on --photos."),
+    iaa_input_size: int = typer.Option(224, "--iaa-input-size", help="Square input side of --iaa-model."),
+    iaa_normalisation: str = typer.Option("imagenet", "--iaa-normalisation",
+                                          help="Input of --iaa-model: imagenet, unit, symmetric or raw."),
+    iaa_output: int = typer.Option(0, "--iaa-output", help="Which output of --iaa-model is the score."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run the judge-panel protocol and write tables, figures and index.html."""
+    """Run the judge-panel protocol and write tables, figures and index.html.
+
+    With --photos, the embedding ridge probe (and its label-budget curve) and an optional --iaa-model join the
+    arms as baselines; feature selection and tie-breaking ablations need nothing more than the judge table.
+    """
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -92,14 +138,18 @@ def judges(
                 msg = option + msg[len(field_name):]
         raise InvalidParameterError(msg) from None
     check_report_dir(output)  # before any loading or computing
+    if iaa_model is not None and not photos:
+        raise InvalidParameterError("--iaa-model needs --photos (the folder of the rated photos)")
     table, human = _load(scores, ratings, fmt)
     transfer = _load(transfer_scores, transfer_ratings, transfer_format) if transfer_scores else None
+    baselines = (_baselines(table, photos, cache=embed_cache, iaa_model=iaa_model, iaa_input_size=iaa_input_size,
+                            iaa_normalisation=iaa_normalisation, iaa_output=iaa_output) if photos else None)
     console = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
                   transient=True, disable=as_json) as bar:
         task = bar.add_task("judge protocol", total=1.0)
         with _naming(scores, ratings):
-            report = evaluate_judges(table, human, cfg, transfer=transfer,
+            report = evaluate_judges(table, human, cfg, transfer=transfer, baselines=baselines,
                                      progress=lambda step, frac: bar.update(task, completed=frac, description=step))
     write_judges_report(report, output)
     s = report.summary

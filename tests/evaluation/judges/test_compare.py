@@ -14,9 +14,11 @@ def test_comparisons_deltas_and_bh(report):
         want = arms.loc[r["arm"], col[r["metric"]]] - arms.loc[r["comparator_arm"], col[r["metric"]]]
         assert r["delta"] == pytest.approx(want, abs=1e-12)
         assert r["ci_low"] <= r["ci_high"]
+    assert set(c["group"]) == {"protocol", "baseline"}
     for metric in ("spearman", "kendall"):
-        sub = c[c["metric"] == metric]
-        np.testing.assert_allclose(sub["p_bh"], multipletests(sub["p"], method="fdr_bh")[1], atol=1e-12)
+        for group in ("protocol", "baseline"):  # each corrected on its own
+            sub = c[(c["metric"] == metric) & (c["group"] == group)]
+            np.testing.assert_allclose(sub["p_bh"], multipletests(sub["p"], method="fdr_bh")[1], atol=1e-12)
 
 
 def test_p_and_p_max_equal_a_scipy_loop_over_the_same_resamples(report, protocol_config):

@@ -97,8 +97,13 @@ def test_a_holistic_only_panel_runs_without_dimension_arms(study, tmp_path):
     t = study.judge_table[study.judge_table.prompt_kind == "holistic"]
     cfg = JudgesReportConfig(n_resamples=100, n_partitions=2, n_splits=5, combiners=("ridge",))
     rep = evaluate_judges(t, ratings_from_frame(study.ratings), cfg)
-    assert rep.arms["arm"].tolist() == ["member:family0", "member:family1", "member:family2", "panel_mean",
+    protocol = rep.arms[rep.arms["kind"] != "baseline"]
+    assert protocol["arm"].tolist() == ["member:family0", "member:family1", "member:family2", "panel_mean",
                                         "H_ridge", "Hsplit_ridge"]
+    # without dimension rows there is no H+P block to select from; the tie-breaking ablation remains
+    assert rep.arms.loc[rep.arms["kind"] == "baseline", "arm"].tolist() == [
+        "rounded:family0", "rounded:family1", "rounded:family2"]
+    assert "needs the H+P block" in rep.summary["notes"]["baseline feature_selection"]
     assert rep.summary["notes"]["P"] == "no dimension rows: P and H+P arms skipped"
     assert rep.summary["notes"]["robustness"] == "robustness arms ['H+P_ridge'] are not among the arms run; skipped"
     assert rep.mtmm.empty  # matched cells need dimension prompts

@@ -48,20 +48,35 @@ def compare_arms(arms: Sequence[Arm], scores: ArmScores, *, best: str, confidenc
     -------
     DataFrame
         ``arm, comparator, comparator_arm, metric, delta, ci_low, ci_high, p,
-        p_max, p_bh``: ``p`` one-sided (arm better), ``p_max`` against the best
-        member re-selected in every resample, ``p_bh`` Benjamini–Hochberg
-        across the rows of one metric.
+        p_max, p_bh, group``: ``p`` one-sided (arm better), ``p_max`` against
+        the best member re-selected in every resample, ``p_bh``
+        Benjamini–Hochberg across the rows of one metric and ``group``
+        (``protocol``: the paper's arms; ``baseline``: the baselines and
+        ablations of :mod:`~multicrop.evaluation.judges.baselines`, corrected
+        among themselves so they leave the protocol's p-values unchanged).
     """
+    from .baselines import BASELINE
+
     members = [a.name for a in arms if a.kind == SINGLE]
-    others = [a.name for a in arms if a.kind != SINGLE]
-    rows = [row for metric in METRICS
-            for row in _arm_rows(scores, metric, others, members, best=best, confidence=confidence)]
-    comparisons = pd.DataFrame(rows)
-    comparisons["p_bh"] = np.nan
-    for metric in METRICS:
-        sel = comparisons["metric"] == metric
-        comparisons.loc[sel, "p_bh"] = bh_adjust(comparisons.loc[sel, "p"].to_numpy())
-    return comparisons
+    # Baselines and ablations are corrected among themselves, so adding them
+    # leaves the p_bh of the protocol's own arms as they were.
+    groups = ([a.name for a in arms if a.kind not in (SINGLE, BASELINE)], [a.name for a in arms if a.kind == BASELINE])
+    frames = []
+    for group, others in zip(("protocol", "baseline"), groups):
+        if not others and frames:
+            continue
+        rows = [row for metric in METRICS
+                for row in _arm_rows(scores, metric, others, members, best=best, confidence=confidence)]
+        comparisons = pd.DataFrame(rows, columns=["arm", "comparator", "comparator_arm", "metric", "delta",
+                                                  "ci_low", "ci_high", "p", "p_max"])
+        comparisons["p_bh"] = np.nan
+        comparisons["group"] = group
+        for metric in METRICS:
+            sel = comparisons["metric"] == metric
+            if sel.any():
+                comparisons.loc[sel, "p_bh"] = bh_adjust(comparisons.loc[sel, "p"].to_numpy())
+        frames.append(comparisons)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def compare_members(arms: Sequence[Arm], scores: ArmScores, *, best: str, confidence: float) -> pd.DataFrame:

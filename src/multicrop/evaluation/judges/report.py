@@ -33,6 +33,7 @@ from ...serialize import to_data
 from ...stats.ceiling import headroom
 from ...stats.results import NoiseCeiling
 from .align import AlignedData, align, calls_per_arm, match_images, unparsed_families
+from .baselines import Baselines, baseline_arms
 from .arms import Arm, ArmScores, Progress, arms_table, best_member, bootstrap_arms, fit_arms
 from .ceiling import human_ceiling
 from .compare import compare_arms, compare_members
@@ -93,6 +94,7 @@ def evaluate_judges(
     *,
     transfer: tuple[JudgeTable, Ratings] | None = None,
     progress: Progress | None = None,
+    baselines: Baselines | None = None,
 ) -> JudgesReport:
     """Run the judge protocol: arms, comparisons, MTMM and robustness.
 
@@ -106,6 +108,10 @@ def evaluate_judges(
     transfer : (JudgeTable, Ratings), optional
         A second dataset: combiners fitted on all of this one are applied
         there (label transfer).
+    baselines : Baselines, optional
+        Embeddings and supervised IAA scores of the images, for the baseline
+        arms (:mod:`multicrop.evaluation.judges.baselines`); the feature
+        selection, tie-breaking and H+P label-budget arms need none.
     progress : callable(str, float), optional
         Called with a step name and the fraction of work done.
 
@@ -153,6 +159,13 @@ def evaluate_judges(
     calls = calls_per_arm(table, families=families, paid=list(unparsed))
 
     arms = fit_arms(data, families=families, config=cfg, progress=say)
+    say("baselines and ablations", 0.28)
+    extra, b_notes = baseline_arms(data, families=families, baselines=baselines, n_folds=cfg.n_folds, seed=cfg.seed)
+    arms = (*arms, *extra)
+    notes.update({f"baseline {k}": v for k, v in b_notes.items()})
+    for a in extra:  # calls per image of each extra arm: what it reads of the judge table
+        calls[a.name] = (calls.get(f"member:{a.name.split(':', 1)[1]}", 0.0) if a.name.startswith("rounded:")
+                         else calls["H+P"] if a.name.startswith(("select_", "H+P_ridge@")) else 0.0)
     scores = bootstrap_arms(arms, data.y, seed=cfg.seed, n_resamples=cfg.n_resamples, progress=say)
     best = best_member(arms, scores)
     arm_table = arms_table(arms, scores, calls=calls, y=data.y, top_fraction=cfg.top_fraction,
