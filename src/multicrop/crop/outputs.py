@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 
 from ..errors import InvalidParameterError, MulticropError
 from ..geometry import Box
-from ..io import LoadedImage, atomic_path
+from ..io import OPEN_FORMATS, LoadedImage, atomic_path
 from ..io import lossless as _lossless
 from ..io.guard import FileId, plan_names, remove_parts, remove_stale
 from ..io.metadata import filter_exif
@@ -400,7 +400,7 @@ def write_outputs(
                     piece = full.get().crop(tuple(int(v) for v in box.corners()))
                     saver.save(piece, tmp)
                 elif out_cfg.widths:  # from the crop's own bytes: no decode of the whole photo
-                    piece = Image.open(io.BytesIO(cut.data))
+                    piece = Image.open(io.BytesIO(cut.data), formats=OPEN_FORMATS)
                     piece.load()
                 else:
                     piece = None
@@ -424,6 +424,6 @@ def write_outputs(
         rec["removed"] = sorted(previous)
         if out_cfg.record:
             text = json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-            target(f"{stem}.json").write_text(text, encoding="utf-8")
+            target(f"{stem}.json").write_text(text, encoding="utf-8", errors="backslashreplace")
     remove_stale(out, previous, written_names, opts.protected)
     return rec

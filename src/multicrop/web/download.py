@@ -3,7 +3,7 @@
 The files are written by :func:`multicrop.crop.outputs.write_outputs`, the
 writer the command line uses, with its defaults, so the zip follows the same
 rules: private EXIF tags (GPS, serial numbers, ...) dropped, JPEG crops of
-JPEGs cut losslessly where jpegtran can, the source's format, quality and
+JPEGs cut losslessly where libjpeg-turbo can, the source's format, quality and
 colour profile otherwise.
 """
 
