@@ -108,3 +108,17 @@ def test_lossless_width_copies_come_from_the_crops_not_a_full_decode(tmp_path, r
 def test_preview_draws_boxes(result):
     im = np.asarray(render_preview(result, max_side=200))
     assert max(im.shape[:2]) == 200 and im.shape[2] == 3
+
+
+@pytest.mark.parametrize("ratio, expected", [("1.91:1", (1080, 566)), ("4:5", (1080, 1350)), ("1:1", (1080, 1080))])
+def test_platform_width_copies_have_the_platform_s_exact_size(tmp_path, ratio, expected):
+    # 1080 px of 1.91:1 is 1080 x 565.4: Instagram's own size is 1080 x 566, and a copy of any other
+    # height would be rescaled by the platform again.
+    img = np.random.default_rng(0).integers(0, 255, (1400, 2800, 3), dtype=np.uint8)
+    src = tmp_path / "wide.png"
+    Image.fromarray(img).save(src)
+    res = crop_photo(src, CropConfig(k=1, ratios=ratio, saliency="spectral", detectors=()))
+    rec = write_outputs(res, tmp_path / "out", config=OutputConfig(widths=(1080,), preview=False))
+    name = rec["crops"][0]["resized"]["1080"]
+    with Image.open(tmp_path / "out" / name) as im:
+        assert im.size == expected

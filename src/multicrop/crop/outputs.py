@@ -29,7 +29,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from ..errors import InvalidParameterError, MulticropError
-from ..geometry import Box
+from ..geometry import Box, Ratio
+from ..ratios import platform_height
 from ..io import OPEN_FORMATS, LoadedImage, atomic_path
 from ..io import lossless as _lossless
 from ..io.guard import FileId, plan_names, remove_parts, remove_stale
@@ -178,16 +179,21 @@ def render_preview(result: CropResult, *, max_side: int = 1024) -> Image.Image:
     return im
 
 
-def _resized(crop: Image.Image, width: int) -> Image.Image:
-    """``crop`` downscaled to ``width`` (callers never ask for more than its width)."""
-    if crop.width == width:
+def _resized(crop: Image.Image, width: int, ratio: Ratio | None = None) -> Image.Image:
+    """``crop`` downscaled to ``width`` (callers never ask for more than its width).
+
+    With the crop's ``ratio`` the height is the platform's exact size for it
+    (1080 px of 1.91:1 is 1080x566, Instagram's size, not 1080x565), else the
+    crop's own proportion.
+    """
+    height = max(1, round(crop.height * width / crop.width)) if ratio is None else platform_height(ratio, width)
+    if crop.size == (width, height):
         return crop
     if crop.mode in ("1", "P", "PA"):  # resizing these would be nearest-neighbour
         alpha = crop.mode == "PA" or "transparency" in crop.info
         crop = crop.convert("L" if crop.mode == "1" else "RGBA" if alpha else "RGB")
     gap = None if crop.mode.startswith("I;16") else 3.0  # Image.reduce has no 16-bit modes
-    return crop.resize((width, max(1, round(crop.height * width / crop.width))), Image.Resampling.LANCZOS,
-                       reducing_gap=gap)
+    return crop.resize((width, height), Image.Resampling.LANCZOS, reducing_gap=gap)
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,8 @@ class _Saver:
 
 
 def _width_copies(piece: Image.Image, i: int, stem: str, suffix: str, widths: tuple[int, ...], saver: _Saver,
-                  target: Callable[[str], Path]) -> tuple[dict[str, str | None], dict[str, str]]:
+                  target: Callable[[str], Path], ratio: Ratio | None = None
+                  ) -> tuple[dict[str, str | None], dict[str, str]]:
     """Write crop ``i``'s width copies (never upscaled) under the names ``target`` makes temporary."""
     resized: dict[str, str | None] = {}
     skipped: dict[str, str] = {}
@@ -250,7 +257,7 @@ def _width_copies(piece: Image.Image, i: int, stem: str, suffix: str, widths: tu
             skipped[str(w)] = f"the crop is only {piece.width} px wide; copies are never upscaled"
             continue
         rname = f"{stem}_{i}_w{w}{suffix}"
-        saver.save(_resized(piece, w), target(rname))
+        saver.save(_resized(piece, w, ratio), target(rname))
         resized[str(w)] = rname
     return resized, skipped
 
@@ -405,7 +412,7 @@ def write_outputs(
                 else:
                     piece = None
                 resized, skipped = ({}, {}) if piece is None else _width_copies(
-                    piece, i, stem, suffix, out_cfg.widths, saver, target)
+                    piece, i, stem, suffix, out_cfg.widths, saver, target, crop.ratio)
                 written = WrittenCrop(i, name, resized, skipped)
                 crec.update(to_data(written))
                 crec["box"] = to_data(box)
