@@ -25,7 +25,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 eval_app = typer.Typer(help="Evaluate cropping methods and aesthetic judges.", no_args_is_help=True)
-bench_app = typer.Typer(help="Build benchmark datasets.", no_args_is_help=True)
+bench_app = typer.Typer(help="Build benchmark datasets and run benchmarks (synth, subjects).", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
 
