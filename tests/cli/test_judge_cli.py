@@ -285,3 +285,42 @@ def test_store_show_prints_the_record_prompt_and_run(tmp_path, photos, capsys):
     assert code == 0 and info["call_key"] == key and info["run"]["status"] == "finished" and info["prompt"]
     code, _, err = run(["store", "show", "sha256:" + "f" * 64, "--db", db], capsys)
     assert code == 1 and err.count("\n") == 1 and "no call" in err
+
+
+def test_judge_fit_then_judge_with_the_head(tmp_path, capsys):
+    """`judge fit` on a folder of rated photos (sub-folders included), then `judge --head` on them."""
+    from pathlib import Path
+
+    rng = np.random.default_rng(0)
+    rows = ["image,score,composition"]
+    for i in range(30):
+        level = rng.uniform(0.1, 0.9)
+        sub = tmp_path / "photos" / f"s{i % 3}"
+        sub.mkdir(parents=True, exist_ok=True)
+        arr = (np.clip(rng.normal(level, 0.1, size=(40, 56, 3)), 0, 1) * 255).astype(np.uint8)
+        Image.fromarray(arr).save(sub / f"p{i}.png")
+        rows.append(f"p{i}.png,{1 + 4 * level:.3f},{5 - 4 * level:.3f}")
+    (tmp_path / "r.csv").write_text("\n".join(rows) + "\n")
+    head = tmp_path / "head.json"
+    code, out, err = run(["judge", "fit", tmp_path / "r.csv", "--images", tmp_path / "photos", "-o", head,
+                          "--cache", tmp_path / "c.npz"], capsys)
+    assert code == 0, err
+    assert "overall: fitted on 30 photos (score), out-of-fold Spearman rho" in out
+    assert "composition: fitted on 30 photos (composition)" in out and head.is_file()
+    code, out, err = run(["judge", tmp_path / "photos", "--head", head, "--db", tmp_path / "r.sqlite",
+                          "-o", tmp_path / "t.csv"], capsys)
+    assert code == 1 and "no images to judge" in err  # the photos are in sub-folders: -R
+    code, out, err = run(["judge", tmp_path / "photos", "-R", "--head", head, "--db", tmp_path / "r.sqlite",
+                          "-o", tmp_path / "t.csv"], capsys)
+    assert code == 0, err
+    df = pd.read_csv(tmp_path / "t.csv")
+    assert len(df) == 30 * 20 and set(df.family) == {"embedding"}
+    assert "180 performed" in out  # 6 calls per photo: deterministic
+    hol = df[df.prompt_kind == "holistic"].groupby("image").score.mean()
+    truth = {f"p{i}.png": v for i, v in enumerate(float(r.split(",")[1]) for r in rows[1:])}
+    from multicrop.stats import spearman
+
+    assert spearman(hol.to_numpy(), np.array([truth[Path(i).name] for i in hol.index])) > 0.8
+    code, out, err = run(["judge", "fit", tmp_path / "r.csv", "--images", tmp_path / "photos", "-o",
+                          tmp_path / "h.txt"], capsys)
+    assert code == 1 and "--output must end in .json" in err

@@ -250,3 +250,14 @@ def test_a_declared_or_unusual_scale_is_left_alone(tmp_path):
     pct = "\n".join(f"i{i},r0,{v}" for i, v in enumerate([3, 40, 55, 80, 100, 12, 67, 90]))
     (tmp_path / "p.csv").write_text("image,rater,score\n" + pct + "\n")
     assert load_ratings_csv(tmp_path / "p.csv").skipped == ()  # a 0-100 scale used in full
+
+
+def test_a_csv_of_per_image_means_without_raters_loads_one_row_per_image(tmp_path):
+    from multicrop.datasets.ratings import load_ratings, load_ratings_csv
+
+    p = tmp_path / "means.csv"
+    p.write_text("image,score,colour\na.jpg,3.5,2\nb.jpg,4,\n")
+    r = load_ratings_csv(p)
+    assert r.means.loc["a.jpg", "score"] == 3.5 and np.isnan(r.means.loc["b.jpg", "colour"])
+    assert r.means["n_raters"].tolist() == [1, 1] and "no rater column" in r.notes[-1]
+    assert load_ratings(p, "csv").attributes == ("colour",)

@@ -37,7 +37,8 @@ Formats
     or ``PARA-GiaaTrain.csv``/``PARA-GiaaTest.csv`` (per-image
     ``*_mean`` columns, no raters, so no noise ceiling).
 ``csv``
-    A long CSV with ``image, rater, score`` and any attribute columns.
+    A long CSV with ``image, rater, score`` and any attribute columns; without a
+    rater column, one row per image holding its mean (``image, score``).
 """
 
 from __future__ import annotations
@@ -195,9 +196,13 @@ def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings
     """
     path = Path(path)
     frame, lines, skips, notes = _read_text_table(path, ",")
+    if not {column_key(c) for c in frame.columns} & set(COLUMN_ALIASES["rater"]):
+        # per-image means (image, score[, attributes]): one "rater" per image, no noise ceiling
+        frame = frame.assign(rater="mean")
+        notes = (*notes, "no rater column: each row is taken as one image's mean score")
     return ratings_from_frame(
         frame, source=path.name, score_range=score_range, attribute_range=attribute_range, skipped=skips,
-        lines=lines, notes=notes,
+        lines=lines, notes=tuple(notes),
     )
 
 
