@@ -144,8 +144,6 @@ def test_analysis_key_follows_image_settings_and_focus():
     assert analyse(other, CFG).key != a.key
     assert settings_key(CFG) != settings_key(CFG.replace(direct=DirectConfig(min_person_score=0.6)))
     assert with_focus(a, Box(5, 5, 0, 0), CFG).key != a.key
-    saliency, faces = a  # the pair analyse returned before it returned an Analysis
-    assert saliency is a.saliency and faces == ()
 
 
 def test_analysis_of_another_size_is_refused():

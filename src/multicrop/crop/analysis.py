@@ -78,10 +78,6 @@ class Analysis:
         """Face boxes (analysis pixels)."""
         return tuple(d.box for d in self.detections if d.kind == "face")
 
-    def __iter__(self):
-        """``saliency, faces = analysis``: the pair ``analyse`` returned before it returned an Analysis."""
-        return iter((self.saliency, self.faces))
-
 
 def _saliency_version(config: CropConfig) -> dict[str, str]:
     return {"saliency": f"{config.saliency}/{SALIENCY.get(config.saliency).version}"}

@@ -7,33 +7,35 @@ itself (§V).  This module is that method; its weights are in
 
 Steps
 -----
-1. **Subjects** (:mod:`multicrop.crop.subjects`): salient blobs, strong
-   ones and *weak* ones the saliency model barely marks (a thin rocket, a
-   dark figure), each with its saliency mass.  A blob's *importance* is
-   ``(mass / largest mass) ** size_exponent``: a tiny subject still counts
-   (0.32 at 1/100 of the largest for 0.25).
+1. **Subjects** (:mod:`multicrop.crop.subjects`): what the detectors name
+   (people, animals, vehicles, objects; overlapping bodies joined into
+   groups; unsure bodies kept as *guards*), salient blobs no detector names,
+   and the user's focus, each a :class:`~multicrop.crop.subjects.Subject`
+   with an importance in ``(0, 1]``.  Without detections, the salient blobs
+   alone, as in direct-3.
 2. **Pool.**  For every allowed ratio: fixed-ratio windows over the whole
    image at ``window_scales``, GAIC grid anchors of the whole image, and
-   framings of every blob (the blob spans each of ``fills`` of the crop,
-   its centre placed at the centre or on a third of the crop); no crop's
-   long side is under ``min_crop_share`` of the photo's (or the longest
-   crop of that ratio, in a panorama): no fragment worth no post.
-3. **Validity (hard constraints).**  A crop must hold at least
-   ``whole_share`` of its main blob (the blob whose mass it holds most), may
-   hold no other blob by a share in ``[hold_share, whole_share)`` (it never
-   cuts a blob it mostly holds), and never cuts a detected face (a face it
-   touches is held whole).  Only when no crop of a blob passes is the
-   constraint relaxed for that blob (a subject larger than any crop).
-4. **Quality** ``q``: the scorer's score of the crop framing its main blob
-   (the ``composition`` scorer: subject kept, framing near ``fill_target``,
-   foreign saliency, border cuts, faces, thirds, exposure ...), plus a bonus
-   for a ratio near the blob's own aspect (``aspect_weight``) and for the
-   photo's own orientation (``photo_orientation``), minus other subjects
-   held (``other_weight``), at least 0.
-5. **Greedy selection.**  With ``cov_b`` the largest share of blob ``b`` held
-   by a crop already chosen (times ``group_credit`` where ``b`` was not that
-   crop's main blob: a subject seen in the corner of another's crop still
-   deserves its own), ``s_b`` the share the candidate holds and
+   framings of every subject (:func:`multicrop.crop.candidates.subject_windows`:
+   the subject spans each of ``fills`` of the crop, its centre at the centre
+   or on a third); no crop's long side is under ``min_crop_share`` of the
+   photo's, nor under ``platform_side`` source pixels where the photo allows.
+3. **Validity (hard constraints).**  A crop holds its *main subject* (the
+   most important one it holds whole) at ``body_whole`` (bodies) or
+   ``whole_share``; it holds every person, animal and vehicle -- group
+   members and guards included -- whole or by at most ``out_share`` (no
+   slice, no sliver); it holds no salient subject by a share in
+   ``[hold_share, whole_share)`` and never cuts a face.  Only for a body no
+   crop frames so: a group's largest part sliced nowhere (``part_share``),
+   else the fewest cuts, portrait lines first.
+4. **Quality** ``q``: the scorer's score of the crop framing its main
+   subject, plus ``aspect_weight`` for a ratio near the subject's aspect and
+   ``photo_orientation`` for the photo's own orientation, headroom and lead
+   room for people, minus ``wide_weight`` for a crop wider than half the
+   photo and its subject's tightest framing, minus other subjects held
+   (``other_weight``), at least 0.
+5. **Greedy selection.**  With ``cov_b`` the largest share of subject ``b``
+   held by a crop already chosen (times ``group_credit`` where ``b`` was not
+   that crop's main subject), ``s_b`` the share the candidate holds and
    ``imp_b`` its importance::
 
        new    = imp_main * max(s_main - cov_main, 0)
@@ -41,15 +43,14 @@ Steps
        shared = sum_b imp_b * min(s_b, cov_b)
        gain   = q * new - shared_weight * shared - overlap_weight * max IoU(crop, chosen)
 
-   Saliency two crops share costs ``shared_weight`` (2.0) per unit of
-   importance; rectangles may overlap at a small cost (``overlap_weight``
-   0.25 per unit of IoU): crops of distinct subjects overlap in 91 of the
-   251 ground-truth pairs of Carousel.  The best gain is taken until
-   ``k`` crops are chosen; with ``k="auto"`` until the best gain falls below
-   ``min_gain`` (at least one crop, at most ``max_k``).  A fixed ``k`` stops
-   early when no candidate adds a new subject (``new < distinct_share``),
-   and the result says so in its notes; ``force_k`` then fills up with the
-   best remaining crops (IoU at most ``nms_iou`` to those chosen).
+   The best gain among valid crops whose main subject no chosen crop has
+   is taken until ``k`` crops are chosen; with ``k="auto"`` until the best
+   gain falls below ``min_gain`` (at least one crop, at most ``max_k``).  A
+   focus is held by the first crop.  A fixed ``k`` stops early when no
+   candidate adds a new subject (``new < distinct_share``), and the result
+   says so in its notes; ``force_k`` then fills up with the best remaining
+   crops (IoU at most ``nms_iou`` to those chosen).  A photo with no subject
+   gets one view of the scene, and says so.
 
 References
 ----------

@@ -22,11 +22,11 @@ class DirectConfig(Serializable):
     """Weights and thresholds of ``strategy="direct"`` (:mod:`multicrop.crop.direct`).
 
     The objective, maximised greedily one crop at a time: with ``s_b`` the
-    share of salient blob ``b`` a candidate holds, ``cov_b`` the largest
+    share of subject ``b`` (:class:`multicrop.crop.subjects.Subject`) a candidate holds, ``cov_b`` the largest
     share of ``b`` held by a crop already chosen (times ``group_credit``
     when ``b`` was not that crop's main blob), ``imp_b`` the blob's
     importance and ``q`` the scorer's quality of the candidate framing its
-    main blob (at least 0)::
+    main subject (at least 0)::
 
         new    = imp_main * max(s_main - cov_main, 0)
                  + group_credit * sum_{b != main} imp_b * max(s_b - cov_b, 0)

@@ -1,8 +1,10 @@
 """``crop_photo``: one photo in, k distinct crops out (the one entry point).
 
-photo -> io (reduced decode) -> saliency (+ faces) -> partition -> candidates
--> scoring -> select -> crops in source pixels.  :func:`crop_photo` runs these
-as named steps: load and check the size, :func:`analyse`, then the
+photo -> io (reduced decode) -> analysis (saliency, detectors, subjects) ->
+partition | direct -> candidates -> scoring -> select -> crops in source
+pixels.  :func:`crop_photo` runs these as named steps: load and check the
+size, :func:`analyse` (an :class:`~multicrop.crop.analysis.Analysis`, or the
+one given as ``analysis=``), then the
 strategy's selection (:func:`multicrop.crop.strategies.select_crops`:
 ``partition``, ``topk`` or ``direct``, each scoring candidates through
 ``_Candidates``), then :func:`~multicrop.crop.select.to_source`.  Writing
