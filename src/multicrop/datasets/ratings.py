@@ -196,7 +196,9 @@ def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings
     """
     path = Path(path)
     frame, lines, skips, notes = _read_text_table(path, ",")
-    if not {column_key(c) for c in frame.columns} & set(COLUMN_ALIASES["rater"]):
+    normed = {column_key(c) for c in frame.columns}
+    if (not normed & set(COLUMN_ALIASES["rater"]) and normed & set(COLUMN_ALIASES["image"])
+            and normed & set(COLUMN_ALIASES["score"]) and guess_format(frame.columns) is None):
         # per-image means (image, score[, attributes]): one "rater" per image, no noise ceiling
         frame = frame.assign(rater="mean")
         notes = (*notes, "no rater column: each row is taken as one image's mean score")
