@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -313,6 +314,24 @@ def bench_two_processes(n_images: int) -> dict:
                 "done_elsewhere_by_each": [i["done_elsewhere"] for i in infos]}
 
 
+@contextlib.contextmanager
+def _every_repetition_a_call():
+    """The measured judge keyed like a sampled chat model (no collapsed repetitions, prompts in the keys).
+
+    The resume and store-size benchmarks use measured families as a cheap
+    stand-in for 60 distinct calls per image; measured itself is
+    deterministic now and would make 18 of them.
+    """
+    from multicrop.judges.backends.measured import MeasuredBackend
+
+    old = MeasuredBackend.deterministic, MeasuredBackend.reads_prompt
+    MeasuredBackend.deterministic, MeasuredBackend.reads_prompt = False, True
+    try:
+        yield
+    finally:
+        MeasuredBackend.deterministic, MeasuredBackend.reads_prompt = old
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
@@ -329,9 +348,11 @@ def main() -> None:
     if "throughput" in parts:
         out["throughput_c64"] = bench_throughput(40 if args.quick else 250, 64)
     if "resume" in parts:
-        out["resume"] = bench_resume(30_000 if args.quick else 300_000)
+        with _every_repetition_a_call():
+            out["resume"] = bench_resume(30_000 if args.quick else 300_000)
     if "size" in parts:
-        out["store_size"] = bench_store_size(20 if args.quick else 100)
+        with _every_repetition_a_call():
+            out["store_size"] = bench_store_size(20 if args.quick else 100)
     if "two" in parts:
         out["two_processes"] = bench_two_processes(10 if args.quick else 40)
     out["loadavg_1m_end"] = os.getloadavg()[0]
