@@ -195,3 +195,15 @@ def test_connected_components_close_joins_near_parts():
     m[10:20, 22:30] = True
     assert connected_components(m)[0] == 3
     assert connected_components(m, close=0.02)[0] == 2
+
+
+def test_a_loose_faint_patch_beside_a_detection_is_not_a_subject():
+    sal = np.zeros((600, 900), np.float32)
+    sal[150:350, 120:220] = 1.0                  # the person
+    patch = np.full((150, 150), 0.32, np.float32)
+    patch[70:80, 70:80] = 1.0                    # a bright speck in a faint patch: mean 0.33 of the maximum
+    sal[200:350, 600:750] = patch
+    subs = find_subjects(sal, [_person(100, 100, 150, 400)])
+    assert [s.kind for s in subs] == ["person"]
+    alone = find_subjects(sal)                   # without detections, saliency is all there is
+    assert sorted(s.kind for s in alone) == ["salient", "salient"]

@@ -36,7 +36,8 @@ from ..saliency import SALIENCY, compute_saliency
 from .config import CropConfig
 from .subjects import Subject, find_subjects
 
-__all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "parse_focus", "settings_key", "with_focus"]
+__all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "parse_focus", "settings_key",
+           "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
 SUBJECTS_VERSION = "subjects-1"

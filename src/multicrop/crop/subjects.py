@@ -380,13 +380,15 @@ def _with_importance(x: Subject, importance: float, *, guard: bool = False) -> S
 
 
 def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *, detected: bool) -> list[Subject]:
-    """Salient blobs no detector names; with detector subjects present, only compact blobs outside them.
+    """Salient blobs no detector names; with detector subjects present, only crisp blobs outside them.
 
     A blob covering more than ``max_blob_area`` of the frame is background
     (sky, a wall, a lawn the model finds bright), never a subject.  Beside
     detector subjects a blob counts only when ``saliency_outside`` of its
-    mass lies outside every detector box, and it weighs ``saliency_weight``
-    of its own importance (what a detector names is what people look at).
+    mass lies outside every detector box, its importance among the blobs is
+    at least ``min_blob_importance`` and its mean saliency at least
+    ``min_blob_mean`` of the map's maximum; it weighs ``saliency_weight`` of
+    its own importance.
     """
     h, w = s.shape
     frame = float(w * h)
@@ -404,7 +406,9 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *
         where = labels == b.label
         mass = float(s[where].sum())
         outside = float(s[where & ~covered].sum()) / max(mass, 1e-9)
-        if detected and (outside < cfg.saliency_outside or not b.importance >= cfg.min_blob_importance):
+        crisp = float(s[where].mean()) / max(float(s.max()), 1e-9)
+        if detected and (outside < cfg.saliency_outside or b.importance < cfg.min_blob_importance
+                         or crisp < cfg.min_blob_mean):
             continue
         weight = np.where(where & ~covered, s, 0.0) if detected else np.where(where, s, 0.0)
         imp = b.importance * (cfg.saliency_weight if detected else 1.0)
