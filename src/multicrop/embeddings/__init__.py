@@ -7,7 +7,7 @@ embedding ridge-probe arm.
 
 The network is the one file ``models/efficientnet_lite0.onnx`` (its card,
 ``efficientnet_lite0.toml``, gives its origin, licence and SHA-256; the file
-is checked against it once per process).  A photo is stretched to
+is checked against it once per process by :func:`multicrop.models.onnx_session`).  A photo is stretched to
 224 x 224 (the whole frame, as a judge sees it: nothing is cut away),
 normalised as ``(rgb - 127) / 128``, and the embedding is the global average
 of the last feature map, before the classifier.
@@ -24,20 +24,14 @@ Examples
 
 from __future__ import annotations
 
-import functools
-import os
-import threading
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
 from ..errors import InvalidParameterError
-from ..models import verify_file
+from ..models import model_card, onnx_session, thread_count
 
 __all__ = ["EmbeddingModel", "EMBEDDING", "embed", "embed_batch", "classify", "preprocess", "default_threads"]
 
@@ -73,39 +67,21 @@ class EmbeddingModel:
 
 
 def _card(name: str) -> EmbeddingModel:
-    text = resources.files("multicrop.models").joinpath(f"{name}.toml").read_text(encoding="utf-8")
-    card = tomllib.loads(text)
-    return EmbeddingModel(name=card["name"], file=card["file"], sha256=card["sha256"],
-                          input_size=int(card["input_size"][0]))
+    card = model_card(name)
+    return EmbeddingModel(name=card.name, file=card.file, sha256=card.sha256, input_size=int(card.input_size[0]))
 
 
 #: The shipped embedding model.
 EMBEDDING = _card("efficientnet_lite0")
 
-_LOCK = threading.Lock()
-
-
 def default_threads() -> int:
-    """Threads for onnxruntime: ``MULTICROP_THREADS`` if set, else the CPUs, at most 4."""
-    env = os.environ.get("MULTICROP_THREADS")
-    if env:
-        return max(1, int(env))
-    return max(1, min(4, os.cpu_count() or 1))
+    """Threads for onnxruntime: :func:`multicrop.models.thread_count` (``MULTICROP_THREADS`` or the CPUs)."""
+    return thread_count()
 
 
-@functools.lru_cache(maxsize=4)
 def _session(threads: int):
-    import onnxruntime as ort
-
-    resource = resources.files("multicrop.models").joinpath(EMBEDDING.file)
-    with resources.as_file(resource) as path:
-        verify_file(path, EMBEDDING.sha256)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        return ort.InferenceSession(str(Path(path)), sess_options=opts, providers=["CPUExecutionProvider"])
+    """The shared onnxruntime session of the shipped file (checked against its card's SHA-256 once)."""
+    return onnx_session(EMBEDDING.name, threads=threads)
 
 
 def preprocess(image: np.ndarray) -> np.ndarray:
