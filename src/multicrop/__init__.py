@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["__version__", "package_version", "crop_photo", "CropConfig", "OutputConfig", "CropResult"]
+__all__ = ["__version__", "package_version", "crop_photo", "analyse", "Analysis", "CropConfig", "OutputConfig",
+           "CropResult"]
 
 
 @functools.cache
@@ -26,7 +27,7 @@ def __getattr__(name: str):
     if name == "__version__":
         return package_version()
     # The pipeline pulls in onnxruntime and OpenCV; import it only when used.
-    if name in ("crop_photo", "CropResult"):
+    if name in ("crop_photo", "CropResult", "analyse", "Analysis"):
         from .crop import pipeline
 
         return getattr(pipeline, name)
