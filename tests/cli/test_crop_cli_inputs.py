@@ -14,6 +14,7 @@ from multicrop.cli.main import main
 from multicrop.crop.config import STRATEGIES, CropConfig, OutputConfig
 from multicrop.datasets.examples import EXAMPLE_HEIGHT, EXAMPLE_WIDTH, example_image
 from multicrop.geometry import RATIO_PRESETS
+from multicrop.ratios import PRESETS
 
 FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
 
@@ -48,7 +49,8 @@ def test_help_defaults_match_their_home():
     assert h["ratios"] == ",".join(str(r) for r in crop.ratios) and h["strategies"] == STRATEGIES
     assert (h["quality"], h["max_pixels"], h["preview"]) == (out.quality, out.max_pixels, out.preview)
     assert (h["example_width"], h["example_height"]) == (EXAMPLE_WIDTH, EXAMPLE_HEIGHT)
-    assert crop_cli.PRESETS == {k: ",".join(str(r) for r in v) for k, v in RATIO_PRESETS.items()}
+    assert h["presets"] == {name: spec.text for name, spec in PRESETS.items()}
+    assert not hasattr(crop_cli, "PRESETS")  # one table: multicrop.ratios.PRESETS
 
 
 def test_presets_listed_in_help(capsys):
@@ -145,3 +147,24 @@ def test_pixel_limit_message_states_the_configured_limit(tmp_path, side, limit, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"multicrop: {path}: ") and expected in err[0]
     assert "600000000" not in err[0] and list((tmp_path / "o").iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def panorama(tmp_path_factory):
+    path = tmp_path_factory.mktemp("pano") / "pano.png"
+    Image.fromarray(example_image(width=6000, height=2000)).save(path)
+    return path
+
+
+@pytest.mark.parametrize("strategy", ["partition", "direct"])
+def test_instagram_preset_gives_one_ratio_for_all_crops(tmp_path, panorama, strategy, capsys):
+    force = ["--force-k"] if strategy == "direct" else []  # direct may find fewer distinct subjects
+    assert main(["crop", str(panorama), "-p", "instagram", "-k", "3", "-s", strategy, "-n", *force, *FAST]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    ratios = {c["ratio"] for c in rec["crops"]}
+    assert len(rec["crops"]) == 3 and len(ratios) == 1 and ratios <= {"4:5", "1:1", "1.91:1"}
+    assert rec["config"]["one_ratio"] is True and rec["config"]["ratios"] == ["4:5", "1:1", "1.91:1"]
+    # --per-crop-ratio overrides the preset's rule
+    assert main(["crop", str(panorama), "-p", "instagram", "--per-crop-ratio", "-k", "3", "-s", strategy,
+                 "-n", *FAST]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["one_ratio"] is False

@@ -87,3 +87,35 @@ def test_every_default_has_one_home():
 def test_experiment_only_knobs_are_gone():
     names = {f.name for cls in (PartitionConfig, CandidateConfig, CompositionWeights) for f in dataclasses.fields(cls)}
     assert not names & {"max_box_area", "subject_shift", "framed_density", "framed_thirds"}
+
+
+def test_a_ratio_setting_brings_its_one_ratio_rule():
+    from multicrop.geometry import Ratio
+    from multicrop.ratios import PRESETS, parse_ratio_spec
+
+    insta = CropConfig(ratios=PRESETS["instagram"])
+    assert insta.one_ratio is True and insta.ratios == (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1))
+    assert CropConfig(ratios="instagram") == insta
+    assert CropConfig(ratios="instagram", one_ratio=False).one_ratio is False
+    assert CropConfig(ratios="4:5,1:1,1.91:1").one_ratio is False  # plain ratios: each crop its own
+    # replace() with new ratios takes their rule; an explicit one_ratio wins; other changes keep it
+    assert CropConfig().replace(ratios="instagram").one_ratio is True
+    assert CropConfig().replace(ratios=parse_ratio_spec("instagram")).one_ratio is True
+    assert insta.replace(ratios="2:3,3:2").one_ratio is False
+    assert CropConfig().replace(ratios="instagram", one_ratio=False).one_ratio is False
+    assert insta.replace(k=3).one_ratio is True
+    assert CropConfig(ratios="instagram", one_ratio=False).replace(k=3).one_ratio is False
+    with pytest.raises(InvalidParameterError, match="ratios: ratio setting 'wide' is neither a preset"):
+        CropConfig(ratios="wide")
+
+
+def test_canonical_json_does_not_depend_on_how_the_ratios_were_given():
+    from multicrop.geometry import Ratio
+    from multicrop.ratios import parse_ratio_spec
+
+    forms = [CropConfig(ratios=r) for r in ("2:3,3:2", "carousel", parse_ratio_spec("2:3, 3:2"),
+                                            (Ratio(2, 3), Ratio(3, 2)), ["2:3", "3:2"])]
+    assert {c.to_json() for c in forms} == {CropConfig().to_json()}
+    data = json.loads(CropConfig(ratios="instagram").to_json())
+    assert data["ratios"] == ["4:5", "1:1", "1.91:1"] and data["one_ratio"] is True
+    assert CropConfig.from_dict(data) == CropConfig(ratios="instagram")

@@ -30,13 +30,14 @@ __all__ = ["register"]
 
 saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
 
-# Help-text copies of defaults whose home is crop.config / geometry / datasets.examples (checked by tests).
+# Help-text copies of defaults whose home is crop.config / ratios / datasets.examples (checked by tests;
+# importing those here would import numpy on `multicrop --help`).
 HELP_DEFAULTS = {"k": 2, "ratios": "2:3,3:2", "strategy": "partition", "strategies": ("partition", "topk", "direct"),
                  "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
-                 "example_width": 3600, "example_height": 1400}
-PRESETS = {"carousel": "2:3,3:2", "instagram": "4:5,1:1,1.91:1", "square": "1:1", "portrait": "2:3",
-           "landscape": "3:2", "story": "9:16", "widescreen": "16:9"}
-_PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in PRESETS.items())
+                 "example_width": 3600, "example_height": 1400,
+                 "presets": {"carousel": "2:3,3:2", "instagram": "4:5,1:1,1.91:1", "square": "1:1",
+                             "portrait": "2:3", "landscape": "3:2", "story": "9:16", "widescreen": "16:9"}}
+_PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items())
 _WRITE_KEYS = ("keep_metadata", "lossless")
 H = HELP_DEFAULTS
 
@@ -117,8 +118,12 @@ def _given(**options: Any) -> dict[str, Any]:
 
 
 def _ratios(ratio: str | None, preset: str | None) -> Any:
-    """``--ratio`` / ``--preset`` parsed; every preset error lists the presets."""
-    from ..geometry import parse_ratios
+    """``--ratio`` / ``--preset`` as a :class:`~multicrop.ratios.RatioSpec` (None: not given).
+
+    The spec carries the preset's one-ratio rule (``instagram``: one ratio for
+    all crops) into the CropConfig.  Every preset error lists the presets.
+    """
+    from ..ratios import PRESETS, parse_ratio_spec
 
     if ratio and preset:
         raise InvalidParameterError("give --ratio or --preset, not both")
@@ -127,7 +132,7 @@ def _ratios(ratio: str | None, preset: str | None) -> Any:
     if not (ratio or preset):
         return None
     try:
-        return parse_ratios((ratio or preset).strip().lower() if preset else ratio)
+        return parse_ratio_spec(preset.strip().lower() if preset else ratio)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--ratio: {exc}; or a preset: {_PRESET_LIST}") from None
 
@@ -312,7 +317,8 @@ def crop(
              "source's tables or are cut losslessly).",
     ),
     lossless: str | None = typer.Option(
-        None, "--lossless", help="auto: cut JPEG crops of JPEGs without re-encoding (jpegtran) where possible; "
+        None, "--lossless", help="auto: cut JPEG crops of JPEGs without re-encoding (libturbojpeg, else "
+                                 "jpegtran) where possible; "
                                  "never: always re-encode (default auto)."),
     keep_metadata: bool = typer.Option(
         False, "--keep-metadata", help="Copy all EXIF (GPS, serial numbers, maker notes); default: only the "
@@ -389,8 +395,9 @@ def crop(
         write = _write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
     failed = 0
-    # Photo i's files are written (decode, encode, jpegtran: GIL released) on a second thread while
-    # photo i+1 is analysed; its lines are printed before anything about photo i+1, so output order holds.
+    # Photo i's files are written (decode, encode, libturbojpeg via ctypes: GIL released) on a second
+    # thread while photo i+1 is analysed; its lines are printed before anything about photo i+1, so
+    # output order holds.
     overlap = write is not None and len(paths) > 1
     with _progress(len(paths), show=show) as advance, \
             (ThreadPoolExecutor(1, thread_name_prefix="multicrop-write") if overlap else nullcontext()) as pool:

@@ -43,11 +43,12 @@ from typing import Any
 
 from ..detectors import DEFAULT_DETECTORS as _DETECTORS_DEFAULT
 from ..errors import InvalidParameterError
-from ..geometry import ONE_RATIO_PRESETS, RATIO_PRESETS, Ratio, parse_ratios
+from ..geometry import RATIO_PRESETS, Ratio
 from ..hashing import canonical_json
 from ..io.load import DEFAULT_MAX_PIXELS
 from ..io.save import DEFAULT_QUALITY, format_suffix
 from ..measures import BORDER_BAND
+from ..ratios import RatioSpec, parse_ratio_spec
 from ..serialize import Serializable
 from .checks import check_bool as _check_bool
 from .checks import check_positive_int as _check_positive_int
@@ -267,16 +268,18 @@ class CropConfig(Serializable):
     force_k : bool
         ``direct`` with a fixed ``k``: fill up to ``k`` with the best
         remaining crops even when they show no new subject.
-    ratios : tuple of Ratio, or str
-        Allowed aspect ratios (``"2:3,3:2"`` or a preset name such as
-        ``"instagram"``); each crop may take any of them, the scorer chooses,
-        unless ``one_ratio``.
+    ratios : tuple of Ratio, str, or RatioSpec
+        Allowed aspect ratios (``"2:3,3:2"``, a preset name such as
+        ``"instagram"``, or a :class:`~multicrop.ratios.RatioSpec`); each crop
+        may take any of them, the scorer chooses, unless ``one_ratio``.  Held
+        as the tuple of ratios.
     one_ratio : bool or None
         Every crop of the photo takes the same ratio, the one whose crops
-        score best (a carousel whose slides share one shape).  None: true
-        when ``ratios`` names a platform preset that requires it
-        (:data:`multicrop.geometry.ONE_RATIO_PRESETS`, e.g. ``instagram``),
-        false otherwise.
+        score best (a carousel whose slides share one shape).  None: the
+        ratio setting's own rule (:attr:`multicrop.ratios.RatioSpec.one_ratio`:
+        true for a platform preset that requires it, e.g. ``instagram``),
+        false for plain ratios.  :meth:`replace` with new ``ratios`` and no
+        ``one_ratio`` takes the new setting's rule too.
     strategy : {"partition", "topk", "direct"}
         ``partition``: best crop in each saliency partition (Carousel §IV-A).
         ``topk``: score candidates over the whole image and keep the top k
@@ -314,7 +317,7 @@ class CropConfig(Serializable):
     """
 
     k: int | str = 2
-    ratios: tuple[Ratio, ...] | str = RATIO_PRESETS["carousel"]
+    ratios: tuple[Ratio, ...] | str | RatioSpec = RATIO_PRESETS["carousel"]
     strategy: str = "partition"
     max_k: int = 6
     force_k: bool = False
@@ -343,10 +346,13 @@ class CropConfig(Serializable):
                     f"k='auto' needs strategy 'direct', got strategy {self.strategy!r}; give an integer k")
         elif isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {self.k!r}")
+        try:
+            spec = parse_ratio_spec(self.ratios)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"ratios: {exc}") from None
         if self.one_ratio is None:
-            named = isinstance(self.ratios, str) and self.ratios.strip().lower() in ONE_RATIO_PRESETS
-            object.__setattr__(self, "one_ratio", named)
-        object.__setattr__(self, "ratios", parse_ratios(self.ratios))
+            object.__setattr__(self, "one_ratio", spec.one_ratio)
+        object.__setattr__(self, "ratios", spec.ratios)
         _check_positive_int(self, "max_k")
         _check_bool(self, "force_k")
         _check_bool(self, "one_ratio")
@@ -370,7 +376,20 @@ class CropConfig(Serializable):
                 raise InvalidParameterError(f"{name} must be a {cls.__name__}, got {type(v).__name__}")
 
     def replace(self, **changes: Any) -> CropConfig:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again).
+
+        New ``ratios`` without ``one_ratio`` bring their setting's rule:
+        ``replace(ratios="instagram")`` is one-ratio, ``replace(ratios="2:3,3:2")`` is not.
+
+        Examples
+        --------
+        >>> CropConfig().replace(ratios="instagram").one_ratio
+        True
+        >>> CropConfig(ratios="instagram").replace(ratios="2:3,3:2").one_ratio
+        False
+        """
+        if "ratios" in changes and "one_ratio" not in changes:
+            changes["one_ratio"] = None
         return dataclasses.replace(self, **changes)
 
     @property
