@@ -271,3 +271,18 @@ def test_panel_round_trips_through_its_dict_and_parse_panel():
     assert data["families"][0] == {"name": "measured", "backend": "measured", "model": "measured-v1", "options": {}}
     assert list(data) == ["families", "temperature", "holistic_repetitions", "dimension_repetitions"]
     assert Panel.from_dict(data) == panel and parse_panel(data) == panel
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "too-large"])
+def test_a_panel_path_that_is_no_small_regular_file_is_one_error_not_a_hang(tmp_path, kind):
+    import os
+
+    path = tmp_path / "panel.toml"
+    if kind == "fifo":
+        os.mkfifo(path)  # opening it for reading would block until a writer came
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_text("# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(InvalidParameterError, match="panel file"):
+        load_panel(path)

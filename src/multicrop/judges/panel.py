@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameterError
+from ..errors import InputFileError, InvalidParameterError
+from ..io import read_text_bounded
 from ..hashing import canonical_json
 from ..serialize import Serializable
 from .backends import JUDGE_BACKENDS, JudgeBackend, validate_options
@@ -203,9 +204,13 @@ def load_panel(path: str | Path) -> Panel:
     """Read and validate a panel TOML file."""
     path = Path(path)
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        if not path.exists():
+            raise FileNotFoundError(path)
+        doc = tomllib.loads(read_text_bounded(path, what="panel file"))  # regular files only, size-bounded
     except FileNotFoundError:
         raise InvalidParameterError(f"panel file {path} does not exist") from None
+    except InputFileError as exc:
+        raise InvalidParameterError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidParameterError(f"panel file {path}: not valid TOML ({exc})") from None
     return parse_panel(doc, source=str(path))

@@ -168,7 +168,7 @@ def parse_reply(text: str | None, *, scale: tuple[int, int]) -> ParsedReply:
     if m:
         try:
             obj = json.loads(m.group(0))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
             obj = None
     if not isinstance(obj, dict):
         fb = _SCORE_FALLBACK.search(text)

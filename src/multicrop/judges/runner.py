@@ -158,7 +158,7 @@ def scores_table(plan: Sequence[PlannedCall], store: CallStore):
     """
     import pandas as pd
 
-    scores = store.scores()
+    scores = store.scores(c.key for c in plan)  # checks only the records this table reuses
     rows = [(c.image.label, c.family.name, c.prompt.kind, c.prompt.dimension, c.repetition, scores[c.key])
             for c in plan if c.key in scores]
     df = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
