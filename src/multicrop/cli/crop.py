@@ -206,6 +206,69 @@ def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict:
     return result
 
 
+LAYOUTS = ("crops", "seamless")
+
+
+def _slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
+    """``--layout`` / ``--slides``: (seamless?, the slide count or None for auto)."""
+    if layout not in LAYOUTS:
+        raise InvalidParameterError(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    if value is None or value == "auto":
+        return layout == "seamless", None
+    if layout != "seamless":
+        raise InvalidParameterError(f"--slides {value} needs --layout seamless (crops take --k)")
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InvalidParameterError(f"--slides must be a positive integer or auto, got {value!r}")
+    return True, n
+
+
+def _seamless(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
+              min_slide_width: int | None) -> Any:
+    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
+
+    The photo is analysed once; each ratio of the setting is laid out and the
+    one slicing the fewest subjects, then cutting the fewest, then keeping
+    the most of the photo is taken (as the web page chooses).  The slides
+    carry no score (NaN); the layout's notes go into the record.
+    """
+    import math
+
+    import numpy as np
+
+    from ..crop.analysis import analyse
+    from ..crop.pipeline import CropResult, pipeline_versions
+    from ..crop.scoring import ScoredCrop
+    from ..crop.seamless import seamless_layout
+    from ..io import load_image
+
+    try:
+        loaded = load_image(path, max_side=crop_cfg.analysis_max_side, max_pixels=out_cfg.max_pixels)
+        analysis = analyse(loaded.analysis, crop_cfg)
+        sal = np.asarray(analysis.saliency, dtype=np.float64)
+        subjects = list(analysis.subjects) or list(analysis.faces)
+        lays = [seamless_layout(sal, size=loaded.size, ratio=r, subjects=subjects, slides=slides,
+                                min_slide_width=min_slide_width) for r in crop_cfg.ratios]
+    except (MulticropError, OSError) as exc:
+        return exc
+    lay = min(lays, key=lambda la: (len(la.sliced), len(la.cut), -la.kept))
+    h, w = loaded.analysis.shape[:2]
+    sx, sy = loaded.size[0] / w, loaded.size[1] / h
+    band = lay.band
+    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
+             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
+    return CropResult(
+        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
+        size=loaded.size, analysis_size=(w, h), config=crop_cfg, versions=pipeline_versions(crop_cfg),
+        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
+        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
+        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
+        image=loaded, saliency=sal)
+
+
 def _k_option(value: str | None) -> int | str | None:
     """``--k``: a positive integer or ``auto``."""
     if value is None or value == "auto":
@@ -353,6 +416,12 @@ def crop(
     detectors: str | None = typer.Option(
         None, "--detectors", help="Comma list of detectors whose subjects crops are built on, or none "
                                   "(default: all shipped; see docs/cropping.md)."),
+    layout: str = typer.Option(
+        "crops", "--layout", help="crops: k distinct crops; seamless: adjacent slides of one ratio tiling one "
+                                  "band of the photo, for a panorama swiped across (the best ratio of the setting)."),
+    slides: str | None = typer.Option(
+        None, "--slides", help="With --layout seamless: the number of slides, or auto (from the photo's width; "
+                               "the first --width is the narrowest slide preferred)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
     from ..crop.config import CropConfig, OutputConfig
@@ -366,6 +435,9 @@ def crop(
         crop_base, out_base, write_base = CropConfig(), OutputConfig(), {}
     ratios = _ratios(ratio, preset)
     focus_box = _focus_option(focus)
+    seamless, n_slides = _slides_option(layout, slides)
+    if seamless and (judge is not None or focus_box is not None):
+        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge and no --focus")
     crop_cfg, out_cfg = _settings(
         (crop_base, out_base),
         _given(k=_k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
@@ -405,7 +477,12 @@ def crop(
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
+            if seamless:  # slides must meet exactly: re-encode rather than cut on the JPEG block grid
+                result = _seamless(path, crop_cfg, out_cfg, slides=n_slides,
+                                   min_slide_width=width[0] if width else None)
+                own = None if own is None else dataclasses.replace(own, lossless="never")
+            else:
+                result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
             if pending is not None:
                 failed += not pending.result()
                 advance()

@@ -1,0 +1,78 @@
+"""``multicrop crop --layout seamless``: adjacent slides that tile one band of the photo exactly."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from multicrop.cli.main import main
+from multicrop.datasets.examples import example_image
+
+FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
+
+
+@pytest.fixture(scope="module")
+def panorama(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pano")
+    px = example_image(width=6000, height=1500)
+    Image.fromarray(px).save(root / "pano.png")
+    Image.fromarray(px).save(root / "pano.jpg", quality=90)
+    return root, px
+
+
+def _record(capsys):
+    out = capsys.readouterr()
+    return json.loads(out.out), out.err
+
+
+def _check_tiling(rec, n=None):
+    boxes = [c["box"] for c in rec["crops"]]
+    assert len(boxes) >= 2 and (n is None or len(boxes) == n)
+    assert len({(b["y"], b["h"], b["w"]) for b in boxes}) == 1  # one row of equal slides
+    for a, b in zip(boxes, boxes[1:]):
+        assert b["x"] == a["x"] + a["w"]  # adjacent: no gap, no overlap
+    assert len({c["ratio"] for c in rec["crops"]}) == 1
+    return boxes
+
+
+@pytest.mark.parametrize("args, n", [(["-p", "instagram"], None), (["-r", "4:5", "--slides", "3"], 3)])
+def test_seamless_slides_rejoin_into_the_band(tmp_path, panorama, args, n, capsys):
+    root, px = panorama
+    out = tmp_path / "o"
+    assert main(["crop", str(root / "pano.png"), "--layout", "seamless", *args, "-f", "png", "-o", str(out),
+                 "--json", *FAST]) == 0
+    rec, err = _record(capsys)
+    boxes = _check_tiling(rec, n)
+    assert rec["notes"][0].startswith(f"seamless carousel: {len(boxes)} slides of ") and "seamless" in err
+    slides = [np.asarray(Image.open(out / c["path"]).convert("RGB")) for c in rec["crops"]]
+    for s, b in zip(slides, boxes):
+        assert s.shape[:2] == (b["h"], b["w"])
+    x0, y0, h = boxes[0]["x"], boxes[0]["y"], boxes[0]["h"]
+    x1 = boxes[-1]["x"] + boxes[-1]["w"]
+    assert np.array_equal(np.concatenate(slides, axis=1), px[y0:y0 + h, x0:x1])
+
+
+def test_seamless_jpeg_slides_are_reencoded_at_their_exact_boxes(tmp_path, panorama, capsys):
+    root, _ = panorama
+    out = tmp_path / "o"
+    assert main(["crop", str(root / "pano.jpg"), "--layout", "seamless", "-r", "1:1", "--slides", "4",
+                 "--lossless", "auto", "-o", str(out), "--json", *FAST]) == 0
+    rec, _ = _record(capsys)
+    for c, b in zip(rec["crops"], _check_tiling(rec, 4)):
+        with Image.open(out / c["path"]) as im:
+            assert im.format == "JPEG" and im.size == (b["w"], b["h"])
+        assert c["lossless"] is False  # a lossless cut would snap to the 8 px block grid and open gaps
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--slides", "3"], "--slides 3 needs --layout seamless"),
+    (["--layout", "grid"], "--layout must be one of crops, seamless, got 'grid'"),
+    (["--layout", "seamless", "--slides", "0"], "--slides must be a positive integer or auto, got '0'"),
+])
+def test_layout_option_errors_are_one_line(tmp_path, panorama, args, message, capsys):
+    root, _ = panorama
+    assert main(["crop", str(root / "pano.png"), "-o", str(tmp_path / "o"), *args, *FAST]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not (tmp_path / "o").exists()
