@@ -168,3 +168,28 @@ def test_instagram_preset_gives_one_ratio_for_all_crops(tmp_path, panorama, stra
     assert main(["crop", str(panorama), "-p", "instagram", "--per-crop-ratio", "-k", "3", "-s", strategy,
                  "-n", *FAST]) == 0
     assert json.loads(capsys.readouterr().out)["config"]["one_ratio"] is False
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "large", "binary"])
+def test_a_config_that_is_no_bounded_text_file_is_refused_at_once(tmp_path, tree, kind, capsys):
+    import os
+
+    if kind == "fifo":
+        path = tmp_path / "cfg.json"
+        os.mkfifo(path)  # nobody writes to it: an unbounded read would block for ever
+        expected = f"-c {path}: is a FIFO (named pipe), not a regular file"
+    elif kind == "device":
+        path = "/dev/zero"  # endless: must be refused by its kind, before any read
+        expected = "-c /dev/zero: is a character device, not a regular file"
+    elif kind == "large":
+        path = tmp_path / "big.json"
+        path.write_text(" " * ((1 << 20) + 1))
+        expected = f"-c {path}: 1,048,577 bytes is larger than the 1,048,576 bytes allowed"
+    else:
+        path = tmp_path / "bin.json"
+        path.write_bytes(b'{"k": 2}\xff')
+        expected = f"-c {path}: not UTF-8 text (byte 8)"
+    assert main(["crop", str(tree / "a.jpg"), "-c", str(path), "-o", str(tmp_path / "o"), *FAST]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"multicrop: error: {expected}"]
+    assert not (tmp_path / "o").exists()

@@ -62,11 +62,15 @@ def _check_out_dir(out_dir: Path) -> None:
 
 
 def _parse_config_text(path: Path) -> Any:
-    """A ``-c`` file's data: TOML when it ends in ``.toml``, else JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"{path}: cannot read config ({exc})") from None
+    """A ``-c`` file's data: TOML when it ends in ``.toml``, else JSON.
+
+    Read bounded (:func:`multicrop.io.read_text_bounded`): a FIFO, a device
+    such as ``/dev/zero`` or a file over the config limit is refused at once
+    in one line, never read without end.
+    """
+    from ..io import read_text_bounded
+
+    text = read_text_bounded(path, what="-c")
     if path.suffix.lower() == ".toml":
         import tomllib
 
