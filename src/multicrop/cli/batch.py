@@ -111,12 +111,12 @@ def crop(
     from ..batch import run_crop_batch
     from ..batch.sources import PROTOCOLS
     from ..crop.config import CropConfig, OutputConfig
-    from ..geometry import parse_ratios
+    from ..ratios import parse_ratio_spec
 
     base = CropConfig() if config_file is None else _read_config(config_file)
     changes = {k2: v for k2, v in (("k", k), ("saliency", saliency), ("faces", faces)) if v is not None}
     if ratio:
-        changes["ratios"] = parse_ratios(ratio)
+        changes["ratios"] = parse_ratio_spec(ratio)  # a spec keeps its one-ratio rule (instagram)
     crop_cfg = base.replace(**changes)
     out_changes = {k2: v for k2, v in (("format", fmt), ("preview", preview)) if v is not None}
     out_cfg = OutputConfig().replace(**out_changes)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from ...datasets.outlines import OutlinedPhoto, OutlineSet
 from ...errors import InvalidParameterError, MulticropError
-from ...geometry import ONE_RATIO_PRESETS, Box, Ratio, parse_ratios
+from ...geometry import Box, Ratio, parse_ratios
+from ...ratios import parse_ratio_spec
 from .metrics import PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
 
 __all__ = ["PEERS", "SubjectsMethod", "PhotoResult", "SubjectsRun", "methods_for", "run_subjects", "remeasure"]
@@ -195,9 +196,10 @@ def methods_for(
     >>> [m.name for m in methods_for(strategies=("direct", "partition"), ks=("auto", 2), peers=("vips",))]
     ['direct k=auto', 'direct k=2', 'partition k=2', 'vips']
     """
-    if one_ratio is None and isinstance(ratios, str):  # a one-ratio preset named (CropConfig's rule)
-        one_ratio = ratios.strip().lower() in ONE_RATIO_PRESETS
-    rs = parse_ratios(ratios)
+    spec = parse_ratio_spec(ratios)
+    if one_ratio is None:  # the setting's own rule (one ratio for a platform preset such as instagram)
+        one_ratio = spec.one_ratio
+    rs = spec.ratios
     out: list[SubjectsMethod] = []
     skipped: list[str] = []
     for s in strategies:
