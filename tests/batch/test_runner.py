@@ -62,8 +62,8 @@ _DRIVER = textwrap.dedent("""
     from multicrop.batch import run_crop_batch
     from multicrop.crop.config import CropConfig, OutputConfig
     if __name__ == "__main__":
-        run_crop_batch(sys.argv[1], sys.argv[2], crop=CropConfig(saliency="spectral", faces=False),
-                       output=OutputConfig(preview=False), workers=1, flush_rows=1)
+        run_crop_batch(sys.argv[1], sys.argv[2], crop=CropConfig(strategy="partition", saliency="spectral",
+                       faces=False), output=OutputConfig(preview=False), workers=1, flush_rows=1)
 """)
 
 

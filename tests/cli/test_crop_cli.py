@@ -20,15 +20,19 @@ def photo(tmp_path_factory):
 
 
 def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
+    # the default strategy, direct, writes one crop per distinct subject it finds and says so
     assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "3", *FAST]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_3.jpg", "ex_preview.jpg"]
+    assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_preview.jpg"]
     rec = json.loads((tmp_path / "ex.json").read_text())
-    assert rec["k"] == 3 and rec["size"] == [900, 350]
+    assert rec["k"] == 2 and rec["size"] == [900, 350]
+    assert "this photo has 2 distinct subjects; wrote 2 crops, asked for 3" in rec["notes"]
     assert {"box", "score", "parts", "ratio", "path", "index", "resized"} <= set(rec["crops"][0])
     assert set(rec["versions"]) >= {"multicrop", "scorer", "saliency"}
-    assert CropConfig.from_dict(rec["config"]).k == 3
-    assert "ex_1.jpg" in capsys.readouterr().out
+    cfg = CropConfig.from_dict(rec["config"])
+    assert cfg.k == 3 and cfg.strategy == "direct"
+    out = capsys.readouterr()
+    assert "ex_1.jpg" in out.out and "wrote 2 crops, asked for 3" in out.err
 
 
 def test_json_ratios_preset_and_width(tmp_path, photo, capsys):
@@ -48,7 +52,7 @@ def test_bad_inputs_one_line_each_batch_continues(tmp_path, photo, capsys):
     Image.new("RGB", (30, 30)).save(tmp_path / "tiny.png")
     out = tmp_path / "out"
     code = main(["crop", str(tmp_path / "missing.jpg"), str(tmp_path / "text.jpg"), str(tmp_path / "tiny.png"),
-                 str(photo), "-o", str(out), *FAST])
+                 str(photo), "-o", str(out), "-s", "partition", *FAST])  # no notes beside the errors
     assert code == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
@@ -78,7 +82,7 @@ def test_unknown_ratio_and_option_fail(tmp_path, photo, capsys):
 
 def test_config_file(tmp_path, photo, capsys):
     cfg = tmp_path / "cfg.json"
-    cfg.write_text(CropConfig(k=3, ratios="1:1", saliency="spectral", faces=False).to_json())
+    cfg.write_text(CropConfig(k=3, ratios="1:1", strategy="partition", saliency="spectral", faces=False).to_json())
     assert main(["crop", str(photo), "-o", str(tmp_path / "o"), "-c", str(cfg), "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["k"] == 3 and rec["config"]["ratios"] == ["1:1"]
@@ -90,7 +94,7 @@ def test_config_file(tmp_path, photo, capsys):
 def test_config_file_may_hold_output_settings(tmp_path, photo, capsys):
     # a record's config from before the split still loads: quality and max_pixels are output settings
     cfg = tmp_path / "cfg.json"
-    cfg.write_text(json.dumps({**CropConfig(k=3, saliency="spectral", faces=False).to_dict(), "quality": 80,
+    cfg.write_text(json.dumps({**CropConfig(k=3, strategy="partition", saliency="spectral", faces=False).to_dict(), "quality": 80,
                                "max_pixels": 300_000, "format": "png", "preview": False}))
     assert main(["crop", str(photo), "-o", str(tmp_path / "o"), "-c", str(cfg)]) == 1
     assert "exceeds the limit of 300,000 pixels" in capsys.readouterr().err

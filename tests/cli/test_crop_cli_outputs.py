@@ -11,7 +11,8 @@ import multicrop.crop.pipeline
 from multicrop.cli.main import main
 from multicrop.datasets.examples import example_image
 
-FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
+# partition: exactly k crops every time (direct writes fewer when it finds fewer distinct subjects)
+FAST = ["--saliency", "spectral", "--no-faces", "--no-preview", "-s", "partition"]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ from multicrop.crop.outputs import WriteOptions, render_preview, write_outputs
 def result(tmp_path_factory):
     path = tmp_path_factory.mktemp("src") / "ex.jpg"
     Image.fromarray(example_image(width=1000, height=400)).save(path, quality=85)
-    return crop_photo(path, CropConfig(k=3, saliency="spectral", analysis_max_side=256))
+    # partition: always three crops (direct writes fewer when it finds fewer distinct subjects)
+    return crop_photo(path, CropConfig(k=3, strategy="partition", saliency="spectral", analysis_max_side=256))
 
 
 def test_crops_are_cut_at_full_resolution(tmp_path, result):

@@ -54,7 +54,7 @@ def test_three_crops_one_per_subject(example, strategy):
 
 
 def test_result_record_is_json_with_config_and_versions(example):
-    res = crop_photo(example, CropConfig(k=2, analysis_max_side=256, saliency="spectral"))
+    res = crop_photo(example, CropConfig(k=2, strategy="partition", analysis_max_side=256, saliency="spectral"))
     d = json.loads(json.dumps(res.to_dict()))
     assert d["size"] == [W, H] and d["k"] == 2 and len(d["crops"]) == 2
     assert set(d["crops"][0]) == {"box", "score", "parts", "ratio"}
@@ -75,7 +75,7 @@ def test_exif_rotated_input_gives_rotated_crops(tmp_path):
     exif[0x0112] = 6
     path = tmp_path / "rot.jpg"
     Image.fromarray(stored).save(path, exif=exif.tobytes(), quality=95)
-    res = crop_photo(path, CropConfig(k=3, saliency="spectral", faces=False, analysis_max_side=256))
+    res = crop_photo(path, CropConfig(k=3, strategy="partition", saliency="spectral", faces=False, analysis_max_side=256))
     assert res.size == (900, 350)
     assert res.partition.orientation == "vertical"
     full = np.asarray(res.image.open_full())
@@ -108,7 +108,7 @@ def test_bad_file_raises(tmp_path):
 def test_region_too_narrow_for_a_crop_is_reported_not_fatal():
     img = np.full((300, 900, 3), 20, np.uint8)
     img[100:200, 100:200] = 255  # one subject, three crops asked
-    res = crop_photo(img, CropConfig(k=3, saliency="spectral", faces=False))
+    res = crop_photo(img, CropConfig(k=3, strategy="partition", saliency="spectral", faces=False))
     assert len(res.crops) == 3
     assert res.failure is not None
     for c in res.crops:
@@ -119,7 +119,7 @@ def test_very_wide_photo_uses_sliding_windows():
     img = np.full((153, 1072, 3), 40, np.uint8)  # 4288x613 scaled by 1/4: no GAIC anchor for 2:3
     img[40:110, 100:150] = 230
     img[40:110, 900:950] = 230
-    res = crop_photo(img, CropConfig(k=2, ratios="2:3", saliency="spectral", faces=False))
+    res = crop_photo(img, CropConfig(k=2, ratios="2:3", strategy="partition", saliency="spectral", faces=False))
     (a, b) = (c.box for c in res.crops)
     assert (a.w, a.h) == (b.w, b.h) == (102, 153)  # full-height 2:3 windows
     assert a.x <= 100 and a.x2 >= 150 and b.x <= 900 and b.x2 >= 950  # each holds its subject
@@ -151,7 +151,7 @@ def test_in_a_tall_strip_a_wide_subject_gets_a_landscape_crop(monkeypatch):
     rects = [(60, 260, 280, 90), (460, 260, 280, 90)]
     img, sal = _scene((600, 800), rects)
     _with_saliency(monkeypatch, sal)
-    res = crop_photo(img, CropConfig(k=2, ratios="2:3,3:2", faces=False))
+    res = crop_photo(img, CropConfig(k=2, ratios="2:3,3:2", strategy="partition", faces=False))
     assert res.partition.orientation == "vertical" and res.failure is None
     assert [str(c.ratio) for c in res.crops] == ["3:2", "3:2"]
     for c, (x, y, w, h) in zip(res.crops, rects):
@@ -165,7 +165,7 @@ def test_a_subject_straddling_the_cut_is_kept_whole_by_its_crop(monkeypatch):
     rects = [(100, 200, 500, 200), (580, 60, 240, 100)]
     img, sal = _scene((500, 1000), rects)
     _with_saliency(monkeypatch, sal)
-    res = crop_photo(img, CropConfig(k=2, ratios="2:3,3:2", faces=False))
+    res = crop_photo(img, CropConfig(k=2, ratios="2:3,3:2", strategy="partition", faces=False))
     assert res.failure is None and res.partition.orientation == "vertical"
     cut = res.partition.regions[1].x
     assert 580 < cut < 820  # the cut does run through subject 2
@@ -195,7 +195,7 @@ def test_example_with_more_crops_than_subjects_gives_no_near_duplicates(tmp_path
     # astronaut (IoU 0.87) before regions chose with an overlap limit.
     path = tmp_path / "example.jpg"
     Image.fromarray(example_image()).save(path, quality=90)
-    cfg = CropConfig(k=4)
+    cfg = CropConfig(k=4, strategy="partition")
     res = crop_photo(path, cfg)
     _distinct_or_reported(res, cfg.distinct_iou)
     assert "overlaps" not in (res.failure or "")  # here a distinct crop exists for every region
@@ -207,7 +207,7 @@ def test_crops_of_a_split_subject_are_distinct_or_the_overlap_is_reported(monkey
     # one large subject, k=2: the cut runs through it and both regions frame it
     img, sal = _scene((500, 1000), [(100, 100, 300, 300)])
     _with_saliency(monkeypatch, sal)
-    res = crop_photo(img, CropConfig(k=2, faces=False, distinct_iou=limit))
+    res = crop_photo(img, CropConfig(k=2, strategy="partition", faces=False, distinct_iou=limit))
     _distinct_or_reported(res, limit)
     assert res.failure  # the partition failure is kept, overlaps are appended
 

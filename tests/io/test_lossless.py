@@ -14,7 +14,8 @@ from multicrop.geometry import Box
 from multicrop.io import lossless
 from multicrop.io.lossless import cut_jpeg, insert_segments, jpeg_header, kept_segments, snap_box
 
-FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
+# partition: exactly k crops every time (direct writes fewer when it finds fewer distinct subjects)
+FAST = ["--saliency", "spectral", "--no-faces", "--no-preview", "-s", "partition"]
 BACKENDS = ["libturbojpeg", "jpegtran"]
 
 

@@ -10,7 +10,8 @@ from PIL import ExifTags, Image
 from multicrop.cli.main import main
 from multicrop.io.metadata import EXIF_UNREADABLE, KEPT_EXIF, KEPT_IFD0, filter_exif, read_exif
 
-FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]
+# partition: no notes on stderr beside the warnings tested (direct notes small crops)
+FAST = ["--saliency", "spectral", "--no-faces", "--no-preview", "-s", "partition"]
 GPS, EXIF_IFD = 0x8825, 0x8769
 
 

@@ -280,8 +280,11 @@ class CropConfig(Serializable):
         true for a platform preset that requires it, e.g. ``instagram``),
         false for plain ratios.  :meth:`replace` with new ``ratios`` and no
         ``one_ratio`` takes the new setting's rule too.
-    strategy : {"partition", "topk", "direct"}
-        ``partition``: best crop in each saliency partition (Carousel §IV-A).
+    strategy : {"direct", "partition", "topk"}
+        Default ``direct`` (fewer cut people and subjects than ``partition``
+        on real photos, docs/cropping.md gives the figures).
+        ``partition``: best crop in each saliency partition (Carousel §IV-A),
+        kept for the paper's comparison.
         ``topk``: score candidates over the whole image and keep the top k
         with non-maximum suppression (the paper's VPN* protocol).
         ``direct``: one pool of candidates over the whole image, chosen
@@ -318,7 +321,7 @@ class CropConfig(Serializable):
 
     k: int | str = 2
     ratios: tuple[Ratio, ...] | str | RatioSpec = RATIO_PRESETS["carousel"]
-    strategy: str = "partition"
+    strategy: str = "direct"
     max_k: int = 6
     force_k: bool = False
     one_ratio: bool | None = None

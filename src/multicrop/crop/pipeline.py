@@ -15,7 +15,8 @@ Examples
 >>> import numpy as np
 >>> img = np.full((300, 900, 3), 40, np.uint8)
 >>> img[100:200, 100:200] = 230; img[100:200, 700:800] = 230
->>> res = crop_photo(img, CropConfig(k=2, ratios="1:1", saliency="spectral", faces=False))
+>>> cfg = CropConfig(k=2, ratios="1:1", strategy="partition", saliency="spectral", faces=False)
+>>> res = crop_photo(img, cfg)
 >>> [c.box.w == c.box.h for c in res.crops], res.partition.orientation
 ([True, True], 'vertical')
 """

@@ -136,7 +136,7 @@ def test_peers_run_on_the_partition_the_pipeline_uses(scene):
 
     ratios = (Ratio(2, 3), Ratio(3, 2))
     _, part = partition_regions(scene, 2, ratios)
-    result = multicrop.crop_photo(scene, multicrop.CropConfig(k=2, ratios=ratios))
+    result = multicrop.crop_photo(scene, multicrop.CropConfig(k=2, ratios=ratios, strategy="partition"))
     assert part.regions == result.partition.regions
     assert part.orientation == result.partition.orientation
 
