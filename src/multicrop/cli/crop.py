@@ -32,7 +32,7 @@ saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
 
 # Help-text copies of defaults whose home is crop.config / ratios / datasets.examples (checked by tests;
 # importing those here would import numpy on `multicrop --help`).
-HELP_DEFAULTS = {"k": 2, "ratios": "2:3,3:2", "strategy": "partition", "strategies": ("partition", "topk", "direct"),
+HELP_DEFAULTS = {"k": 2, "ratios": "2:3,3:2", "strategy": "direct", "strategies": ("partition", "topk", "direct"),
                  "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
                  "example_width": 3600, "example_height": 1400,
                  "presets": {"carousel": "2:3,3:2", "instagram": "4:5,1:1,1.91:1", "square": "1:1",
