@@ -261,3 +261,15 @@ def test_a_csv_of_per_image_means_without_raters_loads_one_row_per_image(tmp_pat
     assert r.means.loc["a.jpg", "score"] == 3.5 and np.isnan(r.means.loc["b.jpg", "colour"])
     assert r.means["n_raters"].tolist() == [1, 1] and "no rater column" in r.notes[-1]
     assert load_ratings(p, "csv").attributes == ("colour",)
+
+
+def test_a_csv_without_a_rater_column_whose_images_repeat_is_refused_not_reduced_to_one_row(tmp_path):
+    # One row per rater, rater column lost: keeping one row per image as its "mean" would be silent and wrong.
+    from multicrop.datasets.ratings import load_ratings_csv
+
+    p = tmp_path / "r.csv"
+    p.write_text("image,score\na.jpg,5\na.jpg,1\nb.jpg,3\n")
+    with pytest.raises(DatasetError, match=r"no rater column, but image 'a.jpg' has 2 rows \(1 images repeat\)"):
+        load_ratings_csv(p)
+    p.write_text("image,score\na.jpg,3\nb.jpg,4\n")
+    assert load_ratings_csv(p).means.loc["a.jpg", "score"] == 3.0

@@ -83,10 +83,11 @@ def test_faces_are_found_and_raise_saliency():
     from multicrop.crop.config import CropConfig
     from multicrop.crop.pipeline import analyse
 
-    with_faces, boxes = analyse(img, CropConfig(saliency="spectral", faces=True))
-    assert with_faces[round(b.center[1]), round(b.center[0])] == 1.0 and boxes == tuple(f.box for f in faces)
-    without, none = analyse(img, CropConfig(saliency="spectral", faces=False))
-    assert none == () and np.array_equal(without, compute_saliency(img, method="spectral"))
+    with_faces = analyse(img, CropConfig(saliency="spectral", detectors=("yunet",)))
+    assert with_faces.saliency[round(b.center[1]), round(b.center[0])] == 1.0
+    assert with_faces.faces == tuple(f.box for f in faces)
+    without = analyse(img, CropConfig(saliency="spectral", faces=False, detectors=("yunet",)))
+    assert without.faces == () and np.array_equal(without.saliency, compute_saliency(img, method="spectral"))
 
 
 def test_compute_saliency_has_no_face_option():

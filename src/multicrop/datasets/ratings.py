@@ -200,6 +200,14 @@ def load_ratings_csv(path, *, score_range=None, attribute_range=None) -> Ratings
     if (not normed & set(COLUMN_ALIASES["rater"]) and normed & set(COLUMN_ALIASES["image"])
             and normed & set(COLUMN_ALIASES["score"]) and guess_format(frame.columns) is None):
         # per-image means (image, score[, attributes]): one "rater" per image, no noise ceiling
+        image_col = next(c for c in frame.columns if column_key(c) in COLUMN_ALIASES["image"])
+        repeated = frame[image_col][frame[image_col].duplicated(keep=False)]
+        if len(repeated):
+            # A per-rater file that lost its rater column: taking one row as the image's mean would be silent.
+            raise DatasetError(
+                f"{path.name}: no rater column, but image {repeated.iloc[0]!r} has {int((repeated == repeated.iloc[0]).sum())} "
+                f"rows ({repeated.nunique()} images repeat); name the rater column ({', '.join(COLUMN_ALIASES['rater'][:3])}, "
+                "...) or give one row per image with its mean score")
         frame = frame.assign(rater="mean")
         notes = (*notes, "no rater column: each row is taken as one image's mean score")
     return ratings_from_frame(
