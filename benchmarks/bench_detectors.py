@@ -28,7 +28,9 @@ of the photo's diagonal), over the people NanoDet found.
 Usage::
 
     python benchmarks/bench_detectors.py --threads 2 --reps 7
-    python benchmarks/bench_detectors.py --labelled ../shared/data/coco-subjects --json det.json
+    python benchmarks/bench_detectors.py --labelled DIR_OF_OUTLINED_PHOTOS --json det.json
+    (DIR: photos with instance outlines, images/ and labels/ as YOLO-segmentation polygons, or a COCO JSON;
+    see docs/subjects-benchmark.md)
 
 Not a test: numbers depend on the machine and its load.
 """
