@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -61,14 +63,14 @@ def test_a_tiny_detection_is_background_and_an_unsure_one_is_a_guard():
 def test_salient_blob_inside_a_detection_is_not_a_subject_but_one_apart_is():
     sal = np.zeros((600, 900), np.float32)
     sal[150:350, 120:220] = 1.0      # the person's own saliency
-    sal[200:300, 650:750] = 1.0      # a thing no detector names
+    sal[150:300, 650:750] = 1.0      # a thing no detector names (2.8 % of the frame)
     subs = find_subjects(sal, [_person(100, 100, 150, 400)])
     kinds = sorted((s.kind, s.source) for s in subs)
     assert kinds == [("person", "detector"), ("salient", "saliency")]
     salient = next(s for s in subs if s.kind == "salient")
-    assert salient.box == Box(650, 200, 100, 100)
-    # importance among the blobs (half the person's saliency mass: 0.5 ** 0.25) times saliency_weight
-    assert salient.importance == pytest.approx(DirectConfig().saliency_weight * 0.5 ** 0.25)
+    assert salient.box == Box(650, 150, 100, 150)
+    # importance among the blobs (3/4 of the person's saliency mass: 0.75 ** 0.25) times saliency_weight
+    assert salient.importance == pytest.approx(DirectConfig().saliency_weight * 0.75 ** 0.25)
 
 
 def test_plain_background_is_never_a_subject():
@@ -207,3 +209,95 @@ def test_a_loose_faint_patch_beside_a_detection_is_not_a_subject():
     assert [s.kind for s in subs] == ["person"]
     alone = find_subjects(sal)                   # without detections, saliency is all there is
     assert sorted(s.kind for s in alone) == ["salient", "salient"]
+
+
+def _ellipse_mask(shape, box: Box) -> np.ndarray:
+    """A soft person mask: the ellipse inscribed in ``box``."""
+    yy, xx = np.mgrid[: shape[0], : shape[1]]
+    cx, cy = box.center
+    return (((xx - cx) / (box.w / 2)) ** 2 + ((yy - cy) / (box.h / 2)) ** 2 <= 1).astype(np.float32)
+
+
+def _masked_person(shape, box, person_box, score=0.9):
+    return Detection("person", "person", 1, person_box, score, mask=_ellipse_mask(shape, box))
+
+
+def _crop_quiet(img, dets, cfg=CFG):
+    """Crop with the detections alone: a saliency map of zeros (a flat photo's spectral map is noise)."""
+    a = analyse(img, cfg, detections=dets)
+    zero = np.zeros(img.shape[:2], np.float32)
+    a = dataclasses.replace(a, saliency=zero, subjects=find_subjects(zero, dets, config=cfg.direct))
+    return crop_photo(img, cfg, analysis=a), a
+
+
+def test_a_group_gets_a_close_up_of_each_member_it_can_frame_alone():
+    shape = (560, 600)   # the group's crop covers more than zoom_share of it
+    # Boxes overlap (one group), bodies do not: each mask lies well inside its own box.
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    res, an = _crop_quiet(_photo(shape), [a, b])
+    assert [s.label for s in an.subjects] == ["group of 2 people"]
+    masks = [a.mask, b.mask]
+
+    def held(c, m):
+        x, y = int(round(c.box.x)), int(round(c.box.y))
+        return float(m[y:int(round(c.box.y2)), x:int(round(c.box.x2))].sum() / m.sum())
+
+    assert len(res.crops) == 3 and res.mains == (0, 0, 0)
+    assert min(held(res.crops[0], m) for m in masks) >= 0.99          # the group first
+    frame = shape[0] * shape[1]
+    for c, (own, other) in zip(res.crops[1:], ((1, 0), (0, 1))):      # then each member, the larger box first
+        assert held(c, masks[own]) >= 0.99 and held(c, masks[other]) <= DirectConfig().out_share
+        assert c.box.area <= DirectConfig().zoom_share * frame
+        assert c.box.area <= DirectConfig().zoom_shrink * res.crops[0].box.area
+    assert any("2 close-ups" in n for n in res.notes)
+    # zoom_share 0 turns close-ups off: the group alone
+    off = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=(),
+                     direct=DirectConfig(zoom_share=0.0))
+    assert len(_crop_quiet(_photo(shape), [a, b], cfg=off)[0].crops) == 1
+
+
+def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
+    shape = (560, 600)
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    cfg = CropConfig(strategy="direct", k=4, saliency="spectral", detectors=())
+    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
+    assert len(res.crops) == 3
+    assert "this photo has 1 distinct subject and 2 close-ups worth a crop; wrote 3 crops, asked for 4" in res.notes
+
+
+def test_a_close_up_that_would_slice_a_neighbour_is_not_made():
+    shape = (560, 600)
+    # The masks touch: no crop holds one person whole without a slice of the other.
+    a = _masked_person(shape, Box(100, 100, 190, 440), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(260, 100, 200, 440), Box(260, 100, 200, 440), score=0.8)
+    res, _ = _crop_quiet(_photo(shape), [a, b])
+    assert len(res.crops) == 1 and not any("close-up" in n for n in res.notes)
+
+
+def test_many_small_people_close_together_are_one_crowd_guard_never_cut_through():
+    shape = (600, 900)
+    sal = np.zeros(shape, np.float32)
+    crowd = [_person(300 + 40 * i, 420, 30, 80, score=0.5) for i in range(8)]   # 0.44 % of the frame each
+    subs = find_subjects(sal, crowd + [_person(60, 100, 140, 420)])
+    guards = [s for s in subs if s.kind == "crowd"]
+    assert len(guards) == 1 and guards[0].label == "crowd of 8" and guards[0].importance == 0
+    assert guards[0].box == Box(300, 420, 310, 80) and guards[0].bodies == (guards[0],)
+    assert [s.kind for s in find_subjects(sal, crowd[:4])] == []               # four are not a crowd
+    assert [s.kind for s in find_subjects(sal, crowd, config=DirectConfig(crowd_min=0))] == []
+    res, _ = _crop(_photo(shape), crowd + [_person(60, 100, 140, 420)], cfg=CropConfig(
+        strategy="direct", k=3, saliency="spectral", detectors=()))
+    weight = guards[0].weight
+    for c in res.crops:
+        x, y = int(round(c.box.x)), int(round(c.box.y))
+        share = weight[y:int(round(c.box.y2)), x:int(round(c.box.x2))].sum() / weight.sum()
+        assert share <= DirectConfig().crowd_share or share >= 1 - DirectConfig().crowd_share, (c.box, share)
+
+
+def test_a_group_with_an_object_member_may_cut_the_object_but_not_the_person():
+    sal = np.zeros((600, 900), np.float32)
+    table = Detection("object", "dining table", 67, Box(50, 350, 700, 200), 0.8)
+    person = _person(200, 100, 150, 400)
+    group = find_subjects(sal, [table, person])[0]
+    assert len(group.members) == 2 and group.bodies == (next(m for m in group.members if m.kind == "person"),)

@@ -40,7 +40,7 @@ __all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "
            "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
-SUBJECTS_VERSION = "subjects-1"
+SUBJECTS_VERSION = "subjects-2"
 
 
 @dataclass(frozen=True)

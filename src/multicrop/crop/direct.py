@@ -75,7 +75,7 @@ from .config import CropConfig, DirectConfig
 from .scoring.base import ScoredCrop, Scorer, ScoringContext
 from .subjects import Subject, facing, find_subjects, portrait_lines, salient_blobs
 
-__all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", "select_direct"]
+__all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", "select_direct", "close_ups"]
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
@@ -84,7 +84,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", 
 #: direct-4: subjects from detectors (people, animals, vehicles, objects; overlapping bodies grouped),
 #: saliency and the user's focus; no body sliced or left as a sliver, every crop with a main subject
 #: of its own, headroom and lead room, crops of 1,080 px where the photo allows.
-DIRECT_VERSION = "direct-4"
+#: direct-5: close-ups of bodies the other crops show only wide; crowds are guards; no sliver of a body
+#: (``out_share`` 0.01) and a body held whole means 99 % of it.
+DIRECT_VERSION = "direct-5"
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,10 @@ def _body_cuts(ctx: ScoringContext, boxes: list[Box], C: np.ndarray, bodies: lis
                 float(body.weight.sum()), 1e-9)
         else:
             s = _box_shares(C, body.box)
-        sliced = (s > d.out_share) & (s < d.body_whole)
+        if body.kind == "crowd":
+            sliced = (s > d.crowd_share) & (s < 1 - d.crowd_share)
+        else:
+            sliced = (s > d.out_share) & (s < d.body_whole)
         ok = _portrait_ok(C, body, bounds) & sliced
         cut += sliced & ~ok
         portrait += ok
@@ -401,22 +406,100 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         iou_max = np.maximum(iou_max, iou_matrix(boxes, [boxes[i]])[:, 0])
     n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
-    if not auto and n_distinct < k:
-        notes.append(_short_note(n_distinct, k, force=config.force_k))
-        if config.force_k:
-            extra = _fill(boxes, scored, chosen, k, config.nms_iou, valid)
-            chosen += extra
-            mains += [int(main[i]) for i in extra]
-            gains += [0.0] * (len(chosen) - len(gains))
-    if focus and chosen:
-        notes.append("the focus given is held by the first crop")
-    notes += _size_notes([boxes[i] for i in chosen], scale, bounds, d)
+    crops = [scored[i] for i in chosen]
     # Crops added by force_k show no new subject: they are not offered alternatives.
-    lists = tuple(tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q,
-                                                      shortlist if n < n_distinct else 1, d))
-                  for n, i in enumerate(chosen))
-    return DirectSelection(tuple(scored[i] for i in chosen), tuple(gains), tuple(subs), n_distinct,
-                           tuple(notes), lists, tuple(mains))
+    lists = [tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q, shortlist, d))
+             for i in chosen]
+    closer = close_ups(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios or config.ratios,
+                       subjects=subs, guards=guards, chosen=[boxes[i] for i in chosen], n=k - len(chosen),
+                       scale=scale) if chosen else []
+    for crop, j in closer:
+        crops.append(crop)
+        mains.append(j)
+        gains.append(0.0)
+        lists.append((crop,))
+    if not auto and len(crops) < k:
+        notes.append(_short_note(n_distinct, k, force=config.force_k, close=len(closer)))
+        if config.force_k:
+            extra = _fill(boxes, scored, chosen, k - len(closer), config.nms_iou, valid)
+            crops += [scored[i] for i in extra]
+            mains += [int(main[i]) for i in extra]
+            lists += [(scored[i],) for i in extra]
+            gains += [0.0] * (len(crops) - len(gains))
+    elif closer:
+        notes.append(f"{_plural(len(closer), 'close-up')} of a subject another crop shows whole")
+    if focus and crops:
+        notes.append("the focus given is held by the first crop")
+    notes += _size_notes([c.box for c in crops], scale, bounds, d)
+    return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
+                           tuple(mains))
+
+
+def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
+              ratios: tuple[Ratio, ...], subjects: list[Subject], guards: list[Subject], chosen: list[Box],
+              n: int, scale: float = 1.0) -> list[tuple[ScoredCrop, int]]:
+    """Up to ``n`` close-ups of bodies that the ``chosen`` crops show only in a wide view.
+
+    A carousel zooms in: after one crop per distinct subject, each person,
+    animal or vehicle covering at least ``zoom_min_area`` of the photo (a
+    group's members one by one, largest first) that no chosen crop of at
+    most ``zoom_share`` of the photo holds whole gets the best-scored framing
+    of its own that holds it whole, covers at most ``zoom_share`` of the
+    photo and ``zoom_shrink`` of every chosen crop holding it, overlaps every
+    chosen crop by at most ``zoom_iou``, and slices no body and no face (the
+    same rules as every crop).  Returns ``(crop, index of the subject it
+    belongs to)`` pairs in the order chosen.
+    """
+    d = config.direct
+    if n <= 0 or d.zoom_share <= 0:
+        return []
+    frame = max(bounds.area, 1e-9)
+    units = [(m.box.area, m, j) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
+    largest = max((a for a, _, _ in units), default=0.0)
+    units = [u for u in units if u[0] >= max(d.zoom_min_area * frame, d.zoom_relative * largest)]
+    units.sort(key=lambda u: -u[0])
+    bodies = [b for s in subjects + guards for b in s.bodies]
+    taken = list(chosen)
+    out: list[tuple[ScoredCrop, int]] = []
+    for _, unit, j in units:
+        if len(out) >= n:
+            break
+        holding = [c for c in taken if _box_shares(np.array([c.corners()]), unit.box)[0] >= d.body_whole - 1e-9]
+        if any(c.area <= d.zoom_share * frame for c in holding):
+            continue
+        limit = min([d.zoom_share * frame] + [d.zoom_shrink * c.area for c in holding])
+        pool = []
+        for ratio in ratios:
+            min_long = min_long_side(bounds, ratio, config, scale)
+            pool += [(b, ratio) for b in subject_windows(unit.box, ratio, bounds=bounds, fills=d.fills,
+                                                           placements=d.placements)
+                     if b.area <= limit and min(b.w, b.h) >= min_side - 1e-6 and max(b.w, b.h) >= min_long - 1e-6]
+        if not pool:
+            continue
+        boxes = [b for b, _ in pool]
+        C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
+        whole = _shares(ctx, boxes, [unit])[:, 0] >= d.body_whole - 1e-9
+        cuts, portrait = _body_cuts(ctx, boxes, C, bodies, bounds, d)
+        apart = iou_matrix(boxes, taken).max(axis=1) <= d.zoom_iou
+        ok = whole & (cuts == 0) & (portrait == 0) & apart
+        if not ok.any():
+            continue
+        idx = np.flatnonzero(ok)
+        best: ScoredCrop | None = None
+        best_q = -np.inf
+        for r in ratios:
+            mine = [i for i in idx if pool[i][1] == r]
+            if not mine:
+                continue
+            crops = scorer.score(ctx, [boxes[i] for i in mine], ratio=r, subject=unit.box)
+            extra = _people_terms(C[mine], np.zeros(len(mine), int), [unit], d)
+            for c, e in zip(crops, extra):
+                if c.parts.get("face_cut", 0.0) <= 0 and c.score + e > best_q:
+                    best, best_q = c, c.score + e
+        if best is not None:
+            out.append((best, j))
+            taken.append(best.box)
+    return out
 
 
 def _one_view(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
@@ -485,12 +568,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _short_note(n: int, k: int, *, force: bool) -> str:
-    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how force_k filled up)."""
-    head = f"this photo has {_plural(n, 'distinct subject')}; "
+def _short_note(n: int, k: int, *, force: bool, close: int = 0) -> str:
+    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups and force_k filled up)."""
+    head = f"this photo has {_plural(n, 'distinct subject')}"
+    head += f" and {_plural(close, 'close-up')} worth a crop; " if close else "; "
     if force:
-        return head + f"wrote {_plural(k, 'crop')} as asked (force_k), {k - n} showing no new subject"
-    return head + f"wrote {_plural(n, 'crop')}, asked for {k}"
+        return head + f"wrote {_plural(k, 'crop')} as asked (force_k), {k - n - close} showing no new subject"
+    return head + f"wrote {_plural(n + close, 'crop')}, asked for {k}"
 
 
 def _fill(boxes: list[Box], scored: list[ScoredCrop], chosen: list[int], k: int, nms_iou: float,

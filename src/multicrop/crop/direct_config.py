@@ -194,6 +194,14 @@ class DirectConfig(Serializable):
         (the width platforms show, 1,080 px) wherever such a crop is at most
         ``platform_share`` of the photo's long side; narrower crops are said
         in the notes.  0 turns the rule off.
+    zoom_share, zoom_min_area, zoom_shrink, zoom_iou : float
+        Close-ups (:func:`multicrop.crop.direct.close_ups`): once every
+        distinct subject has a crop, a person, animal or vehicle covering at
+        least ``zoom_min_area`` of the photo (a group's members one by one)
+        that no crop of at most ``zoom_share`` of the photo holds whole gets
+        a crop of its own, of at most ``zoom_share`` of the photo and
+        ``zoom_shrink`` of any crop already holding it, overlapping every
+        crop by at most ``zoom_iou``.  ``zoom_share`` 0 turns close-ups off.
     """
 
     blob_level: float = 0.3
@@ -233,7 +241,7 @@ class DirectConfig(Serializable):
     max_object_area: float = 0.4
     group_overlap: float = 0.1
     group_margin: float = 0.0
-    body_whole: float = 0.97
+    body_whole: float = 0.99
     vehicle_weight: float = 0.8
     object_weight: float = 0.5
     max_blob_area: float = 0.5
@@ -242,7 +250,7 @@ class DirectConfig(Serializable):
     min_blob_importance: float = 0.0
     min_blob_mean: float = 0.5
     max_subjects: int = 16
-    out_share: float = 0.03
+    out_share: float = 0.01
     part_share: float = 0.4
     min_headroom: float = 0.03
     headroom_weight: float = 0.3
@@ -251,6 +259,13 @@ class DirectConfig(Serializable):
     wide_weight: float = 1.0
     platform_side: int = 1080
     platform_share: float = 0.6
+    zoom_share: float = 0.55
+    zoom_min_area: float = 0.02
+    zoom_shrink: float = 0.75
+    zoom_iou: float = 0.6
+    zoom_relative: float = 0.25
+    crowd_min: int = 5
+    crowd_share: float = 0.15
 
     def __post_init__(self) -> None:
         for name in ("blob_level", "min_peak", "whole_share", "window_stride", "weak_floor", "weak_peak"):
@@ -267,11 +282,13 @@ class DirectConfig(Serializable):
                      "guard_score", "min_subject_area", "max_object_area", "group_overlap", "group_margin",
                      "body_whole", "vehicle_weight", "object_weight", "max_blob_area", "saliency_outside",
                      "saliency_weight", "min_blob_importance", "min_blob_mean", "out_share", "part_share",
-                     "min_headroom", "wide_share", "platform_share"):
+                     "min_headroom", "wide_share", "platform_share", "zoom_share", "zoom_min_area", "zoom_shrink",
+                     "zoom_iou", "zoom_relative", "crowd_share"):
             _check_range(self, name, 0, 1)
         for name in ("headroom_weight", "lead_weight", "wide_weight"):
             _check_range(self, name, 0, 1e6)
         _check_int(self, "platform_side", minimum=0)
+        _check_int(self, "crowd_min", minimum=0)
         _check_positive_int(self, "max_subjects")
         if self.out_share >= self.whole_share:
             raise InvalidParameterError(

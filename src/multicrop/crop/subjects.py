@@ -68,8 +68,9 @@ class Subject:
     Attributes
     ----------
     kind : str
-        ``person``, ``animal``, ``vehicle``, ``object`` (detected), ``salient``
-        (saliency only) or ``focus`` (given by the user).
+        ``person``, ``animal``, ``vehicle``, ``object`` (detected), ``crowd``
+        (many small people, a guard), ``salient`` (saliency only) or
+        ``focus`` (given by the user).
     box : Box
         Bounding box in analysis pixels (a group's: the union of its members).
     confidence : float
@@ -111,10 +112,11 @@ class Subject:
 
     @property
     def bodies(self) -> tuple[Subject, ...]:
-        """What a crop must never slice: every member of a group, else itself when a body."""
+        """What a crop must never slice: a group's people, animals and vehicles, else itself when a body
+        or a crowd."""
         if self.members:
-            return self.members
-        return (self,) if self.is_body else ()
+            return tuple(m for m in self.members if m.is_body)
+        return (self,) if self.is_body or self.kind == "crowd" else ()
 
     def describe(self) -> str:
         """A short name for notes (``"person"``, ``"group of 3 people"``, ``"salient region"``)."""
@@ -352,6 +354,7 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
     def sure(x: Subject) -> bool:
         return x.confidence >= floors[x.kind]
 
+    crowds = _crowds(detections, w, h, cfg)
     singles = [_single(d, frame, cfg) for d in detections
                if d.kind in floors and d.score >= min(floors[d.kind], cfg.guard_score if d.kind in BODY_KINDS else 1)
                and _area_share(d.box.clip(w, h), frame) >= cfg.min_subject_area]
@@ -370,7 +373,55 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
     if focus is not None:
         subjects.append(_focus_subject(focus, w, h))
     subjects.sort(key=lambda x: -x.importance)
-    return tuple(subjects[: cfg.max_subjects]) + tuple(guards)
+    return tuple(subjects[: cfg.max_subjects]) + tuple(guards) + tuple(crowds)
+
+
+def _crowds(detections: Sequence, w: int, h: int, cfg: DirectConfig) -> list[Subject]:
+    """Crowds: clusters of at least ``crowd_min`` people each too small to be a subject, as guards.
+
+    People under ``min_subject_area`` of the frame are background one by
+    one, but a street or a beach full of them is one thing a crop holds or
+    leaves out: a crop through the middle of a crowd is a crop through
+    people.  Two such people belong to one crowd when their boxes, grown by
+    their own height, overlap.  A crowd's weight is the union of its
+    people's boxes; direct selection never holds a share of it between
+    ``crowd_share`` and ``1 - crowd_share``.
+    """
+    if cfg.crowd_min <= 0:
+        return []
+    frame = float(w * h)
+    small = [d for d in detections if d.kind == "person" and d.score >= cfg.guard_score
+             and _area_share(d.box.clip(w, h), frame) < cfg.min_subject_area]
+    if len(small) < cfg.crowd_min:
+        return []
+    parent = list(range(len(small)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(small)):
+        for j in range(i + 1, len(small)):
+            if _near(small[i].box, small[j].box, 1.0) or _near(small[j].box, small[i].box, 1.0):
+                parent[root(i)] = root(j)
+    clusters: dict[int, list] = {}
+    for i in range(len(small)):
+        clusters.setdefault(root(i), []).append(small[i])
+    out = []
+    for people in clusters.values():
+        if len(people) < cfg.crowd_min:
+            continue
+        weight = np.zeros((h, w), np.float32)
+        for d in people:
+            b = d.box.clip(w, h).round()
+            weight[int(b.y):int(b.y2), int(b.x):int(b.x2)] = 1.0
+        if float(weight.sum()) < 1.0:
+            continue
+        out.append(Subject("crowd", _union([d.box.clip(w, h) for d in people]), max(d.score for d in people), 0.0,
+                           "detector", f"crowd of {len(people)}", weight))
+    return out
 
 
 def _with_importance(x: Subject, importance: float, *, guard: bool = False) -> Subject:
