@@ -301,3 +301,32 @@ def test_a_group_with_an_object_member_may_cut_the_object_but_not_the_person():
     person = _person(200, 100, 150, 400)
     group = find_subjects(sal, [table, person])[0]
     assert len(group.members) == 2 and group.bodies == (next(m for m in group.members if m.kind == "person"),)
+
+
+def _animal(x, y, w, h, score=0.8):
+    return Detection("animal", "zebra", 24, Box(x, y, w, h), score)
+
+
+def test_an_animal_behind_another_weighs_what_shows_of_it_and_the_one_in_front_gets_a_close_up():
+    shape = (560, 600)
+    sal = np.zeros(shape, np.float32)
+    front = _animal(150, 220, 200, 300)                 # ends lower in the frame: nearer the camera
+    back = _animal(300, 150, 200, 250)                  # its lower left corner hidden by the front one
+    group = find_subjects(sal, [front, back])[0]
+    assert len(group.members) == 2
+    behind = next(m for m in group.members if m.box == back.box)
+    assert next(m for m in group.members if m.box == front.box).weight is None
+    hidden = behind.weight[220:400, 300:350]
+    assert hidden.max() == 0 and behind.weight.sum() == 200 * 250 - 50 * 180
+    res, _ = _crop_quiet(_photo(shape), [front, back])
+    d = DirectConfig()
+    close = [c for c in res.crops[1:] if _held(c.box, front.box) >= d.body_whole]
+    assert len(close) == 1 and close[0].box.area <= d.zoom_share * shape[0] * shape[1]
+    x, y = int(round(close[0].box.x)), int(round(close[0].box.y))
+    seen = behind.weight[y:int(round(close[0].box.y2)), x:int(round(close[0].box.x2))].sum() / behind.weight.sum()
+    assert seen <= d.zoom_sliver
+    # no sliver allowed: no close-up
+    strict = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=(),
+                        direct=DirectConfig(zoom_sliver=d.out_share))
+    assert not any(_held(c.box, front.box) >= d.body_whole for c in _crop_quiet(_photo(shape), [front, back],
+                                                                               cfg=strict)[0].crops[1:])

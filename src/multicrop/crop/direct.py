@@ -447,7 +447,9 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
     of its own that holds it whole, covers at most ``zoom_share`` of the
     photo and ``zoom_shrink`` of every chosen crop holding it, overlaps every
     chosen crop by at most ``zoom_iou``, and slices no body and no face (the
-    same rules as every crop).  Returns ``(crop, index of the subject it
+    same rules as every crop; only an animal or vehicle of the same group
+    standing behind it may show by up to ``zoom_sliver`` of what is seen of
+    it, :func:`multicrop.crop.subjects.find_subjects`).  Returns ``(crop, index of the subject it
     belongs to)`` pairs in the order chosen.
     """
     d = config.direct
@@ -479,7 +481,14 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
         boxes = [b for b, _ in pool]
         C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
         whole = _shares(ctx, boxes, [unit])[:, 0] >= d.body_whole - 1e-9
-        cuts, portrait = _body_cuts(ctx, boxes, C, bodies, bounds, d)
+        # An animal or vehicle partly behind another of its group (its weight: what shows of its box)
+        # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.
+        behind = [b for b in subjects[j].bodies if b is not unit and b.weight is not None and b.kind != "person"]
+        cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in bodies if not any(b is m for m in behind)],
+                                    bounds, d)
+        if behind:
+            more = _body_cuts(ctx, boxes, C, behind, bounds, dataclasses.replace(d, out_share=d.zoom_sliver))
+            cuts, portrait = cuts + more[0], portrait + more[1]
         apart = iou_matrix(boxes, taken).max(axis=1) <= d.zoom_iou
         ok = whole & (cuts == 0) & (portrait == 0) & apart
         if not ok.any():

@@ -293,6 +293,35 @@ def _near(a: Box, b: Box, margin: float) -> bool:
     return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > 0.03 * max(b.area, 1e-9)
 
 
+def _visible_parts(members: list[Subject], w: int, h: int) -> list[Subject]:
+    """Members of a group with the part of them that bodies in front hide taken out of their weight.
+
+    Where two bodies' boxes overlap and neither has a mask, the one standing
+    lower in the frame (its box ends nearer the bottom: nearer the camera on
+    level ground) is in front, and the overlap is its own.  A body behind
+    then weighs only what shows of its box, so a close-up of the one in front
+    does not count as slicing the one behind it.
+    """
+    if len(members) < 2:
+        return members
+    out = []
+    for m in members:
+        fronts = [o for o in members if o is not m and o.is_body and o.box.y2 > m.box.y2 + 1e-6
+                  and _overlap(m.box, o.box) > 0]
+        if m.weight is not None or not m.is_body or not fronts:
+            out.append(m)
+            continue
+        weight = np.zeros((h, w), np.float32)
+        b = m.box.clip(w, h).round()
+        weight[int(b.y):int(b.y2), int(b.x):int(b.x2)] = 1.0
+        for o in fronts:
+            f = o.box.clip(w, h).round()
+            weight[int(f.y):int(f.y2), int(f.x):int(f.x2)] = 0.0
+        out.append(m if float(weight.sum()) < 1.0 else
+                   Subject(m.kind, m.box, m.confidence, m.importance, m.source, m.label, weight, m.keypoints))
+    return out
+
+
 def _union(boxes: Sequence[Box]) -> Box:
     return Box.from_corners(min(b.x for b in boxes), min(b.y for b in boxes),
                             max(b.x2 for b in boxes), max(b.y2 for b in boxes))
@@ -359,7 +388,8 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
                if d.kind in floors and d.score >= min(floors[d.kind], cfg.guard_score if d.kind in BODY_KINDS else 1)
                and _area_share(d.box.clip(w, h), frame) >= cfg.min_subject_area]
     items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.max_object_area]
-    groups = [[items[i] for i in g] for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
+    groups = [_visible_parts([items[i] for i in g], w, h)
+              for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
     subjects = [_group(g) for g in groups if any(sure(x) for x in g)]
