@@ -330,3 +330,17 @@ def test_an_animal_behind_another_weighs_what_shows_of_it_and_the_one_in_front_g
                         direct=DirectConfig(zoom_sliver=d.out_share))
     assert not any(_held(c.box, front.box) >= d.body_whole for c in _crop_quiet(_photo(shape), [front, back],
                                                                                cfg=strict)[0].crops[1:])
+
+
+def test_a_close_up_follows_the_crop_of_its_own_subject():
+    shape = (560, 900)
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    c = _person(720, 300, 80, 200)                      # apart, smaller: a subject of its own, taken second
+    res, an = _crop_quiet(_photo(shape), [a, b, c], cfg=CropConfig(
+        strategy="direct", k="auto", saliency="spectral", detectors=(), direct=DirectConfig(zoom_share=0.3)))
+    labels = [an.subjects[m].label for m in res.mains]
+    assert labels[0] == "group of 2 people" and labels.count("group of 2 people") >= 2 and "person" in labels
+    # the crops of one subject are one run: its close-ups right after its first crop
+    runs = [m for n, m in enumerate(res.mains) if n == 0 or res.mains[n - 1] != m]
+    assert len(runs) == len(set(runs)), res.mains

@@ -91,7 +91,8 @@ DIRECT_VERSION = "direct-5"
 
 @dataclass(frozen=True)
 class DirectSelection:
-    """Chosen crops (analysis pixels, in selection order), their gains, main subjects and notes."""
+    """Chosen crops (analysis pixels, in selection order, each close-up right after the crop of its
+    subject), their gains, main subjects and notes."""
 
     crops: tuple[ScoredCrop, ...]
     gains: tuple[float, ...]
@@ -413,11 +414,12 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     closer = close_ups(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios or config.ratios,
                        subjects=subs, guards=guards, chosen=[boxes[i] for i in chosen], n=k - len(chosen),
                        scale=scale) if chosen else []
-    for crop, j in closer:
-        crops.append(crop)
-        mains.append(j)
-        gains.append(0.0)
-        lists.append((crop,))
+    for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
+        at = max((n + 1 for n, m in enumerate(mains) if m == j), default=len(crops))
+        crops.insert(at, crop)
+        mains.insert(at, j)
+        gains.insert(at, 0.0)
+        lists.insert(at, (crop,))
     if not auto and len(crops) < k:
         notes.append(_short_note(n_distinct, k, force=config.force_k, close=len(closer)))
         if config.force_k:
