@@ -344,3 +344,18 @@ def test_a_close_up_follows_the_crop_of_its_own_subject():
     # the crops of one subject are one run: its close-ups right after its first crop
     runs = [m for n, m in enumerate(res.mains) if n == 0 or res.mains[n - 1] != m]
     assert len(runs) == len(set(runs)), res.mains
+
+
+def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
+    spots = np.zeros((600, 900), np.float32)
+    for i in range(6):
+        spots[100 + 60 * (i % 2):140 + 60 * (i % 2), 60 + 140 * i:100 + 140 * i] = 1.0
+    texture = np.maximum(spots, 0.2)     # the bright specks hold 5 % of the map's saliency
+    assert find_subjects(texture) == ()
+    assert len(find_subjects(spots)) >= 1 and all(s.kind == "salient" for s in find_subjects(spots))
+    assert len(find_subjects(texture, config=DirectConfig(scene_share=0.0))) >= 1
+    img = _photo()
+    a = analyse(img, CFG, detections=())
+    a = dataclasses.replace(a, saliency=texture, subjects=find_subjects(texture, config=CFG.direct))
+    res = crop_photo(img, CFG, analysis=a)
+    assert len(res.crops) == 1 and any(n.startswith("no subject found") for n in res.notes)

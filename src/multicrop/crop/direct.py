@@ -85,7 +85,7 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", 
 #: saliency and the user's focus; no body sliced or left as a sliver, every crop with a main subject
 #: of its own, headroom and lead room, crops of 1,080 px where the photo allows.
 #: direct-5: close-ups of bodies the other crops show only wide; crowds are guards; no sliver of a body
-#: (``out_share`` 0.01) and a body held whole means 99 % of it.
+#: (``out_share`` 0.01) and a body held whole means 99 % of it; a texture's salient fragments are no subjects.
 DIRECT_VERSION = "direct-5"
 
 

@@ -463,6 +463,11 @@ def _with_importance(x: Subject, importance: float, *, guard: bool = False) -> S
 def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *, detected: bool) -> list[Subject]:
     """Salient blobs no detector names; with detector subjects present, only crisp blobs outside them.
 
+    With no detector subject, the blobs are subjects only when they hold at
+    least ``scene_share`` of the map's saliency: a texture (grass, sand, a
+    cloudy sky) spreads its saliency over the frame and its blobs are
+    arbitrary fragments of it.
+
     A blob covering more than ``max_blob_area`` of the frame is background
     (sky, a wall, a lawn the model finds bright), never a subject.  Beside
     detector subjects a blob counts only when ``saliency_outside`` of its
@@ -475,6 +480,10 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *
     frame = float(w * h)
     blobs, labels = salient_blobs(s, config=cfg)
     if not blobs:
+        return []
+    if not detected and float(s[labels > 0].sum()) < cfg.scene_share * max(float(s.sum()), 1e-9):
+        # The saliency is spread over the whole scene (grass, dunes, a wall of blinds, a stormy sky):
+        # its blobs are fragments of a texture, not subjects; the photo gets one view.
         return []
     covered = np.zeros(s.shape, bool)
     for x in found:
