@@ -185,18 +185,22 @@ def _portrait_ok(C: np.ndarray, person: Subject, bounds: Box) -> np.ndarray:
 
 
 def _body_cuts(ctx: ScoringContext, boxes: list[Box], C: np.ndarray, bodies: list[Subject], bounds: Box,
-                      d: DirectConfig) -> tuple[np.ndarray, np.ndarray]:
+               d: DirectConfig, sats: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per crop: bodies sliced (held by more than ``out_share`` and less than ``whole_share``, by mask
     where a body has one) and, of those, the ones cut at a portrait line (allowed only where nothing
-    better exists)."""
+    better exists).  ``sats`` keeps each mask's summed-area table (and total) between calls."""
     n = len(C)
     cut = np.zeros(n)
     portrait = np.zeros(n)
     x1, y1, x2, y2 = ctx.int_corners(boxes)
+    sats = {} if sats is None else sats
     for body in bodies:
         if body.weight is not None:
-            s = box_sums(summed_area_table(body.weight.astype(np.float64)), x1, y1, x2, y2) / max(
-                float(body.weight.sum()), 1e-9)
+            key = id(body.weight)
+            if key not in sats:
+                sats[key] = (summed_area_table(body.weight.astype(np.float64)), max(float(body.weight.sum()), 1e-9))
+            table, total = sats[key]
+            s = box_sums(table, x1, y1, x2, y2) / total
         else:
             s = _box_shares(C, body.box)
         if body.kind == "crowd":
@@ -356,7 +360,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     main = np.where(held, np.argmax(np.where(whole, imp[None, :] + 1e-3 * shares, -1.0), axis=1),
                     np.argmax(shares * imp[None, :], axis=1))
     bodies = [b for s in subs + guards for b in s.bodies]
-    cuts, portrait = _body_cuts(ctx, boxes, C, bodies, bounds, d)
+    sats: dict = {}
+    cuts, portrait = _body_cuts(ctx, boxes, C, bodies, bounds, d, sats)
     # A body of the main subject cut at a portrait line is the main subject's own framing.
     scored, face_cut = _quality(ctx, scorer, pool, main, subs)
     valid = _valid(shares, main, held, cuts, portrait, face_cut, subs, d)
@@ -408,12 +413,11 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
     crops = [scored[i] for i in chosen]
-    # Crops added by force_k show no new subject: they are not offered alternatives.
     lists = [tuple(scored[j] for j in _shortlist(i, chosen, boxes, shares, main, valid, q, shortlist, d))
              for i in chosen]
     closer = close_ups(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios or config.ratios,
                        subjects=subs, guards=guards, chosen=[boxes[i] for i in chosen], n=k - len(chosen),
-                       scale=scale) if chosen else []
+                       scale=scale, sats=sats) if chosen else []
     for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, m in enumerate(mains) if m == j), default=len(crops))
         crops.insert(at, crop)
@@ -422,7 +426,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         lists.insert(at, (crop,))
     if not auto and len(crops) < k:
         notes.append(_short_note(n_distinct, k, force=config.force_k, close=len(closer)))
-        if config.force_k:
+        if config.force_k:  # its crops show no new subject: they are not offered alternatives
             extra = _fill(boxes, scored, chosen, k - len(closer), config.nms_iou, valid)
             crops += [scored[i] for i in extra]
             mains += [int(main[i]) for i in extra]
@@ -439,7 +443,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
 
 def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
               ratios: tuple[Ratio, ...], subjects: list[Subject], guards: list[Subject], chosen: list[Box],
-              n: int, scale: float = 1.0) -> list[tuple[ScoredCrop, int]]:
+              n: int, scale: float = 1.0, sats: dict | None = None) -> list[tuple[ScoredCrop, int]]:
     """Up to ``n`` close-ups of bodies that the ``chosen`` crops show only in a wide view.
 
     A carousel zooms in: after one crop per distinct subject, each person,
@@ -452,11 +456,12 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
     same rules as every crop; only an animal or vehicle of the same group
     standing behind it may show by up to ``zoom_sliver`` of what is seen of
     it, :func:`multicrop.crop.subjects.find_subjects`).  Returns ``(crop, index of the subject it
-    belongs to)`` pairs in the order chosen.
+    belongs to)`` pairs in the order chosen.  ``sats``: the masks' summed-area tables, if already made.
     """
     d = config.direct
     if n <= 0 or d.zoom_share <= 0:
         return []
+    sats = {} if sats is None else sats
     frame = max(bounds.area, 1e-9)
     units = [(m.box.area, m, j) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
     largest = max((a for a, _, _ in units), default=0.0)
@@ -487,9 +492,9 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
         # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.
         behind = [b for b in subjects[j].bodies if b is not unit and b.weight is not None and b.kind != "person"]
         cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in bodies if not any(b is m for m in behind)],
-                                    bounds, d)
+                                    bounds, d, sats)
         if behind:
-            more = _body_cuts(ctx, boxes, C, behind, bounds, dataclasses.replace(d, out_share=d.zoom_sliver))
+            more = _body_cuts(ctx, boxes, C, behind, bounds, dataclasses.replace(d, out_share=d.zoom_sliver), sats)
             cuts, portrait = cuts + more[0], portrait + more[1]
         apart = iou_matrix(boxes, taken).max(axis=1) <= d.zoom_iou
         ok = whole & (cuts == 0) & (portrait == 0) & apart
