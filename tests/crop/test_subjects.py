@@ -13,7 +13,7 @@ from multicrop.crop.pipeline import crop_photo, pipeline_versions
 from multicrop.crop.subjects import Subject, connected_components, facing, find_subjects, portrait_lines
 from multicrop.detectors.types import Detection
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box
+from multicrop.geometry import Box, iou
 
 
 def _person(x, y, w, h, score=0.9):
@@ -359,3 +359,17 @@ def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
     a = dataclasses.replace(a, saliency=texture, subjects=find_subjects(texture, config=CFG.direct))
     res = crop_photo(img, CFG, analysis=a)
     assert len(res.crops) == 1 and any(n.startswith("no subject found") for n in res.notes)
+
+
+def test_force_k_fills_keep_apart_from_the_close_ups():
+    shape = (560, 600)
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    cfg = CropConfig(strategy="direct", k=5, force_k=True, saliency="spectral", detectors=())
+    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
+    assert len(res.crops) == 5
+    close, fills = res.crops[1:3], res.crops[3:]
+    for f in fills:
+        for c in close:
+            assert iou(f.box, c.box) <= cfg.nms_iou + 1e-9, (f.box, c.box)
+    assert any("force_k" in n and "2 showing no new subject" in n for n in res.notes)

@@ -427,7 +427,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     if not auto and len(crops) < k:
         notes.append(_short_note(n_distinct, k, force=config.force_k, close=len(closer)))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
-            extra = _fill(boxes, scored, chosen, k - len(closer), config.nms_iou, valid)
+            extra = _fill(boxes, scored, chosen, k - len(closer), config.nms_iou, valid,
+                          also=[c.box for c, _ in closer])
             crops += [scored[i] for i in extra]
             mains += [int(main[i]) for i in extra]
             lists += [(scored[i],) for i in extra]
@@ -594,14 +595,16 @@ def _short_note(n: int, k: int, *, force: bool, close: int = 0) -> str:
 
 
 def _fill(boxes: list[Box], scored: list[ScoredCrop], chosen: list[int], k: int, nms_iou: float,
-          valid: np.ndarray) -> list[int]:
-    """``force_k``: the best-scoring remaining valid crops, IoU at most ``nms_iou`` with every crop kept."""
+          valid: np.ndarray, also: list[Box] = ()) -> list[int]:
+    """``force_k``: the best-scoring remaining valid crops, IoU at most ``nms_iou`` with every crop kept
+    (and with the boxes ``also`` kept: the close-ups)."""
     kept = list(chosen)
     order = sorted(range(len(boxes)), key=lambda i: (not valid[i], -scored[i].score))
     for i in order:
         if len(kept) >= k:
             break
-        if i not in kept and all(iou_matrix([boxes[i]], [boxes[j]])[0, 0] <= nms_iou for j in kept):
+        if i not in kept and all(iou_matrix([boxes[i]], [boxes[j]])[0, 0] <= nms_iou for j in kept) and all(
+                iou_matrix([boxes[i]], [b])[0, 0] <= nms_iou for b in also):
             kept.append(i)
     if len(kept) < k:  # even suppression leaves too few: take the best remaining anyway
         kept += [i for i in order if i not in kept][: k - len(kept)]
