@@ -286,13 +286,25 @@ def test_many_small_people_close_together_are_one_crowd_guard_never_cut_through(
     assert guards[0].box == Box(300, 420, 310, 80) and guards[0].bodies == (guards[0],)
     assert [s.kind for s in find_subjects(sal, crowd[:4])] == []               # four are not a crowd
     assert [s.kind for s in find_subjects(sal, crowd, config=DirectConfig(crowd_min=0))] == []
-    res, _ = _crop(_photo(shape), crowd + [_person(60, 100, 140, 420)], cfg=CropConfig(
-        strategy="direct", k=3, saliency="spectral", detectors=()))
-    weight = guards[0].weight
-    for c in res.crops:
-        x, y = int(round(c.box.x)), int(round(c.box.y))
-        share = weight[y:int(round(c.box.y2)), x:int(round(c.box.x2))].sum() / weight.sum()
-        assert share <= DirectConfig().crowd_share or share >= 1 - DirectConfig().crowd_share, (c.box, share)
+    # A person standing in the middle of a crowd (a portrait photo, so that their crop is narrow):
+    # a tight crop of them would hold part of the crowd.
+    shape = (900, 640)
+    street = [_person(30 + 70 * i, 700, 30, 80, score=0.5) for i in range(8)]
+    dets = street + [_person(260, 380, 110, 400)]
+    weight = next(s for s in find_subjects(np.zeros(shape, np.float32), dets) if s.kind == "crowd").weight
+
+    def crowd_shares(cfg):
+        res, _ = _crop_quiet(_photo(shape), dets, cfg=cfg)
+        return [float(weight[int(round(c.box.y)):int(round(c.box.y2)), int(round(c.box.x)):int(round(c.box.x2))].sum()
+                      / weight.sum()) for c in res.crops]
+
+    d = DirectConfig()
+    shares = crowd_shares(CropConfig(strategy="direct", k=2, saliency="spectral", detectors=()))
+    assert shares and all(v <= d.crowd_share or v >= 1 - d.crowd_share for v in shares), shares
+    # without crowds the person's own tight framing goes through the crowd
+    loose = crowd_shares(CropConfig(strategy="direct", k=2, saliency="spectral", detectors=(),
+                                    direct=DirectConfig(crowd_min=0)))
+    assert any(d.crowd_share < v < 1 - d.crowd_share for v in loose), loose
 
 
 def test_a_group_with_an_object_member_may_cut_the_object_but_not_the_person():
