@@ -60,21 +60,9 @@ def synth(
 
 def _k_list(values: list[str]) -> list[int | str]:
     """``-k`` values: positive integers or ``auto``."""
-    from ..errors import InvalidParameterError
+    from .options import count_or_auto
 
-    out: list[int | str] = []
-    for v in values:
-        if v.strip().lower() == "auto":
-            out.append("auto")
-            continue
-        try:
-            k = int(v)
-        except ValueError:
-            k = 0
-        if k < 1:
-            raise InvalidParameterError(f"-k must be a positive integer or auto, got {v!r}")
-        out.append(k)
-    return out
+    return [count_or_auto(v, "-k") for v in values]
 
 
 def subjects(

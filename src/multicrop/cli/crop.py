@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import InvalidParameterError, MulticropError
+from .options import count_or_auto
 
 if TYPE_CHECKING:
     from ..crop.config import CropConfig, OutputConfig
@@ -217,16 +218,11 @@ def _slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
     """``--layout`` / ``--slides``: (seamless?, the slide count or None for auto)."""
     if layout not in LAYOUTS:
         raise InvalidParameterError(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    if value is None or value == "auto":
+    n = None if value is None else count_or_auto(value, "--slides")
+    if n is None or n == "auto":
         return layout == "seamless", None
     if layout != "seamless":
         raise InvalidParameterError(f"--slides {value} needs --layout seamless (crops take --k)")
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise InvalidParameterError(f"--slides must be a positive integer or auto, got {value!r}")
     return True, n
 
 
@@ -275,15 +271,7 @@ def _seamless(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides
 
 def _k_option(value: str | None) -> int | str | None:
     """``--k``: a positive integer or ``auto``."""
-    if value is None or value == "auto":
-        return value
-    try:
-        k = int(value)
-    except ValueError:
-        k = 0
-    if k < 1:
-        raise InvalidParameterError(f"--k must be a positive integer or auto, got {value!r}")
-    return k
+    return None if value is None else count_or_auto(value, "--k")
 
 
 def _focus_option(value: str | None) -> Any:

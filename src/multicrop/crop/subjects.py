@@ -26,7 +26,7 @@ package (the partitioner and the blob-cut metric use it too).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -261,6 +261,18 @@ def _groups(items: list[Subject], threshold: float, margin: float) -> list[list[
     on, an umbrella held); two objects never are (the dishes on a table stay
     apart).
     """
+    def joined(a: Subject, b: Subject) -> bool:
+        if not (a.is_body or b.is_body):
+            return False
+        if _overlap(a.box, b.box) >= threshold:
+            return True
+        return a.is_body and b.is_body and (_near(a.box, b.box, margin) or _near(b.box, a.box, margin))
+
+    return _clusters(items, joined)
+
+
+def _clusters(items: Sequence, joined: Callable[[object, object], bool]) -> list[list[int]]:
+    """Index sets of ``items`` joined transitively by ``joined(a, b)`` (union-find), in first-seen order."""
     parent = list(range(len(items)))
 
     def root(i: int) -> int:
@@ -271,18 +283,18 @@ def _groups(items: list[Subject], threshold: float, margin: float) -> list[list[
 
     for i in range(len(items)):
         for j in range(i + 1, len(items)):
-            a, b = items[i], items[j]
-            if not (a.is_body or b.is_body):
-                continue
-            joined = _overlap(a.box, b.box) >= threshold
-            if not joined and a.is_body and b.is_body:
-                joined = _near(a.box, b.box, margin) or _near(b.box, a.box, margin)
-            if joined:
+            if joined(items[i], items[j]):
                 parent[root(i)] = root(j)
     out: dict[int, list[int]] = {}
     for i in range(len(items)):
         out.setdefault(root(i), []).append(i)
     return list(out.values())
+
+
+def _fill_box(mask: np.ndarray, box: Box, value: float | bool) -> None:
+    """Set the whole pixels of ``box`` (clipped to ``mask``) to ``value``, in place."""
+    b = box.clip(mask.shape[1], mask.shape[0]).round()
+    mask[int(b.y):int(b.y2), int(b.x):int(b.x2)] = value
 
 
 def _near(a: Box, b: Box, margin: float) -> bool:
@@ -312,11 +324,9 @@ def _visible_parts(members: list[Subject], w: int, h: int) -> list[Subject]:
             out.append(m)
             continue
         weight = np.zeros((h, w), np.float32)
-        b = m.box.clip(w, h).round()
-        weight[int(b.y):int(b.y2), int(b.x):int(b.x2)] = 1.0
+        _fill_box(weight, m.box, 1.0)
         for o in fronts:
-            f = o.box.clip(w, h).round()
-            weight[int(f.y):int(f.y2), int(f.x):int(f.x2)] = 0.0
+            _fill_box(weight, o.box, 0.0)
         out.append(m if float(weight.sum()) < 1.0 else
                    Subject(m.kind, m.box, m.confidence, m.importance, m.source, m.label, weight, m.keypoints))
     return out
@@ -424,29 +434,14 @@ def _crowds(detections: Sequence, w: int, h: int, cfg: DirectConfig) -> list[Sub
              and _area_share(d.box.clip(w, h), frame) < cfg.min_subject_area]
     if len(small) < cfg.crowd_min:
         return []
-    parent = list(range(len(small)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(small)):
-        for j in range(i + 1, len(small)):
-            if _near(small[i].box, small[j].box, 1.0) or _near(small[j].box, small[i].box, 1.0):
-                parent[root(i)] = root(j)
-    clusters: dict[int, list] = {}
-    for i in range(len(small)):
-        clusters.setdefault(root(i), []).append(small[i])
     out = []
-    for people in clusters.values():
-        if len(people) < cfg.crowd_min:
+    for idx in _clusters(small, lambda a, b: _near(a.box, b.box, 1.0) or _near(b.box, a.box, 1.0)):
+        if len(idx) < cfg.crowd_min:
             continue
+        people = [small[i] for i in idx]
         weight = np.zeros((h, w), np.float32)
         for d in people:
-            b = d.box.clip(w, h).round()
-            weight[int(b.y):int(b.y2), int(b.x):int(b.x2)] = 1.0
+            _fill_box(weight, d.box, 1.0)
         if float(weight.sum()) < 1.0:
             continue
         out.append(Subject("crowd", _union([d.box.clip(w, h) for d in people]), max(d.score for d in people), 0.0,
@@ -487,8 +482,7 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *
         return []
     covered = np.zeros(s.shape, bool)
     for x in found:
-        b = x.box.clip(w, h).round()
-        covered[int(b.y):int(b.y2), int(b.x):int(b.x2)] = True
+        _fill_box(covered, x.box, True)
     out = []
     for b in blobs:
         if _area_share(b.box, frame) > cfg.max_blob_area:
