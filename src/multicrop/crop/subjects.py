@@ -308,9 +308,9 @@ def _near(a: Box, b: Box, margin: float) -> bool:
 def _visible_parts(members: list[Subject], w: int, h: int) -> list[Subject]:
     """Members of a group with the part of them that bodies in front hide taken out of their weight.
 
-    Where two bodies' boxes overlap and neither has a mask, the one standing
-    lower in the frame (its box ends nearer the bottom: nearer the camera on
-    level ground) is in front, and the overlap is its own.  A body behind
+    Where the box of a body with no mask overlaps another body's box that
+    ends lower in the frame (nearer the bottom: nearer the camera on level
+    ground), that other one is in front, and the overlap is its own.  A body behind
     then weighs only what shows of its box, so a close-up of the one in front
     does not count as slicing the one behind it.
     """
