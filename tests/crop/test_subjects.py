@@ -222,6 +222,12 @@ def _masked_person(shape, box, person_box, score=0.9):
     return Detection("person", "person", 1, person_box, score, mask=_ellipse_mask(shape, box))
 
 
+def _mask_held(box: Box, mask: np.ndarray) -> float:
+    """Share of ``mask``'s weight inside ``box`` (rounded to whole pixels)."""
+    x, y, x2, y2 = (int(round(v)) for v in box.corners())
+    return float(mask[y:y2, x:x2].sum() / mask.sum())
+
+
 def _crop_quiet(img, dets, cfg=CFG):
     """Crop with the detections alone: a saliency map of zeros (a flat photo's spectral map is noise)."""
     a = analyse(img, cfg, detections=dets)
@@ -240,8 +246,7 @@ def test_a_group_gets_a_close_up_of_each_member_it_can_frame_alone():
     masks = [a.mask, b.mask]
 
     def held(c, m):
-        x, y = int(round(c.box.x)), int(round(c.box.y))
-        return float(m[y:int(round(c.box.y2)), x:int(round(c.box.x2))].sum() / m.sum())
+        return _mask_held(c.box, m)
 
     assert len(res.crops) == 3 and res.mains == (0, 0, 0)
     assert min(held(res.crops[0], m) for m in masks) >= 0.99          # the group first
@@ -295,8 +300,7 @@ def test_many_small_people_close_together_are_one_crowd_guard_never_cut_through(
 
     def crowd_shares(cfg):
         res, _ = _crop_quiet(_photo(shape), dets, cfg=cfg)
-        return [float(weight[int(round(c.box.y)):int(round(c.box.y2)), int(round(c.box.x)):int(round(c.box.x2))].sum()
-                      / weight.sum()) for c in res.crops]
+        return [_mask_held(c.box, weight) for c in res.crops]
 
     d = DirectConfig()
     shares = crowd_shares(CropConfig(strategy="direct", k=2, saliency="spectral", detectors=()))
@@ -334,8 +338,7 @@ def test_an_animal_behind_another_weighs_what_shows_of_it_and_the_one_in_front_g
     d = DirectConfig()
     close = [c for c in res.crops[1:] if _held(c.box, front.box) >= d.body_whole]
     assert len(close) == 1 and close[0].box.area <= d.zoom_share * shape[0] * shape[1]
-    x, y = int(round(close[0].box.x)), int(round(close[0].box.y))
-    seen = behind.weight[y:int(round(close[0].box.y2)), x:int(round(close[0].box.x2))].sum() / behind.weight.sum()
+    seen = _mask_held(close[0].box, behind.weight)
     assert seen <= d.zoom_sliver
     # no sliver allowed: no close-up
     strict = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=(),
