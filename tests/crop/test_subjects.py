@@ -388,3 +388,46 @@ def test_force_k_fills_keep_apart_from_the_close_ups():
         for c in close:
             assert iou(f.box, c.box) <= cfg.nms_iou + 1e-9, (f.box, c.box)
     assert any("force_k" in n and "2 showing no new subject" in n for n in res.notes)
+
+
+def test_k_auto_gives_a_small_detail_no_crop_of_its_own_and_a_fixed_k_frames_it():
+    shape = (600, 900)
+    img = _photo(shape)
+    person = _person(100, 100, 200, 420)                      # 15.6 % of the frame
+    dog = Detection("animal", "dog", 18, Box(650, 470, 100, 80), 0.8)   # 1.5 %: above min_subject_area
+    res, _ = _crop_quiet(img, [person, dog])
+    assert len(res.crops) == 1 and _held(res.crops[0].box, person.box) >= 0.99
+    assert _held(res.crops[0].box, dog.box) <= 0.01
+    assert any("1 small subject (under 2 % of the photo) not framed" in n for n in res.notes)
+    # the rule switched off, or a fixed k: the dog gets its crop
+    off = CFG.replace(direct=dataclasses.replace(CFG.direct, detail_area=0.0))
+    for cfg in (off, CFG.replace(k=2)):
+        res, _ = _crop_quiet(img, [person, dog], cfg)
+        assert len(res.crops) == 2 and any(_held(c.box, dog.box) >= 0.99 for c in res.crops)
+        assert not any("not framed" in n for n in res.notes)
+
+
+def test_a_detail_beside_subjects_of_its_own_size_is_a_subject():
+    shape = (600, 900)
+    img = _photo(shape)
+    dogs = [Detection("animal", "dog", 18, Box(x, 470, 100, 80), 0.8) for x in (100, 650)]  # 1.5 % each
+    res, _ = _crop_quiet(img, dogs)
+    assert len(res.crops) == 2
+
+
+def test_an_animal_or_vehicle_too_small_to_frame_is_never_sliced():
+    shape = (600, 900)
+    img = _photo(shape)
+    person = _person(300, 150, 160, 420)
+    car = Detection("vehicle", "car", 3, Box(470, 90, 60, 45), 0.6)   # 0.5 % of the frame, beside the head
+    subs = find_subjects(np.zeros(shape, np.float32), [person, car])
+    assert [(s.kind, s.importance > 0) for s in subs] == [("person", True), ("vehicle", False)]
+
+    def sliced(cfg):
+        res, _ = _crop_quiet(img, [person, car], cfg)
+        assert res.crops
+        return [round(_held(c.box, car.box), 2) for c in res.crops if 0.01 < _held(c.box, car.box) < 0.99]
+
+    assert sliced(CFG) == []
+    # without the guard the person's best framing takes part of the car
+    assert sliced(CFG.replace(direct=dataclasses.replace(CFG.direct, guard_area=1.0))) != []

@@ -40,7 +40,8 @@ __all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "
            "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
-SUBJECTS_VERSION = "subjects-2"
+#: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards.
+SUBJECTS_VERSION = "subjects-3"
 
 
 @dataclass(frozen=True)

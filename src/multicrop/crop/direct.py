@@ -86,7 +86,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", 
 #: of its own, headroom and lead room, crops of 1,080 px where the photo allows.
 #: direct-5: close-ups of bodies the other crops show only wide; crowds are guards; no sliver of a body
 #: (``out_share`` 0.01) and a body held whole means 99 % of it; a texture's salient fragments are no subjects.
-DIRECT_VERSION = "direct-5"
+#: direct-6: with ``k="auto"`` a subject far smaller than the largest is a detail with no crop of its own.
+DIRECT_VERSION = "direct-6"
 
 
 @dataclass(frozen=True)
@@ -380,6 +381,11 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
     focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
+    # k auto, beside detected subjects: one far smaller than the largest is a detail, not a slide of its own.
+    box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
+    detail = ((box_area < d.detail_area) & (box_area < d.detail_relative * box_area.max())
+              & np.array([s.kind != "focus" for s in subs])
+              & (auto and any(s.source == "detector" for s in subs)))
     covered = np.zeros(len(subs))
     chosen: list[int] = []
     gains: list[float] = []
@@ -389,7 +395,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         new = (weight * imp[None, :] * np.maximum(shares - covered[None, :], 0)).sum(1)
         shared = (imp[None, :] * np.minimum(shares, covered[None, :])).sum(1)
         gain = q * new - d.shared_weight * shared - d.overlap_weight * iou_max
-        allowed = valid & ~np.isin(main, list(used_main))
+        allowed = valid & ~np.isin(main, list(used_main)) & ~detail[main]
         if focus and not chosen:  # the user's subject is held by the first crop
             allowed &= whole[:, focus].all(axis=1)
             if not allowed.any():
@@ -435,6 +441,10 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
             gains += [0.0] * (len(crops) - len(gains))
     elif closer:
         notes.append(f"{_plural(len(closer), 'close-up')} of a subject another crop shows whole")
+    left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
+    if left:
+        notes.append(f"{_plural(len(left), 'small subject')} (under {100 * d.detail_area:g} % of the photo) "
+                     "not framed: k auto leaves details out; a fixed k frames them")
     if focus and crops:
         notes.append("the focus given is held by the first crop")
     notes += _size_notes([c.box for c in crops], scale, bounds, d)

@@ -10,7 +10,10 @@ A :class:`Subject` is one typed value whatever found it:
   individuals stay its ``members``, and direct selection checks every member
   for a cut.  A crowd therefore becomes a few groups, not dozens of subjects.
   Detections under ``min_subject_area`` of the frame (a passer-by in the
-  distance) or under the confidence floor of their kind are background.
+  distance) or under the confidence floor of their kind are not subjects:
+  background, or *guards* that no crop may slice (a body just under its
+  kind's floor; an animal or vehicle from ``guard_area`` of the frame on;
+  a crowd of small people).
 - **saliency** subjects are salient blobs (connected components of the
   saliency map) that no detector names: a sculpture, a rock, a boat far
   away.  With detector subjects present, only a blob that lies mostly outside
@@ -402,6 +405,10 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
               for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
+    # So is an animal or vehicle too small to be a subject (a car down the street); small people are crowds.
+    guards += [_with_importance(_single(d, frame, cfg), 0.0, guard=True) for d in detections
+               if d.kind in BODY_KINDS and d.kind != "person" and d.score >= cfg.guard_score
+               and cfg.guard_area <= _area_share(d.box.clip(w, h), frame) < cfg.min_subject_area]
     subjects = [_group(g) for g in groups if any(sure(x) for x in g)]
     weights = {"person": 1.0, "animal": 1.0, "vehicle": cfg.vehicle_weight, "object": cfg.object_weight}
     detected = bool(subjects)
