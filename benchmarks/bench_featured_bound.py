@@ -7,13 +7,15 @@ crop covering at most ``zoom_max`` (60 %) of the frame holds ``whole``
 (90 %) of it.  This script searches every crop of the given ratios up to
 that size (positions and sizes on a grid of ``--step`` of the photo's long
 side) with the human outlines themselves, and counts the subjects that some
-crop features while slicing no other subject of the cut classes, under two
+crop features while slicing no other subject of the cut classes, under three
 readings of "slicing":
 
 - **metric**: the benchmark's own rule, a neighbour held by 15-85 %;
-- **no sliver**: direct selection's rule (``DirectConfig.out_share`` and
-  ``body_whole``): a neighbour held by more than 1 % and less than 99 %,
-  the "never a sliver of a body at the edge" of the real-photo issue.
+- **no sliver**: the real-photo issue's "never a sliver of a body at the
+  edge": a neighbour held by more than 1 % (``DirectConfig.out_share``) and
+  less than the metric's 90 % ("whole");
+- **direct**: direct selection's own rule, more than 1 % and less than 99 %
+  (``DirectConfig.body_whole``: a detector's box is looser than an outline).
 
 and two readings of "holds it": the metric's 90 % and direct's 99 %.  No
 detector, no saliency: perfect knowledge of every outline.  A strategy
@@ -68,7 +70,8 @@ def main() -> None:
     rules, d = SubjectRules(), DirectConfig()
     ratios = parse_ratios(args.ratio)
     cut_ids = set(rules.cut_ids)
-    readings = {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.out_share, d.body_whole)}
+    readings = {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.out_share, rules.whole),
+                "direct": (d.out_share, d.body_whole)}
     holds = {"90 %": rules.whole, "99 %": d.body_whole}
     found = {(r, h): 0 for r in readings for h in holds}
     total = photos = 0
@@ -96,10 +99,10 @@ def main() -> None:
             for name, (lo, hi) in readings.items():
                 sliced = np.zeros(len(B), bool)
                 for j in others:
-                    sliced |= (s[j] > lo) & (s[j] < hi) if name == "no sliver" else (s[j] >= lo) & (s[j] <= hi)
+                    sliced |= (s[j] >= lo) & (s[j] <= hi) if name == "metric" else (s[j] > lo) & (s[j] < hi)
                 for hname, need in holds.items():
                     found[(name, hname)] += bool(((s[i] >= need) & ~sliced).any())
-    print(f"{photos} photos, {total} prominent subjects of the cut classes; crops of {args.ratio} "
+    print(f"{photos} photos with {total} prominent subjects of the cut classes; crops of {args.ratio} "
           f"covering <= {100 * rules.zoom_max:g} % of the frame, grid step {args.step:g} of the long side\n")
     print("| neighbours may not be held by | subject held >= | featurable |")
     print("|---|---|---|")

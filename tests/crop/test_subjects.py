@@ -431,3 +431,38 @@ def test_an_animal_or_vehicle_too_small_to_frame_is_never_sliced():
     assert sliced(CFG) == []
     # without the guard the person's best framing takes part of the car
     assert sliced(CFG.replace(direct=dataclasses.replace(CFG.direct, guard_area=1.0))) != []
+
+
+def test_a_close_up_may_leave_a_masked_neighbour_its_last_tenth_but_no_more():
+    from multicrop.crop.direct import close_ups
+    from multicrop.crop.scoring import ScoringContext, get_scorer
+
+    shape = (400, 900)
+
+    def rect(b):
+        m = np.zeros(shape, np.float32)
+        m[int(b.y):int(b.y2), int(b.x):int(b.x2)] = 1
+        return m
+
+    # a and b overlap: a close-up of a holds b too; the horse's box starts inside b's mask, so the
+    # close-up's edge must stop where b is held 91.6 % (under body_whole, over zoom_mask_whole).
+    a, b, horse = Box(100, 100, 100, 200), Box(190, 100, 95, 200), Box(278, 100, 322, 200)
+    dets = [Detection("person", "person", 1, a, 0.9, mask=rect(a)),
+            Detection("person", "person", 1, b, 0.85, mask=rect(b)),
+            Detection("animal", "horse", 19, horse, 0.8)]
+    sal = np.zeros(shape, np.float32)
+    ctx = ScoringContext(np.full((*shape, 3), 90, np.uint8), sal, ())
+
+    def ups(mask_whole):
+        cfg = CFG.replace(direct=dataclasses.replace(CFG.direct, zoom_mask_whole=mask_whole))
+        subs = find_subjects(sal, dets, config=cfg.direct)
+        return close_ups(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, 900, 400), min_side=16, ratios=cfg.ratios,
+                         subjects=[s for s in subs if s.importance > 0],
+                         guards=[s for s in subs if s.importance <= 0], chosen=[Box(0, 0, 600, 400)], n=3)
+
+    out = ups(0.9)
+    assert len(out) == 1
+    box = out[0][0].box
+    assert _mask_held(box, rect(a)) >= 0.99 and 0.9 <= _mask_held(box, rect(b)) < 0.99
+    assert _held(box, horse) <= DirectConfig().out_share
+    assert ups(0.99) == []

@@ -502,8 +502,14 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
         # An animal or vehicle partly behind another of its group (its weight: what shows of its box)
         # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.
         behind = [b for b in subjects[j].bodies if b is not unit and b.weight is not None and b.kind != "person"]
-        cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in bodies if not any(b is m for m in behind)],
+        others = [b for b in bodies if not any(b is m for m in behind)]
+        # A neighbour with a mask (an outline, not a loose box) may lose its last zoom_mask_whole of it.
+        masked = [b for b in others if b.weight is not None and b is not unit]
+        cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in others if not any(b is m for m in masked)],
                                     bounds, d, sats)
+        if masked:
+            more = _body_cuts(ctx, boxes, C, masked, bounds, dataclasses.replace(d, body_whole=d.zoom_mask_whole), sats)
+            cuts, portrait = cuts + more[0], portrait + more[1]
         if behind:
             more = _body_cuts(ctx, boxes, C, behind, bounds, dataclasses.replace(d, out_share=d.zoom_sliver), sats)
             cuts, portrait = cuts + more[0], portrait + more[1]

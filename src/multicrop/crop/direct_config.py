@@ -219,6 +219,13 @@ class DirectConfig(Serializable):
         behind the subject (its box ends higher in the frame; no mask) may
         show by up to this share of what is seen of it: a herd is framed so.
         On coco-subjects 0.1 adds one featured subject and no cut.
+    zoom_mask_whole : float
+        In a close-up, a neighbour with a mask (a person: an outline, not a
+        detector's loose box) counts as held whole from this share of its
+        mask on (the benchmark's own "whole" is 90 %); other crops keep
+        ``body_whole``.  On coco-subjects 0.9 gives the couple cutting a cake
+        their close-up (featured 28 -> 30 of 76, no cut more); 0.9 for every
+        crop instead cost covered 90.8 -> 88.2 % and two more person cuts.
     crowd_min, crowd_share : int, float
         At least ``crowd_min`` people, each under ``min_subject_area``, whose
         boxes grown by their height touch, are a crowd (a guard); no crop
@@ -307,6 +314,7 @@ class DirectConfig(Serializable):
     zoom_iou: float = 0.6
     zoom_relative: float = 0.25
     zoom_sliver: float = 0.1
+    zoom_mask_whole: float = 0.9
     crowd_min: int = 5
     crowd_share: float = 0.15
     detail_area: float = 0.02
@@ -329,7 +337,7 @@ class DirectConfig(Serializable):
                      "body_whole", "vehicle_weight", "object_weight", "max_blob_area", "saliency_outside",
                      "saliency_weight", "min_blob_importance", "min_blob_mean", "scene_share", "out_share", "part_share",
                      "min_headroom", "wide_share", "platform_share", "zoom_share", "zoom_min_area", "zoom_shrink",
-                     "zoom_iou", "zoom_relative", "zoom_sliver", "crowd_share", "detail_area", "detail_relative", "guard_area"):
+                     "zoom_iou", "zoom_relative", "zoom_sliver", "zoom_mask_whole", "crowd_share", "detail_area", "detail_relative", "guard_area"):
             _check_range(self, name, 0, 1)
         for name in ("headroom_weight", "lead_weight", "wide_weight"):
             _check_range(self, name, 0, 1e6)
