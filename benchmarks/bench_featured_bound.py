@@ -61,6 +61,49 @@ def held(masks: np.ndarray, B: np.ndarray) -> np.ndarray:
     return inside / np.maximum(totals[:, None], 1.0)
 
 
+def readings(rules: SubjectRules, d: DirectConfig) -> dict[str, tuple[float, float]]:
+    """Each reading of "slicing" a neighbour: the held shares it forbids (the metric's bounds included)."""
+    return {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.out_share, rules.whole),
+            "direct": (d.out_share, d.body_whole)}
+
+
+def featurable(masks: np.ndarray, categories, crowd, ratios, *, rules: SubjectRules | None = None,
+               direct: DirectConfig | None = None, step: float = 0.01) -> tuple[int, dict[tuple[str, str], int]]:
+    """Prominent subjects of one photo, and how many some crop features under each reading.
+
+    Returns ``(n, found)`` with ``found[(reading, hold)]`` the number of the
+    ``n`` prominent subjects of the cut classes that a crop of ``ratios``
+    covering at most ``rules.zoom_max`` of the frame holds by at least
+    ``hold`` ("90 %": ``rules.whole``; "99 %": ``direct.body_whole``) while
+    holding no other subject of the cut classes by a share its reading forbids.
+    """
+    rules, d = rules or SubjectRules(), direct or DirectConfig()
+    masks = np.asarray(masks, bool)
+    holds = {"90 %": rules.whole, "99 %": d.body_whole}
+    found = {(r, h): 0 for r in readings(rules, d) for h in holds}
+    if masks.ndim != 3 or len(masks) == 0:
+        return 0, found
+    n, H, W = masks.shape
+    shares = masks.reshape(n, -1).mean(axis=1)
+    cut_ids = set(rules.cut_ids)
+    cut = [not crowd[i] and categories[i] in cut_ids and rules.subject_min <= shares[i] <= rules.subject_max
+           for i in range(n)]
+    counted = [i for i in range(n) if cut[i] and shares[i] >= rules.prominent_min]
+    if not counted:
+        return 0, found
+    B = candidate_boxes(W, H, ratios, rules.zoom_max, step)
+    s = held(masks, B)
+    for i in counted:
+        for name, (lo, hi) in readings(rules, d).items():
+            sliced = np.zeros(len(B), bool)
+            for j in range(n):
+                if j != i and cut[j]:
+                    sliced |= (s[j] >= lo) & (s[j] <= hi) if name == "metric" else (s[j] > lo) & (s[j] < hi)
+            for hname, need in holds.items():
+                found[(name, hname)] += bool(((s[i] >= need) & ~sliced).any())
+    return len(counted), found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path, help="a YOLO-segmentation folder or a COCO instances JSON")
@@ -69,47 +112,29 @@ def main() -> None:
     args = ap.parse_args()
     rules, d = SubjectRules(), DirectConfig()
     ratios = parse_ratios(args.ratio)
-    cut_ids = set(rules.cut_ids)
-    readings = {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.out_share, rules.whole),
-                "direct": (d.out_share, d.body_whole)}
-    holds = {"90 %": rules.whole, "99 %": d.body_whole}
-    found = {(r, h): 0 for r in readings for h in holds}
+    found: dict[tuple[str, str], int] = {}
     total = photos = 0
     for photo in load_outlines(args.source):
         masks = np.asarray(photo.masks(), bool)
         if len(masks) == 0:
             continue
-        n, H, W = masks.shape
-        shares = masks.reshape(n, -1).mean(axis=1)
+        shares = masks.reshape(len(masks), -1).mean(axis=1)
         if int((shares >= rules.photo_object_min).sum()) < rules.photo_min_objects:
             continue
-        crowd = [o.crowd for o in photo.objects]
-        cats = photo.categories
-        cut = [not crowd[i] and cats[i] in cut_ids and rules.subject_min <= shares[i] <= rules.subject_max
-               for i in range(n)]
-        counted = [cut[i] and shares[i] >= rules.prominent_min for i in range(n)]
-        if not any(counted):
-            continue
-        photos += 1
-        B = candidate_boxes(W, H, ratios, rules.zoom_max, args.step)
-        s = held(masks, B)
-        for i in np.flatnonzero(counted):
-            total += 1
-            others = [j for j in range(n) if j != i and cut[j]]
-            for name, (lo, hi) in readings.items():
-                sliced = np.zeros(len(B), bool)
-                for j in others:
-                    sliced |= (s[j] >= lo) & (s[j] <= hi) if name == "metric" else (s[j] > lo) & (s[j] < hi)
-                for hname, need in holds.items():
-                    found[(name, hname)] += bool(((s[i] >= need) & ~sliced).any())
+        n, got = featurable(masks, photo.categories, [o.crowd for o in photo.objects], ratios, rules=rules,
+                            direct=d, step=args.step)
+        photos += bool(n)
+        total += n
+        for key, v in got.items():
+            found[key] = found.get(key, 0) + v
     print(f"{photos} photos with {total} prominent subjects of the cut classes; crops of {args.ratio} "
           f"covering <= {100 * rules.zoom_max:g} % of the frame, grid step {args.step:g} of the long side\n")
     print("| neighbours may not be held by | subject held >= | featurable |")
     print("|---|---|---|")
+    spans = readings(rules, d)
     for (name, hname), v in found.items():
-        lo, hi = readings[name]
-        span = f"{100 * lo:g}-{100 * hi:g} % ({name})"
-        print(f"| {span} | {hname} | {v} of {total} ({100 * v / max(total, 1):.1f} %) |")
+        lo, hi = spans[name]
+        print(f"| {100 * lo:g}-{100 * hi:g} % ({name}) | {hname} | {v} of {total} ({100 * v / max(total, 1):.1f} %) |")
 
 
 if __name__ == "__main__":

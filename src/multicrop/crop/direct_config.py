@@ -225,7 +225,8 @@ class DirectConfig(Serializable):
         mask on (the benchmark's own "whole" is 90 %); other crops keep
         ``body_whole``.  On coco-subjects 0.9 gives the couple cutting a cake
         their close-up (featured 28 -> 30 of 76, no cut more); 0.9 for every
-        crop instead cost covered 90.8 -> 88.2 % and two more person cuts.
+        crop instead cost covered 90.8 -> 88.2 %, one person cut and two
+        subject cuts more.
     crowd_min, crowd_share : int, float
         At least ``crowd_min`` people, each under ``min_subject_area``, whose
         boxes grown by their height touch, are a crowd (a guard); no crop
@@ -238,11 +239,11 @@ class DirectConfig(Serializable):
         scene (a tap, a range hood, a microwave beside the cooks): no crop of
         its own, said in the notes when no crop holds it; a fixed ``k`` still
         frames it, and so does a photo of salient subjects alone (a boat far
-        out beside a headland may be the point of it).  On coco-subjects (k auto) the
-        empty crops fall from 7 of 89 to 3 of 82 and nothing else changes by
-        a crop; on carousel-synth (a fixed k) the same rule at a fixed k
-        costs kIoU@0.5 0.437 -> 0.411, hence auto only.  ``detail_area`` 0
-        turns it off.
+        out beside a headland may be the point of it).  On coco-subjects
+        (k auto) the empty crops fall from 7 of 89 to 3 of 82 and no other
+        count changes; applied to a fixed k as well it cost carousel-synth
+        (k given) kIoU@0.5 0.437 -> 0.411, hence auto only.  ``detail_area``
+        0 turns it off.
     guard_area : float
         An animal or vehicle detected with at least ``guard_score`` that
         covers from ``guard_area`` up to ``min_subject_area`` of the frame is
@@ -337,7 +338,8 @@ class DirectConfig(Serializable):
                      "body_whole", "vehicle_weight", "object_weight", "max_blob_area", "saliency_outside",
                      "saliency_weight", "min_blob_importance", "min_blob_mean", "scene_share", "out_share", "part_share",
                      "min_headroom", "wide_share", "platform_share", "zoom_share", "zoom_min_area", "zoom_shrink",
-                     "zoom_iou", "zoom_relative", "zoom_sliver", "zoom_mask_whole", "crowd_share", "detail_area", "detail_relative", "guard_area"):
+                     "zoom_iou", "zoom_relative", "zoom_sliver", "zoom_mask_whole", "crowd_share", "detail_area",
+                     "detail_relative", "guard_area"):
             _check_range(self, name, 0, 1)
         for name in ("headroom_weight", "lead_weight", "wide_weight"):
             _check_range(self, name, 0, 1e6)
