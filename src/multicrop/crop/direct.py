@@ -503,8 +503,8 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
         # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.
         behind = [b for b in subjects[j].bodies if b is not unit and b.weight is not None and b.kind != "person"]
         others = [b for b in bodies if not any(b is m for m in behind)]
-        # A neighbour with a mask (an outline, not a loose box) counts as whole from zoom_mask_whole of it.
-        masked = [b for b in others if b.weight is not None and b is not unit]
+        # A person beside it with a mask (an outline, not a loose box) counts as whole from zoom_mask_whole of it.
+        masked = [b for b in others if b.kind == "person" and b.weight is not None and b is not unit]
         cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in others if not any(b is m for m in masked)],
                                     bounds, d, sats)
         if masked:
