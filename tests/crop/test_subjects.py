@@ -466,3 +466,20 @@ def test_a_close_up_may_leave_a_masked_neighbour_its_last_tenth_but_no_more():
     assert _mask_held(box, rect(a)) >= 0.99 and 0.9 <= _mask_held(box, rect(b)) < 0.99
     assert _held(box, horse) <= DirectConfig().out_share
     assert ups(0.99) == []
+
+
+def test_a_small_body_is_a_detail_only_beside_a_larger_detected_one_not_beside_a_bright_patch():
+    shape = (600, 900)
+    img = _photo(shape)
+    plane = Detection("vehicle", "airplane", 5, Box(650, 100, 100, 80), 0.8)   # 1.5 % of the frame
+    sal = np.zeros(shape, np.float32)
+    sal[300:550, 50:450] = 1.0                                                 # a bright island: 18.5 %
+    a = analyse(img, CFG, detections=[plane])
+    a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, [plane], config=CFG.direct))
+    assert sorted(s.kind for s in a.subjects) == ["salient", "vehicle"]
+    res = crop_photo(img, CFG, analysis=a)
+    assert len(res.crops) == 2 and any(_held(c.box, plane.box) >= 0.99 for c in res.crops)
+    # beside a larger detected body the same plane is a detail
+    big = Detection("vehicle", "airplane", 5, Box(50, 300, 400, 250), 0.8)
+    res, _ = _crop_quiet(img, [plane, big])
+    assert len(res.crops) == 1 and any("1 small subject" in n for n in res.notes)

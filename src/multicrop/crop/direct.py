@@ -381,11 +381,13 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     q = np.maximum(q - d.other_weight * ((1 - onehot) * imp[None, :] * shares).sum(1), 0.0)
 
     focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
-    # k auto, beside detected subjects: one far smaller than the largest is a detail, not a slide of its own.
+    # k auto, beside detected subjects: one far smaller than the largest is a detail, not a slide of its own
+    # (a person, animal or vehicle only beside a larger detected one: a bright patch of sky does not count).
     box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
-    detail = ((box_area < d.detail_area) & (box_area < d.detail_relative * box_area.max())
-              & np.array([s.kind != "focus" for s in subs])
-              & (auto and any(s.source == "detector" for s in subs)))
+    detected = np.array([s.source == "detector" for s in subs])
+    largest = np.where([s.is_body for s in subs], box_area[detected].max(initial=0.0), box_area.max())
+    detail = ((box_area < d.detail_area) & (box_area < d.detail_relative * largest)
+              & np.array([s.kind != "focus" for s in subs]) & (auto and bool(detected.any())))
     covered = np.zeros(len(subs))
     chosen: list[int] = []
     gains: list[float] = []
