@@ -347,6 +347,16 @@ def test_an_animal_behind_another_weighs_what_shows_of_it_and_the_one_in_front_g
                                                                                cfg=strict)[0].crops[1:])
 
 
+def test_two_overlapping_boxes_that_end_level_are_not_one_behind_the_other():
+    sal = np.zeros((560, 600), np.float32)
+    # a detector's fragment beside the whole animal ends 11 px lower: under a tenth of the whole one's height
+    fragment, whole = _animal(280, 96, 156, 275), _animal(372, 64, 228, 296)
+    group = find_subjects(sal, [fragment, whole])[0]
+    assert len(group.members) == 2 and all(m.weight is None for m in group.members)
+    level = DirectConfig(behind_margin=0.0)
+    assert any(m.weight is not None for m in find_subjects(sal, [fragment, whole], config=level)[0].members)
+
+
 def test_a_close_up_follows_the_crop_of_its_own_subject():
     shape = (560, 900)
     a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))

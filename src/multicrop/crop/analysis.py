@@ -40,7 +40,8 @@ __all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "
            "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
-#: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards.
+#: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards; a body is behind
+#: another only when the other's box ends lower by ``behind_margin`` of its height.
 SUBJECTS_VERSION = "subjects-3"
 
 

@@ -308,12 +308,13 @@ def _near(a: Box, b: Box, margin: float) -> bool:
     return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > 0.03 * max(b.area, 1e-9)
 
 
-def _visible_parts(members: list[Subject], w: int, h: int) -> list[Subject]:
+def _visible_parts(members: list[Subject], w: int, h: int, margin: float = 0.1) -> list[Subject]:
     """Members of a group with the part of them that bodies in front hide taken out of their weight.
 
     Where the box of a body with no mask overlaps another body's box that
-    ends lower in the frame (nearer the bottom: nearer the camera on level
-    ground), that other one is in front, and the overlap is its own.  A body behind
+    ends lower in the frame by at least ``margin`` of its own height (nearer
+    the bottom: nearer the camera on level ground; two boxes of one animal
+    end level), that other one is in front, and the overlap is its own.  A body behind
     then weighs only what shows of its box, so a close-up of the one in front
     does not count as slicing the one behind it.
     """
@@ -321,7 +322,7 @@ def _visible_parts(members: list[Subject], w: int, h: int) -> list[Subject]:
         return members
     out = []
     for m in members:
-        fronts = [o for o in members if o is not m and o.is_body and o.box.y2 > m.box.y2 + 1e-6
+        fronts = [o for o in members if o is not m and o.is_body and o.box.y2 > m.box.y2 + margin * m.box.h + 1e-6
                   and _overlap(m.box, o.box) > 0]
         if m.weight is not None or not m.is_body or not fronts:
             out.append(m)
@@ -401,7 +402,7 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
                if d.kind in floors and d.score >= min(floors[d.kind], cfg.guard_score if d.kind in BODY_KINDS else 1)
                and _area_share(d.box.clip(w, h), frame) >= cfg.min_subject_area]
     items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.max_object_area]
-    groups = [_visible_parts([items[i] for i in g], w, h)
+    groups = [_visible_parts([items[i] for i in g], w, h, cfg.behind_margin)
               for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
