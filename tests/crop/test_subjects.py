@@ -493,3 +493,24 @@ def test_a_small_body_is_a_detail_only_beside_a_larger_detected_one_not_beside_a
     big = Detection("vehicle", "airplane", 5, Box(50, 300, 400, 250), 0.8)
     res, _ = _crop_quiet(img, [plane, big])
     assert len(res.crops) == 1 and any("1 small subject" in n for n in res.notes)
+
+
+def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
+    shape = (600, 900)
+    img = _photo(shape)
+    person = _person(80, 100, 200, 420)                      # 15.6 % of the frame
+
+    def crops(blob: Box, **direct):
+        sal = np.zeros(shape, np.float32)
+        sal[int(blob.y):int(blob.y2), int(blob.x):int(blob.x2)] = 1.0
+        cfg = CFG.replace(direct=dataclasses.replace(CFG.direct, **direct))
+        a = analyse(img, cfg, detections=[person])
+        a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, [person], config=cfg.direct))
+        assert sorted(s.kind for s in a.subjects) == ["person", "salient"]
+        return crop_photo(img, cfg, analysis=a).crops
+
+    tap = Box(600, 60, 200, 150)                             # 5.6 %: no detail by size alone
+    assert len(crops(tap)) == 1
+    assert len(crops(tap, salient_detail=0.0)) == 2
+    arch = Box(450, 50, 420, 300)                            # larger than the person's box: its own slide
+    assert len(crops(arch)) == 2

@@ -382,12 +382,16 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
 
     focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
     # k auto, beside detected subjects: one far smaller than the largest is a detail, not a slide of its own
-    # (a person, animal or vehicle only beside a larger detected one: a bright patch of sky does not count).
+    # (a person, animal or vehicle only beside a larger detected one: a bright patch of sky does not count);
+    # so is a thing no detector names beside a larger person, animal or vehicle (a tap beside a figure).
     box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
     detected = np.array([s.source == "detector" for s in subs])
-    largest = np.where([s.is_body for s in subs], box_area[detected].max(initial=0.0), box_area.max())
-    detail = ((box_area < d.detail_area) & (box_area < d.detail_relative * largest)
-              & np.array([s.kind != "focus" for s in subs]) & (auto and bool(detected.any())))
+    body = np.array([s.is_body for s in subs])
+    largest = np.where(body, box_area[detected].max(initial=0.0), box_area.max())
+    salient = np.array([s.kind == "salient" for s in subs])
+    detail = (((box_area < d.detail_area) & (box_area < d.detail_relative * largest))
+              | (salient & (box_area < d.salient_detail * box_area[body].max(initial=0.0))))
+    detail &= np.array([s.kind != "focus" for s in subs]) & (auto and bool(detected.any()))
     covered = np.zeros(len(subs))
     chosen: list[int] = []
     gains: list[float] = []

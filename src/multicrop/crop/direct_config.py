@@ -253,6 +253,15 @@ class DirectConfig(Serializable):
         count changes; applied to a fixed k as well it cost carousel-synth
         (k given) kIoU@0.5 0.437 -> 0.411, hence auto only.  ``detail_area``
         0 turns it off.
+    salient_detail : float
+        ``k="auto"``: a salient subject (a thing no detector names) whose box
+        is smaller than this share of the largest detected person's,
+        animal's or vehicle's is a detail beside it too (a tap beside a toy
+        figure), whatever its size; larger ones keep
+        their slide (an island under an airplane, a triumphal arch above a
+        street).  On coco-subjects empty crops 3 -> 2 of 82 (the tap), no
+        other count changed; on the other 45 photos nothing changed.  0 turns
+        it off.
     guard_area : float
         An animal or vehicle detected with at least ``guard_score`` that
         covers from ``guard_area`` up to ``min_subject_area`` of the frame is
@@ -330,6 +339,7 @@ class DirectConfig(Serializable):
     crowd_share: float = 0.15
     detail_area: float = 0.02
     detail_relative: float = 0.25
+    salient_detail: float = 1.0
     guard_area: float = 0.003
 
     def __post_init__(self) -> None:
@@ -349,7 +359,7 @@ class DirectConfig(Serializable):
                      "saliency_weight", "min_blob_importance", "min_blob_mean", "scene_share", "out_share", "part_share",
                      "min_headroom", "wide_share", "platform_share", "zoom_share", "zoom_min_area", "zoom_shrink",
                      "zoom_iou", "zoom_relative", "zoom_sliver", "zoom_mask_whole", "behind_margin", "crowd_share",
-                     "detail_area", "detail_relative", "guard_area"):
+                     "detail_area", "detail_relative", "salient_detail", "guard_area"):
             _check_range(self, name, 0, 1)
         for name in ("headroom_weight", "lead_weight", "wide_weight"):
             _check_range(self, name, 0, 1e6)
