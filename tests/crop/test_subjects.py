@@ -408,7 +408,7 @@ def test_k_auto_gives_a_small_detail_no_crop_of_its_own_and_a_fixed_k_frames_it(
     res, _ = _crop_quiet(img, [person, dog])
     assert len(res.crops) == 1 and _held(res.crops[0].box, person.box) >= 0.99
     assert _held(res.crops[0].box, dog.box) <= 0.01
-    assert any("1 small subject (under 2 % of the photo) not framed" in n for n in res.notes)
+    assert "1 small subject beside larger ones not framed: k auto leaves details out; a fixed k frames them" in res.notes
     # the rule switched off, or a fixed k: the dog gets its crop
     off = CFG.replace(direct=dataclasses.replace(CFG.direct, detail_area=0.0))
     for cfg in (off, CFG.replace(k=2)):

@@ -86,7 +86,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "salient_blobs", "direct_pool", 
 #: of its own, headroom and lead room, crops of 1,080 px where the photo allows.
 #: direct-5: close-ups of bodies the other crops show only wide; crowds are guards; no sliver of a body
 #: (``out_share`` 0.01) and a body held whole means 99 % of it; a texture's salient fragments are no subjects.
-#: direct-6: with ``k="auto"`` a subject far smaller than the largest is a detail with no crop of its own.
+#: direct-6: with ``k="auto"`` a subject far smaller than the largest (a salient one: smaller than a body
+#: beside it) is a detail with no crop of its own; a close-up may hold a person beside it by 90 % of the mask.
 DIRECT_VERSION = "direct-6"
 
 
@@ -449,8 +450,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         notes.append(f"{_plural(len(closer), 'close-up')} of a subject another crop shows whole")
     left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
     if left:
-        notes.append(f"{_plural(len(left), 'small subject')} (under {100 * d.detail_area:g} % of the photo) "
-                     "not framed: k auto leaves details out; a fixed k frames them")
+        notes.append(f"{_plural(len(left), 'small subject')} beside larger ones not framed: "
+                     "k auto leaves details out; a fixed k frames them")
     if focus and crops:
         notes.append("the focus given is held by the first crop")
     notes += _size_notes([c.box for c in crops], scale, bounds, d)

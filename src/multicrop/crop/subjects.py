@@ -312,9 +312,9 @@ def _visible_parts(members: list[Subject], w: int, h: int, margin: float = 0.1) 
     """Members of a group with the part of them that bodies in front hide taken out of their weight.
 
     Where the box of a body with no mask overlaps another body's box that
-    ends lower in the frame by at least ``margin`` of its own height (nearer
-    the bottom: nearer the camera on level ground; two boxes of one animal
-    end level), that other one is in front, and the overlap is its own.  A body behind
+    ends lower in the frame by at least ``margin`` of the first one's height
+    (nearer the bottom: nearer the camera on level ground; two boxes of one
+    animal end level), that other one is in front, and the overlap is its own.  A body behind
     then weighs only what shows of its box, so a close-up of the one in front
     does not count as slicing the one behind it.
     """
