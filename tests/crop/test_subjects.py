@@ -514,3 +514,17 @@ def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
     assert len(crops(tap, salient_detail=0.0)) == 2
     arch = Box(450, 50, 420, 300)                            # larger than the person's box: its own slide
     assert len(crops(arch)) == 2
+
+
+def test_a_crop_that_must_cut_says_why_and_one_that_need_not_says_nothing():
+    shape = (600, 600)
+    img = _photo(shape)
+    # a horse wider than any 2:3 crop and taller than any 3:2 crop of the square photo
+    horse = Detection("animal", "horse", 19, Box(20, 20, 560, 560), 0.9)
+    res, _ = _crop_quiet(img, [horse])
+    assert len(res.crops) == 1 and _held(res.crops[0].box, horse.box) < 0.99
+    assert res.notes[0] == ("crop 1 cuts through 1 person, animal or vehicle: no candidate of the allowed ratios "
+                            "frames the horse without a cut")
+    small = Detection("animal", "horse", 19, Box(100, 100, 300, 300), 0.9)
+    res, _ = _crop_quiet(img, [small])
+    assert _held(res.crops[0].box, small.box) >= 0.99 and not any("cuts" in n for n in res.notes)

@@ -454,6 +454,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
                      "k auto leaves details out; a fixed k frames them")
     if focus and crops:
         notes.append("the focus given is held by the first crop")
+    notes += _cut_notes(crops, [(scored[i], int(main[i]), cuts[i], portrait[i]) for i in chosen], subs)
     notes += _size_notes([c.box for c in crops], scale, bounds, d)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains))
@@ -602,6 +603,23 @@ def _shortlist(i: int, chosen: list[int], boxes: list[Box], shares: np.ndarray, 
         if j != i and iou_matrix([boxes[j]], [boxes[t] for t in kept]).max() <= d.shortlist_iou:
             kept.append(int(j))
     return kept
+
+
+def _cut_notes(crops: list[ScoredCrop], picked: list[tuple[ScoredCrop, int, float, float]],
+               subjects: list[Subject]) -> list[str]:
+    """Why a crop cuts a body: only where no crop of the allowed ratios frames its subject without one."""
+    out = []
+    for crop, j, cut, portrait in picked:
+        if cut <= 0 and portrait <= 0:
+            continue
+        at = next(n for n, c in enumerate(crops) if c is crop) + 1
+        what = subjects[j].label or subjects[j].kind
+        n = int(cut)
+        how = ("cuts a person at a portrait line" if n <= 0 else
+               "cuts through 1 person, animal or vehicle" if n == 1 else
+               f"cuts through {n} people, animals or vehicles")
+        out.append(f"crop {at} {how}: no candidate of the allowed ratios frames the {what} without a cut")
+    return out
 
 
 def _plural(n: int, word: str) -> str:
