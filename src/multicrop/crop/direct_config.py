@@ -244,8 +244,8 @@ class DirectConfig(Serializable):
         covers less than ``detail_area`` of the photo and less than
         ``detail_relative`` of the largest subject's box (for a person, animal
         or vehicle: of the largest detected one's, so an airplane over a
-        bright island keeps its slide) is a detail of the scene (a tap, a
-        range hood, a microwave beside the cooks): no crop of
+        bright island keeps its slide) is a detail of the scene (a range
+        hood, a pan, a microwave beside the cooks): no crop of
         its own, said in the notes when no crop holds it; a fixed ``k`` still
         frames it, and so does a photo of salient subjects alone (a boat far
         out beside a headland may be the point of it).  On coco-subjects
