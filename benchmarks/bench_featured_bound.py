@@ -33,6 +33,7 @@ from multicrop.crop.config import DirectConfig
 from multicrop.datasets.outlines import load_outlines
 from multicrop.evaluation.subjects.metrics import SubjectRules
 from multicrop.geometry import parse_ratios
+from multicrop.measures import box_sums, summed_area_table
 
 
 def candidate_boxes(W: int, H: int, ratios, zoom_max: float, step: float) -> np.ndarray:
@@ -53,12 +54,11 @@ def candidate_boxes(W: int, H: int, ratios, zoom_max: float, step: float) -> np.
 
 def held(masks: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``held[i, j]``: the share of object i's pixels inside box j (summed-area tables)."""
-    n, H, W = masks.shape
-    sat = np.zeros((n, H + 1, W + 1))
-    sat[:, 1:, 1:] = masks.astype(np.float64).cumsum(1).cumsum(2)
-    inside = sat[:, B[:, 3], B[:, 2]] - sat[:, B[:, 1], B[:, 2]] - sat[:, B[:, 3], B[:, 0]] + sat[:, B[:, 1], B[:, 0]]
-    totals = sat[:, H, W]
-    return inside / np.maximum(totals[:, None], 1.0)
+    out = np.zeros((len(masks), len(B)))
+    for i, m in enumerate(masks):
+        sat = summed_area_table(m.astype(np.float64))
+        out[i] = box_sums(sat, B[:, 0], B[:, 1], B[:, 2], B[:, 3]) / max(sat[-1, -1], 1.0)
+    return out
 
 
 def readings(rules: SubjectRules, d: DirectConfig) -> dict[str, tuple[float, float]]:

@@ -508,19 +508,18 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds
         C = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
         whole = _shares(ctx, boxes, [unit])[:, 0] >= d.body_whole - 1e-9
         # An animal or vehicle partly behind another of its group (its weight: what shows of its box)
-        # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.
+        # may show by up to zoom_sliver in a close-up of one in front: a herd is framed so.  A person
+        # beside it with a mask (an outline, not a loose box) counts as whole from zoom_mask_whole of it.
         behind = [b for b in subjects[j].bodies if b is not unit and b.weight is not None and b.kind != "person"]
-        others = [b for b in bodies if not any(b is m for m in behind)]
-        # A person beside it with a mask (an outline, not a loose box) counts as whole from zoom_mask_whole of it.
-        masked = [b for b in others if b.kind == "person" and b.weight is not None and b is not unit]
-        cuts, portrait = _body_cuts(ctx, boxes, C, [b for b in others if not any(b is m for m in masked)],
-                                    bounds, d, sats)
-        if masked:
-            more = _body_cuts(ctx, boxes, C, masked, bounds, dataclasses.replace(d, body_whole=d.zoom_mask_whole), sats)
-            cuts, portrait = cuts + more[0], portrait + more[1]
-        if behind:
-            more = _body_cuts(ctx, boxes, C, behind, bounds, dataclasses.replace(d, out_share=d.zoom_sliver), sats)
-            cuts, portrait = cuts + more[0], portrait + more[1]
+        masked = [b for b in bodies if b.kind == "person" and b.weight is not None and b is not unit]
+        rules = [(behind, dataclasses.replace(d, out_share=d.zoom_sliver)),
+                 (masked, dataclasses.replace(d, body_whole=d.zoom_mask_whole)),
+                 ([b for b in bodies if not any(b is m for m in behind + masked)], d)]
+        cuts, portrait = np.zeros(len(boxes)), np.zeros(len(boxes))
+        for group, rule in rules:
+            if group:
+                more = _body_cuts(ctx, boxes, C, group, bounds, rule, sats)
+                cuts, portrait = cuts + more[0], portrait + more[1]
         apart = iou_matrix(boxes, taken).max(axis=1) <= d.zoom_iou
         ok = whole & (cuts == 0) & (portrait == 0) & apart
         if not ok.any():
@@ -644,8 +643,8 @@ def _fill(boxes: list[Box], scored: list[ScoredCrop], chosen: list[int], k: int,
     for i in order:
         if len(kept) >= k:
             break
-        if i not in kept and all(iou_matrix([boxes[i]], [boxes[j]])[0, 0] <= nms_iou for j in kept) and all(
-                iou_matrix([boxes[i]], [b])[0, 0] <= nms_iou for b in also):
+        if i not in kept and all(iou_matrix([boxes[i]], [b])[0, 0] <= nms_iou
+                                 for b in [boxes[j] for j in kept] + list(also)):
             kept.append(i)
     if len(kept) < k:  # even suppression leaves too few: take the best remaining anyway
         kept += [i for i in order if i not in kept][: k - len(kept)]

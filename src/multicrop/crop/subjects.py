@@ -30,7 +30,7 @@ package (the partitioner and the blob-cut metric use it too).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -331,8 +331,7 @@ def _visible_parts(members: list[Subject], w: int, h: int, margin: float = 0.1) 
         _fill_box(weight, m.box, 1.0)
         for o in fronts:
             _fill_box(weight, o.box, 0.0)
-        out.append(m if float(weight.sum()) < 1.0 else
-                   Subject(m.kind, m.box, m.confidence, m.importance, m.source, m.label, weight, m.keypoints))
+        out.append(m if float(weight.sum()) < 1.0 else replace(m, weight=weight))
     return out
 
 
