@@ -12,10 +12,10 @@ readings of "slicing":
 
 - **metric**: the benchmark's own rule, a neighbour held by 15-85 %;
 - **no sliver**: the real-photo issue's "never a sliver of a body at the
-  edge": a neighbour held by more than 1 % (``DirectConfig.out_share``) and
+  edge": a neighbour held by more than 1 % (``NoSlicedBody.sliver``) and
   less than the metric's 90 % ("whole");
 - **direct**: direct selection's own rule, more than 1 % and less than 99 %
-  (``DirectConfig.body_whole``: a detector's box is looser than an outline).
+  (``NoSlicedBody.whole``: a detector's box is looser than an outline).
 
 and two readings of "holds it": the metric's 90 % and direct's 99 %.  No
 detector, no saliency: perfect knowledge of every outline.  A strategy
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from multicrop.crop.config import DirectConfig
+from multicrop.crop.direct.rules import NoSlicedBody
 from multicrop.datasets.outlines import load_outlines
 from multicrop.evaluation.subjects.metrics import SubjectRules
 from multicrop.geometry import parse_ratios
@@ -61,25 +61,25 @@ def held(masks: np.ndarray, B: np.ndarray) -> np.ndarray:
     return out
 
 
-def readings(rules: SubjectRules, d: DirectConfig) -> dict[str, tuple[float, float]]:
+def readings(rules: SubjectRules, d: NoSlicedBody) -> dict[str, tuple[float, float]]:
     """Each reading of "slicing" a neighbour: the held shares it forbids (the metric's bounds included)."""
-    return {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.out_share, rules.whole),
-            "direct": (d.out_share, d.body_whole)}
+    return {"metric": (rules.slice_min, rules.slice_max), "no sliver": (d.sliver, rules.whole),
+            "direct": (d.sliver, d.whole)}
 
 
 def featurable(masks: np.ndarray, categories, crowd, ratios, *, rules: SubjectRules | None = None,
-               direct: DirectConfig | None = None, step: float = 0.01) -> tuple[int, dict[tuple[str, str], int]]:
+               direct: NoSlicedBody | None = None, step: float = 0.01) -> tuple[int, dict[tuple[str, str], int]]:
     """Prominent subjects of one photo, and how many some crop features under each reading.
 
     Returns ``(n, found)`` with ``found[(reading, hold)]`` the number of the
     ``n`` prominent subjects of the cut classes that a crop of ``ratios``
     covering at most ``rules.zoom_max`` of the frame holds by at least
-    ``hold`` ("90 %": ``rules.whole``; "99 %": ``direct.body_whole``) while
+    ``hold`` ("90 %": ``rules.whole``; "99 %": ``direct.whole``) while
     holding no other subject of the cut classes by a share its reading forbids.
     """
-    rules, d = rules or SubjectRules(), direct or DirectConfig()
+    rules, d = rules or SubjectRules(), direct or NoSlicedBody()
     masks = np.asarray(masks, bool)
-    holds = {"90 %": rules.whole, "99 %": d.body_whole}
+    holds = {"90 %": rules.whole, "99 %": d.whole}
     found = {(r, h): 0 for r in readings(rules, d) for h in holds}
     if masks.ndim != 3 or len(masks) == 0:
         return 0, found
@@ -110,7 +110,7 @@ def main() -> None:
     ap.add_argument("--ratio", default="2:3,3:2")
     ap.add_argument("--step", type=float, default=0.01, help="grid step, share of the long side")
     args = ap.parse_args()
-    rules, d = SubjectRules(), DirectConfig()
+    rules, d = SubjectRules(), NoSlicedBody()
     ratios = parse_ratios(args.ratio)
     found: dict[tuple[str, str], int] = {}
     total = photos = 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from multicrop.crop.config import CropConfig, DirectConfig
-from multicrop.crop.direct import salient_blobs, select_direct
+from multicrop.crop.config import CropConfig, SelectionConfig, SubjectConfig
+from multicrop.crop.direct import select_direct
+from multicrop.crop.direct.rules import NoHalfSalient
+from multicrop.crop.subjects import salient_blobs
 from multicrop.crop.pipeline import crop_photo
 from multicrop.crop.scoring import ScoringContext, get_scorer
 from multicrop.errors import InvalidParameterError
@@ -148,11 +150,11 @@ def test_config_validation():
         CropConfig(k="auto", strategy="partition")
     with pytest.raises(InvalidParameterError, match="k must be an integer >= 1 or 'auto', got 'many'"):
         CropConfig(k="many", strategy="direct")
-    with pytest.raises(InvalidParameterError, match="hold_share must be <= whole_share"):
-        DirectConfig(hold_share=0.95, whole_share=0.9)
+    with pytest.raises(InvalidParameterError, match="NoHalfSalient.hold must be <= whole"):
+        NoHalfSalient(hold=0.95, whole=0.9)
     with pytest.raises(InvalidParameterError, match="max_k"):
         CropConfig(strategy="direct", max_k=0)
-    cfg = CropConfig(k="auto", strategy="direct", direct=DirectConfig(min_gain=0.3))
+    cfg = CropConfig(k="auto", strategy="direct", selection=SelectionConfig().set(objective__min_gain=0.3))
     assert CropConfig.from_dict(cfg.to_dict()) == cfg and cfg.min_k == 1
 
 
@@ -223,7 +225,7 @@ def test_a_thin_faint_subject_is_a_weak_blob_and_faint_noise_is_not():
     rng = np.random.default_rng(0)
     ys, xs = rng.integers(0, 300, 40), rng.integers(0, 300, 40)
     sal[ys, xs] = np.maximum(sal[ys, xs], 0.1)
-    strong_only, _ = salient_blobs(sal, config=DirectConfig(weak_peak=0.5))
+    strong_only, _ = salient_blobs(sal, config=SubjectConfig().set(blobs__weak_peak=0.5))
     assert len(strong_only) == 1  # peak below min_peak and mass below min_blob_share: noise before direct-3
     blobs, labels = salient_blobs(sal)
     assert len(blobs) == 2
@@ -246,7 +248,7 @@ def test_a_square_subject_takes_the_photos_orientation():
         _ellipse(sal, w / 2, h / 2, 50, 50)
         sel, _ = _select(sal, 1)
         assert (sel.crops[0].box.w > sel.crops[0].box.h) == landscape
-        off, _ = _select(sal, 1, direct=DirectConfig(photo_orientation=0.0))
+        off, _ = _select(sal, 1, selection=SelectionConfig().set(photo_orientation__weight=0.0))
         on_score = sel.crops[0].score
         assert off.crops[0].score == pytest.approx(on_score, abs=0.05)  # the prior breaks a near tie
 
@@ -262,21 +264,21 @@ def test_a_faint_haze_heavier_than_the_subject_is_not_a_subject_and_weak_ones_ar
     for x in range(200, 580, 40):      # ten faint specks, each a possible weak subject
         specks[300:316, x:x + 16] = 0.3
     blobs, _ = salient_blobs(specks)
-    assert len(blobs) == 1 + DirectConfig().max_weak
+    assert len(blobs) == 1 + SubjectConfig().blobs.max_weak
     assert all(b.importance <= 1.0 for b in blobs)
-    assert len(salient_blobs(specks, config=DirectConfig(max_weak=0))[0]) == 1
+    assert len(salient_blobs(specks, config=SubjectConfig().set(blobs__max_weak=0))[0]) == 1
 
 
 def test_square_photos_and_square_crops_take_no_orientation_bonus():
     sal = np.zeros((400, 400), np.float32)
     _ellipse(sal, 200, 200, 60, 60)
     on, _ = _select(sal, 1, ratios="4:5,1:1,1.91:1")
-    off, _ = _select(sal, 1, ratios="4:5,1:1,1.91:1", direct=DirectConfig(photo_orientation=0.0))
+    off, _ = _select(sal, 1, ratios="4:5,1:1,1.91:1", selection=SelectionConfig().set(photo_orientation__weight=0.0))
     assert on.crops == off.crops  # a square photo has no orientation to share
     wide = np.zeros((300, 600), np.float32)
     _ellipse(wide, 300, 150, 60, 60)
     sq_on, _ = _select(wide, 1, ratios="1:1")
-    sq_off, _ = _select(wide, 1, ratios="1:1", direct=DirectConfig(photo_orientation=0.0))
+    sq_off, _ = _select(wide, 1, ratios="1:1", selection=SelectionConfig().set(photo_orientation__weight=0.0))
     assert [c.score for c in sq_on.crops] == [c.score for c in sq_off.crops]
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from multicrop.crop.analysis import analyse, parse_focus, settings_key, with_focus
-from multicrop.crop.config import CropConfig, DirectConfig
+from multicrop.crop.config import CropConfig, SelectionConfig, SubjectConfig
 from multicrop.crop.pipeline import crop_photo, pipeline_versions
 from multicrop.crop.subjects import Subject, connected_components, facing, find_subjects, portrait_lines
 from multicrop.detectors.types import Detection
@@ -70,7 +70,7 @@ def test_salient_blob_inside_a_detection_is_not_a_subject_but_one_apart_is():
     salient = next(s for s in subs if s.kind == "salient")
     assert salient.box == Box(650, 150, 100, 150)
     # importance among the blobs (3/4 of the person's saliency mass: 0.75 ** 0.25) times saliency_weight
-    assert salient.importance == pytest.approx(DirectConfig().saliency_weight * 0.75 ** 0.25)
+    assert salient.importance == pytest.approx(SubjectConfig().importance.salient * 0.75 ** 0.25)
 
 
 def test_plain_background_is_never_a_subject():
@@ -83,11 +83,10 @@ def test_no_crop_slices_a_person_or_leaves_a_sliver():
     dets = [_person(100, 120, 130, 420), _person(330, 100, 130, 440), _person(650, 150, 120, 380)]
     res, a = _crop(img, dets)
     assert len(res.crops) >= 2
-    d = DirectConfig()
     for c in res.crops:
         for det in dets:
             h = _held(c.box, det.box)
-            assert h <= d.out_share or h >= d.body_whole, (c.box, det.box, h)
+            assert h <= SelectionConfig().no_sliced_body.sliver or h >= SelectionConfig().holds_main.body_whole, (c.box, det.box, h)
     # every crop has a main subject of its own
     assert len(set(res.mains)) == len(res.mains) and all(m >= 0 for m in res.mains)
 
@@ -98,7 +97,7 @@ def test_a_guard_is_never_sliced():
     res, a = _crop(img, dets)
     for c in res.crops:
         h = _held(c.box, dets[1].box)
-        assert h <= DirectConfig().out_share or h >= DirectConfig().body_whole
+        assert h <= SelectionConfig().no_sliced_body.sliver or h >= SelectionConfig().holds_main.body_whole
 
 
 def test_focus_is_held_by_the_first_crop_and_recorded():
@@ -144,7 +143,7 @@ def test_analysis_key_follows_image_settings_and_focus():
     other = img.copy()
     other[0, 0] = 0
     assert analyse(other, CFG).key != a.key
-    assert settings_key(CFG) != settings_key(CFG.replace(direct=DirectConfig(min_person_score=0.6)))
+    assert settings_key(CFG) != settings_key(CFG.replace(subjects=SubjectConfig().set(detections__min_person_score=0.6)))
     assert with_focus(a, Box(5, 5, 0, 0), CFG).key != a.key
 
 
@@ -232,7 +231,7 @@ def _crop_quiet(img, dets, cfg=CFG, saliency=None):
     """Crop with the detections and the ``saliency`` given (default zeros: a flat photo's spectral map is noise)."""
     a = analyse(img, cfg, detections=dets)
     sal = np.zeros(img.shape[:2], np.float32) if saliency is None else saliency
-    a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, dets, config=cfg.direct))
+    a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, dets, config=cfg.subjects))
     return crop_photo(img, cfg, analysis=a), a
 
 
@@ -252,13 +251,13 @@ def test_a_group_gets_a_close_up_of_each_member_it_can_frame_alone():
     assert min(held(res.crops[0], m) for m in masks) >= 0.99          # the group first
     frame = shape[0] * shape[1]
     for c, (own, other) in zip(res.crops[1:], ((1, 0), (0, 1))):      # then each member, the larger box first
-        assert held(c, masks[own]) >= 0.99 and held(c, masks[other]) <= DirectConfig().out_share
-        assert c.box.area <= DirectConfig().zoom_share * frame
-        assert c.box.area <= DirectConfig().zoom_shrink * res.crops[0].box.area
+        assert held(c, masks[own]) >= 0.99 and held(c, masks[other]) <= SelectionConfig().no_sliced_body.sliver
+        assert c.box.area <= SelectionConfig().close_ups.share * frame
+        assert c.box.area <= SelectionConfig().close_ups.shrink * res.crops[0].box.area
     assert any("2 close-ups" in n for n in res.notes)
     # zoom_share 0 turns close-ups off: the group alone
     off = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=(),
-                     direct=DirectConfig(zoom_share=0.0))
+                     selection=SelectionConfig().set(close_ups__share=0.0))
     assert len(_crop_quiet(_photo(shape), [a, b], cfg=off)[0].crops) == 1
 
 
@@ -290,7 +289,7 @@ def test_many_small_people_close_together_are_one_crowd_guard_never_cut_through(
     assert len(guards) == 1 and guards[0].label == "crowd of 8" and guards[0].importance == 0
     assert guards[0].box == Box(300, 420, 310, 80) and guards[0].bodies == (guards[0],)
     assert [s.kind for s in find_subjects(sal, crowd[:4])] == []               # four are not a crowd
-    assert [s.kind for s in find_subjects(sal, crowd, config=DirectConfig(crowd_min=0))] == []
+    assert [s.kind for s in find_subjects(sal, crowd, config=SubjectConfig().set(crowds__min=0))] == []
     # A person standing in the middle of a crowd (a portrait photo, so that their crop is narrow):
     # a tight crop of them would hold part of the crowd.
     shape = (900, 640)
@@ -301,14 +300,12 @@ def test_many_small_people_close_together_are_one_crowd_guard_never_cut_through(
     def crowd_shares(cfg):
         res, _ = _crop_quiet(_photo(shape), dets, cfg=cfg)
         return [_mask_held(c.box, weight) for c in res.crops]
-
-    d = DirectConfig()
     shares = crowd_shares(CropConfig(strategy="direct", k=2, saliency="spectral", detectors=()))
-    assert shares and all(v <= d.crowd_share or v >= 1 - d.crowd_share for v in shares), shares
+    assert shares and all(v <= SelectionConfig().no_sliced_body.crowd or v >= 1 - SelectionConfig().no_sliced_body.crowd for v in shares), shares
     # without crowds the person's own tight framing goes through the crowd
     loose = crowd_shares(CropConfig(strategy="direct", k=2, saliency="spectral", detectors=(),
-                                    direct=DirectConfig(crowd_min=0)))
-    assert any(d.crowd_share < v < 1 - d.crowd_share for v in loose), loose
+                                    subjects=SubjectConfig().set(crowds__min=0)))
+    assert any(SelectionConfig().no_sliced_body.crowd < v < 1 - SelectionConfig().no_sliced_body.crowd for v in loose), loose
 
 
 def test_a_group_with_an_object_member_may_cut_the_object_but_not_the_person():
@@ -335,15 +332,14 @@ def test_an_animal_behind_another_weighs_what_shows_of_it_and_the_one_in_front_g
     hidden = behind.weight[220:400, 300:350]
     assert hidden.max() == 0 and behind.weight.sum() == 200 * 250 - 50 * 180
     res, _ = _crop_quiet(_photo(shape), [front, back])
-    d = DirectConfig()
-    close = [c for c in res.crops[1:] if _held(c.box, front.box) >= d.body_whole]
-    assert len(close) == 1 and close[0].box.area <= d.zoom_share * shape[0] * shape[1]
+    close = [c for c in res.crops[1:] if _held(c.box, front.box) >= SelectionConfig().holds_main.body_whole]
+    assert len(close) == 1 and close[0].box.area <= SelectionConfig().close_ups.share * shape[0] * shape[1]
     seen = _mask_held(close[0].box, behind.weight)
-    assert seen <= d.zoom_sliver
+    assert seen <= SelectionConfig().close_ups.sliver
     # no sliver allowed: no close-up
     strict = CropConfig(strategy="direct", k="auto", saliency="spectral", detectors=(),
-                        direct=DirectConfig(zoom_sliver=d.out_share))
-    assert not any(_held(c.box, front.box) >= d.body_whole for c in _crop_quiet(_photo(shape), [front, back],
+                        selection=SelectionConfig().set(close_ups__sliver=SelectionConfig().no_sliced_body.sliver))
+    assert not any(_held(c.box, front.box) >= SelectionConfig().holds_main.body_whole for c in _crop_quiet(_photo(shape), [front, back],
                                                                                cfg=strict)[0].crops[1:])
 
 
@@ -353,7 +349,7 @@ def test_two_overlapping_boxes_that_end_level_are_not_one_behind_the_other():
     fragment, whole = _animal(280, 96, 156, 275), _animal(372, 64, 228, 296)
     group = find_subjects(sal, [fragment, whole])[0]
     assert len(group.members) == 2 and all(m.weight is None for m in group.members)
-    level = DirectConfig(behind_margin=0.0)
+    level = SubjectConfig().set(groups__behind_margin=0.0)
     assert any(m.weight is not None for m in find_subjects(sal, [fragment, whole], config=level)[0].members)
 
 
@@ -363,7 +359,7 @@ def test_a_close_up_follows_the_crop_of_its_own_subject():
     b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
     c = _person(720, 300, 80, 200)                      # apart, smaller: a subject of its own, taken second
     res, an = _crop_quiet(_photo(shape), [a, b, c], cfg=CropConfig(
-        strategy="direct", k="auto", saliency="spectral", detectors=(), direct=DirectConfig(zoom_share=0.3)))
+        strategy="direct", k="auto", saliency="spectral", detectors=(), selection=SelectionConfig().set(close_ups__share=0.3)))
     labels = [an.subjects[m].label for m in res.mains]
     assert labels[0] == "group of 2 people" and labels.count("group of 2 people") >= 2 and "person" in labels
     # the crops of one subject are one run: its close-ups right after its first crop
@@ -378,7 +374,7 @@ def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
     texture = np.maximum(spots, 0.2)     # the bright specks hold 5 % of the map's saliency
     assert find_subjects(texture) == ()
     assert len(find_subjects(spots)) >= 1 and all(s.kind == "salient" for s in find_subjects(spots))
-    assert len(find_subjects(texture, config=DirectConfig(scene_share=0.0))) >= 1
+    assert len(find_subjects(texture, config=SubjectConfig().set(salient__scene_share=0.0))) >= 1
     res, _ = _crop_quiet(_photo(), [], saliency=texture)
     assert len(res.crops) == 1 and any(n.startswith("no subject found") for n in res.notes)
 
@@ -408,7 +404,7 @@ def test_k_auto_gives_a_small_detail_no_crop_of_its_own_and_a_fixed_k_frames_it(
     note = "1 small subject beside larger ones not framed: k auto leaves details out; a fixed k frames them"
     assert note in res.notes
     # the rule switched off, or a fixed k: the dog gets its crop
-    off = CFG.replace(direct=dataclasses.replace(CFG.direct, detail_area=0.0))
+    off = CFG.replace(selection=CFG.selection.set(details__area=0.0))
     for cfg in (off, CFG.replace(k=2)):
         res, _ = _crop_quiet(img, [person, dog], cfg)
         assert len(res.crops) == 2 and any(_held(c.box, dog.box) >= 0.99 for c in res.crops)
@@ -438,11 +434,12 @@ def test_an_animal_or_vehicle_too_small_to_frame_is_never_sliced():
 
     assert sliced(CFG) == []
     # without the guard the person's best framing takes part of the car
-    assert sliced(CFG.replace(direct=dataclasses.replace(CFG.direct, guard_area=1.0))) != []
+    assert sliced(CFG.replace(subjects=CFG.subjects.set(guards__area=1.0))) != []
 
 
 def test_a_close_up_may_leave_a_masked_neighbour_its_last_tenth_but_no_more():
     from multicrop.crop.direct import close_ups
+    from multicrop.crop.direct.measure import MaskTables
     from multicrop.crop.scoring import ScoringContext, get_scorer
 
     shape = (400, 900)
@@ -462,17 +459,18 @@ def test_a_close_up_may_leave_a_masked_neighbour_its_last_tenth_but_no_more():
     ctx = ScoringContext(np.full((*shape, 3), 90, np.uint8), sal, ())
 
     def ups(mask_whole):
-        cfg = CFG.replace(direct=dataclasses.replace(CFG.direct, zoom_mask_whole=mask_whole))
-        subs = find_subjects(sal, dets, config=cfg.direct)
-        return close_ups(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, 900, 400), min_side=16, ratios=cfg.ratios,
-                         subjects=[s for s in subs if s.importance > 0],
-                         guards=[s for s in subs if s.importance <= 0], chosen=[Box(0, 0, 600, 400)], n=3)
+        cfg = CFG.replace(selection=CFG.selection.set(close_ups__mask_whole=mask_whole))
+        subs = find_subjects(sal, dets, config=cfg.subjects)
+        return close_ups(ctx, get_scorer(cfg), cfg.selection, cfg.candidates, bounds=Box(0, 0, 900, 400),
+                         min_side=16, ratios=cfg.ratios, subjects=[s for s in subs if s.importance > 0],
+                         guards=[s for s in subs if s.importance <= 0], chosen=[Box(0, 0, 600, 400)], n=3,
+                         tables=MaskTables())
 
     out = ups(0.9)
     assert len(out) == 1
     box = out[0][0].box
     assert _mask_held(box, rect(a)) >= 0.99 and 0.9 <= _mask_held(box, rect(b)) < 0.99
-    assert _held(box, horse) <= DirectConfig().out_share
+    assert _held(box, horse) <= SelectionConfig().no_sliced_body.sliver
     assert ups(0.99) == []
 
 
@@ -496,16 +494,16 @@ def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
     img = _photo(shape)
     person = _person(80, 100, 200, 420)                      # 15.6 % of the frame
 
-    def crops(blob: Box, **direct):
+    def crops(blob: Box, **selection):
         sal = np.zeros(shape, np.float32)
         sal[int(blob.y):int(blob.y2), int(blob.x):int(blob.x2)] = 1.0
-        res, a = _crop_quiet(img, [person], CFG.replace(direct=dataclasses.replace(CFG.direct, **direct)), sal)
+        res, a = _crop_quiet(img, [person], CFG.replace(selection=CFG.selection.set(**selection)), sal)
         assert sorted(s.kind for s in a.subjects) == ["person", "salient"]
         return res.crops
 
     tap = Box(600, 60, 200, 150)                             # 5.6 %: no detail by size alone
     assert len(crops(tap)) == 1
-    assert len(crops(tap, salient_detail=0.0)) == 2
+    assert len(crops(tap, details__salient=0.0)) == 2
     arch = Box(450, 50, 420, 300)                            # larger than the person's box: its own slide
     assert len(crops(arch)) == 2
 

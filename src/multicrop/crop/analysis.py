@@ -112,7 +112,7 @@ def analysis_settings(config: CropConfig) -> dict:
     ``k``, ratios, strategy and the scorer are not among them: one analysis
     serves them all.
     """
-    d = config.direct.to_dict()
+    d = config.subjects.to_dict()
     return {"saliency": config.saliency, "detectors": list(config.active_detectors),
             "analysis_max_side": config.analysis_max_side, "subjects": d, "version": SUBJECTS_VERSION}
 
@@ -174,7 +174,7 @@ def analyse(image: np.ndarray, config: CropConfig | None = None, *, threads: int
         from ..saliency.faces import Face, add_faces
 
         sal = add_faces(sal, [Face(d.box, d.score) for d in faces])
-    subjects = find_subjects(sal, dets, config=cfg.direct, focus=focus)
+    subjects = find_subjects(sal, dets, config=cfg.subjects, focus=focus)
     key = content_hash({
         "image": hash_bytes(img.tobytes()), "shape": list(img.shape),
         "given": None if detections is None else [
@@ -190,7 +190,7 @@ def with_focus(analysis: Analysis, focus: Box | None, config: CropConfig | None 
     ``config`` must carry the subject settings ``analysis`` was made with.
     """
     cfg = config or CropConfig()
-    subjects = find_subjects(analysis.saliency, analysis.detections, config=cfg.direct, focus=focus)
+    subjects = find_subjects(analysis.saliency, analysis.detections, config=cfg.subjects, focus=focus)
     base = analysis.key.split("/", 1)
     key = content_hash({"base": base[0], "focus": None if focus is None else [focus.x, focus.y, focus.w, focus.h]})
     key = key + "/" + (base[1] if len(base) > 1 else settings_key(cfg))

@@ -53,14 +53,16 @@ from ..serialize import Serializable
 from .checks import check_bool as _check_bool
 from .checks import check_positive_int as _check_positive_int
 from .checks import check_range as _check_range
-from .direct_config import DirectConfig
+from .direct.settings import SelectionConfig, split_legacy
+from .subject_config import SubjectConfig
 
 __all__ = [
     "STRATEGIES",
     "PartitionConfig",
     "CandidateConfig",
     "CompositionWeights",
-    "DirectConfig",
+    "SubjectConfig",
+    "SelectionConfig",
     "AUTO_K",
     "DEFAULT_DETECTORS",
     "CropConfig",
@@ -289,7 +291,7 @@ class CropConfig(Serializable):
         with non-maximum suppression (the paper's VPN* protocol).
         ``direct``: one pool of candidates over the whole image, chosen
         greedily for quality and distinct subjects, k given or found
-        (:class:`DirectConfig` documents the objective).
+        (docs/cropping.md documents the objective and the rules).
     saliency : str
         Registered saliency backend (``multicrop saliency list``).
     faces : bool
@@ -313,10 +315,15 @@ class CropConfig(Serializable):
     min_crop_side : int
         Smallest crop side in source pixels; photos that cannot hold k such
         crops are refused.
-    partition, candidates, weights, direct
-        The nested settings (:class:`PartitionConfig`,
-        :class:`CandidateConfig`, :class:`CompositionWeights`,
-        :class:`DirectConfig`).
+    partition, candidates, weights
+        The nested settings of ``partition`` and the scorer
+        (:class:`PartitionConfig`, :class:`CandidateConfig`,
+        :class:`CompositionWeights`).
+    subjects : SubjectConfig
+        How detections and saliency become subjects (the only part of these
+        settings an analysis depends on).
+    selection : SelectionConfig
+        ``direct``'s pool, rules, objective, close-ups and details.
     """
 
     k: int | str = 2
@@ -336,7 +343,8 @@ class CropConfig(Serializable):
     partition: PartitionConfig = field(default_factory=PartitionConfig)
     candidates: CandidateConfig = field(default_factory=CandidateConfig)
     weights: CompositionWeights = field(default_factory=CompositionWeights)
-    direct: DirectConfig = field(default_factory=DirectConfig)
+    subjects: SubjectConfig = field(default_factory=SubjectConfig)
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -373,10 +381,27 @@ class CropConfig(Serializable):
         _check_range(self, "nms_iou", 0, 1)
         _check_range(self, "distinct_iou", 0, 1)
         for name, cls in (("partition", PartitionConfig), ("candidates", CandidateConfig),
-                          ("weights", CompositionWeights), ("direct", DirectConfig)):
+                          ("weights", CompositionWeights), ("subjects", SubjectConfig),
+                          ("selection", SelectionConfig)):
             v = getattr(self, name)
             if not isinstance(v, cls):
                 raise InvalidParameterError(f"{name} must be a {cls.__name__}, got {type(v).__name__}")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> CropConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error.
+
+        A flat ``direct`` object (records and ``-c`` files before the settings
+        were split by stage) is read through
+        :data:`multicrop.crop.direct.settings.LEGACY_KEYS`.
+        """
+        if isinstance(data, dict) and "direct" in data:
+            data = dict(data)
+            subjects, selection = split_legacy(data.pop("direct"))
+            base = super().from_dict(data)
+            return dataclasses.replace(base, subjects=base.subjects.set(**subjects),
+                                       selection=base.selection.set(**selection))
+        return super().from_dict(data)
 
     def replace(self, **changes: Any) -> CropConfig:
         """A copy with some fields changed (validated again).

@@ -135,7 +135,8 @@ def _select_topk(candidates: Candidates) -> _Selection:
 def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
     """``direct``: distinct crops from one pool over the whole image (:mod:`multicrop.crop.direct`)."""
     sel = select_direct(candidates.context, candidates.scorer, candidates.config, bounds=candidates.bounds,
-                        min_side=candidates.min_side, shortlist=shortlist, subjects=candidates.subjects,
+                        min_side=candidates.min_side, shortlist=shortlist,
+                        subjects=candidates.subjects,
                         scale=candidates.scale)
     return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists,
                       mains=sel.mains)
@@ -154,12 +155,19 @@ def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stop
     if not cfg.one_ratio or len(cfg.ratios) == 1:
         return run(candidates)
     best: _Selection | None = None  # ratios is never empty (CropConfig validates it)
+    refused: ImageTooSmallError | None = None
     for ratio in cfg.ratios:
         one = replace(candidates, config=cfg.replace(ratios=(ratio,), one_ratio=True))
-        sel = run(one)
+        try:
+            sel = run(one)
+        except ImageTooSmallError as exc:  # no crop of this ratio fits: the others may
+            refused = exc
+            continue
         key = (sel.failure is None, len(sel.crops), sel.total)
         if best is None or key > (best.failure is None, len(best.crops), best.total):
             best = sel
+    if best is None:
+        raise refused  # type: ignore[misc]
     ratio = best.crops[0].ratio if best is not None and best.crops else cfg.ratios[0]
     note = f"one ratio for every crop: {ratio} (best of {', '.join(str(r) for r in cfg.ratios)})"
     return replace(best, notes=best.notes + (note,))  # type: ignore[union-attr]

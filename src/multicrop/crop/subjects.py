@@ -9,21 +9,21 @@ A :class:`Subject` is one typed value whatever found it:
   person in front of a bus) are joined into one *group* subject; the
   individuals stay its ``members``, and direct selection checks every member
   for a cut.  A crowd therefore becomes a few groups, not dozens of subjects.
-  Detections under ``min_subject_area`` of the frame (a passer-by in the
+  Detections under ``detections.min_area`` of the frame (a passer-by in the
   distance) or under the confidence floor of their kind are not subjects:
   background, or *guards* that no crop may slice (a body just under its
-  kind's floor; an animal or vehicle from ``guard_area`` of the frame on;
+  kind's floor; an animal or vehicle from ``guards.area`` of the frame on;
   a crowd of small people).
 - **saliency** subjects are salient blobs (connected components of the
   saliency map) that no detector names: a sculpture, a rock, a boat far
   away.  With detector subjects present, only a blob that lies mostly outside
-  them and is itself compact counts (``saliency_outside``,
-  ``max_blob_area``): a region of plain background, however bright the
+  them and is itself compact counts (``salient.outside``,
+  ``salient.max_area``): a region of plain background, however bright the
   saliency model finds it, is never a subject.
 - **focus** is the point or region the user named; one crop must hold it.
 
-Every threshold is a field of :class:`multicrop.crop.config.DirectConfig`
-with its reason.  :func:`connected_components` is the one blob finder of the
+Every threshold is a field of :class:`multicrop.crop.subject_config.SubjectConfig`
+(one part per stage) with its reason.  :func:`connected_components` is the one blob finder of the
 package (the partitioner and the blob-cut metric use it too).
 """
 
@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from ..geometry import Box
-from .config import DirectConfig
+from .subject_config import SubjectConfig
 
 __all__ = ["Blob", "Subject", "BODY_KINDS", "connected_components", "salient_blobs", "find_subjects",
            "portrait_lines", "facing"]
@@ -163,17 +163,17 @@ def connected_components(mask: np.ndarray, *, close: float = 0.0) -> tuple[int, 
     return int(n), labels.astype(np.int32, copy=False)
 
 
-def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
+def salient_blobs(saliency: np.ndarray, *, config: SubjectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
     """The salient blobs of ``saliency``, strong ones first, and their label map (0: background).
 
-    Strong blobs are components of the saliency at or above ``blob_level`` of
-    its maximum (after a closing of ``blob_close``), with a peak of at least
-    ``min_peak`` and a mass of at least ``min_blob_share`` of the largest.
+    Strong blobs are components of the saliency at or above ``blobs.level`` of
+    its maximum (after a closing of ``blobs.close``), with a peak of at least
+    ``blobs.min_peak`` and a mass of at least ``blobs.min_share`` of the largest.
     *Weak* ones are those the saliency model barely marks (a thin rocket, a
-    dark figure): components above ``weak_floor`` holding no strong blob,
-    peak at least ``weak_peak``, mass (pixels at or above ``blob_level`` of
-    their own peak) between ``weak_share`` of the largest strong blob's and
-    that blob's own (heavier is haze), at most ``max_weak``.
+    dark figure): components above ``blobs.weak_floor`` holding no strong blob,
+    peak at least ``blobs.weak_peak``, mass (pixels at or above ``blobs.level`` of
+    their own peak) between ``blobs.weak_share`` of the largest strong blob's and
+    that blob's own (heavier is haze), at most ``blobs.max_weak``.
 
     Examples
     --------
@@ -182,59 +182,59 @@ def salient_blobs(saliency: np.ndarray, *, config: DirectConfig | None = None) -
     >>> [(b.box.w, b.box.h) for b in blobs], int((labels == blobs[1].label).sum())
     ([(40.0, 40.0), (10.0, 20.0)], 200)
     """
-    cfg = config or DirectConfig()
+    cfg = config or SubjectConfig()
     s = np.asarray(saliency, dtype=np.float32)
     top = float(s.max()) if s.size else 0.0
     none = ([], np.zeros(s.shape, np.int32))
     if top <= 0:
         return none
-    n, labels = connected_components(s >= cfg.blob_level * top, close=cfg.blob_close)
+    n, labels = connected_components(s >= cfg.blobs.level * top, close=cfg.blobs.close)
     if n <= 1:
         return none
     flat = labels.ravel()
     mass = np.bincount(flat, weights=s.ravel(), minlength=n)
     peak = np.zeros(n)
     np.maximum.at(peak, flat, s.ravel())
-    ids = [i for i in range(1, n) if peak[i] >= cfg.min_peak * top]
+    ids = [i for i in range(1, n) if peak[i] >= cfg.blobs.min_peak * top]
     biggest = max((mass[i] for i in ids), default=0.0)
-    ids = [i for i in ids if mass[i] >= cfg.min_blob_share * biggest]
+    ids = [i for i in ids if mass[i] >= cfg.blobs.min_share * biggest]
     found = sorted(((float(mass[i]), labels == i) for i in ids), key=lambda f: -f[0])
-    if biggest > 0 and cfg.weak_peak < cfg.min_peak:
+    if biggest > 0 and cfg.blobs.weak_peak < cfg.blobs.min_peak:
         weak = _weak_blobs(s, top, np.isin(labels, ids), biggest, cfg)
-        found += sorted(weak, key=lambda f: -f[0])[: cfg.max_weak]
+        found += sorted(weak, key=lambda f: -f[0])[: cfg.blobs.max_weak]
     out, label_map = [], np.zeros(s.shape, np.int32)
-    for j, (m, where) in enumerate(found[: cfg.max_blobs], start=1):
+    for j, (m, where) in enumerate(found[: cfg.blobs.max_blobs], start=1):
         ys, xs = np.nonzero(where)
         x, y = float(xs.min()), float(ys.min())
         box = Box(x, y, float(xs.max()) + 1 - x, float(ys.max()) + 1 - y)
-        out.append(Blob(box, m, float((m / biggest) ** cfg.size_exponent), j))
+        out.append(Blob(box, m, float((m / biggest) ** cfg.importance.size_exponent), j))
         label_map[where] = j
     return out, label_map
 
 
 def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
-                cfg: DirectConfig) -> list[tuple[float, np.ndarray]]:
-    """Subjects the saliency barely marks, apart from the strong blobs (see ``DirectConfig.weak_*``)."""
-    n, labels = connected_components(s >= cfg.weak_floor * top, close=cfg.blob_close)
+                cfg: SubjectConfig) -> list[tuple[float, np.ndarray]]:
+    """Subjects the saliency barely marks, apart from the strong blobs (see ``SubjectConfig.weak_*``)."""
+    n, labels = connected_components(s >= cfg.blobs.weak_floor * top, close=cfg.blobs.close)
     touched = np.unique(labels[strong])
     flat, sv = labels.ravel(), s.ravel()
     peak = np.zeros(n)
     np.maximum.at(peak, flat, sv)
     out = []
     for i in range(1, n):
-        if i in touched or peak[i] < cfg.weak_peak * top:
+        if i in touched or peak[i] < cfg.blobs.weak_peak * top:
             continue
-        where = (labels == i) & (s >= cfg.blob_level * peak[i])
+        where = (labels == i) & (s >= cfg.blobs.level * peak[i])
         m = float(s[where].sum())
         # A faint region heavier than the main subject is background haze, not a subject.
-        if cfg.weak_share * biggest <= m <= biggest:
+        if cfg.blobs.weak_share * biggest <= m <= biggest:
             out.append((m, where))
     return out
 
 
 # -- detections -> subjects ---------------------------------------------------------------
 
-def _single(det, frame: float, cfg: DirectConfig) -> Subject:
+def _single(det, frame: float, cfg: SubjectConfig) -> Subject:
     """One detection as a subject (importance set later)."""
     weight = None
     if det.mask is not None:
@@ -253,7 +253,7 @@ def _overlap(a: Box, b: Box) -> float:
     return inter / max(min(a.area, b.area), 1e-9)
 
 
-def _groups(items: list[Subject], threshold: float, margin: float) -> list[list[int]]:
+def _groups(items: list[Subject], threshold: float, margin: float, near: float) -> list[list[int]]:
     """Index sets of subjects that no crop separates (transitively joined).
 
     Two bodies are joined when their boxes overlap by ``threshold`` of the
@@ -269,7 +269,7 @@ def _groups(items: list[Subject], threshold: float, margin: float) -> list[list[
             return False
         if _overlap(a.box, b.box) >= threshold:
             return True
-        return a.is_body and b.is_body and (_near(a.box, b.box, margin) or _near(b.box, a.box, margin))
+        return a.is_body and b.is_body and (_near(a.box, b.box, margin, near) or _near(b.box, a.box, margin, near))
 
     return _clusters(items, joined)
 
@@ -300,15 +300,15 @@ def _fill_box(mask: np.ndarray, box: Box, value: float | bool) -> None:
     mask[int(b.y):int(b.y2), int(b.x):int(b.x2)] = value
 
 
-def _near(a: Box, b: Box, margin: float) -> bool:
-    """``a`` grown by ``margin`` of its height on every side overlaps ``b`` by more than 3 % of ``b``."""
+def _near(a: Box, b: Box, margin: float, share: float) -> bool:
+    """``a`` grown by ``margin`` of its height on every side overlaps ``b`` by more than ``share`` of ``b``."""
     m = margin * a.h
     g = Box(a.x - m, a.y - m, a.w + 2 * m, a.h + 2 * m)
     x1, y1, x2, y2 = max(g.x, b.x), max(g.y, b.y), min(g.x2, b.x2), min(g.y2, b.y2)
-    return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > 0.03 * max(b.area, 1e-9)
+    return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > share * max(b.area, 1e-9)
 
 
-def _visible_parts(members: list[Subject], w: int, h: int, margin: float = 0.1) -> list[Subject]:
+def _visible_parts(members: list[Subject], w: int, h: int, margin: float) -> list[Subject]:
     """Members of a group with the part of them that bodies in front hide taken out of their weight.
 
     Where the box of a body with no mask overlaps another body's box that
@@ -355,7 +355,7 @@ def _area_share(box: Box, frame: float) -> float:
     return box.area / max(frame, 1e-9)
 
 
-def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: DirectConfig | None = None,
+def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: SubjectConfig | None = None,
                   focus: Box | None = None) -> tuple[Subject, ...]:
     """The subjects of one photo, most important first (see the module notes).
 
@@ -366,8 +366,8 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
     detections : sequence of Detection
         In the same pixels (faces are not subjects of their own: they guard
         the people they belong to through the scorer's face terms).
-    config : DirectConfig, optional
-        Thresholds (``min_subject_area``, ``group_overlap``, the score floors ...).
+    config : SubjectConfig, optional
+        Thresholds (``detections.min_area``, ``groups.overlap``, the score floors ...).
     focus : Box, optional
         The user's point (a box of zero size is grown) or region: a subject
         of importance 1.
@@ -387,63 +387,64 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Di
     >>> [(s.label, len(s.members)) for s in find_subjects(sal, dets)]
     [('group of 2 people', 2), ('dog', 0)]
     """
-    cfg = config or DirectConfig()
+    cfg = config or SubjectConfig()
     s = np.asarray(saliency, dtype=np.float32)
     h, w = s.shape
     frame = float(w * h)
-    floors = {"person": cfg.min_person_score, "animal": cfg.min_animal_score,
-              "vehicle": cfg.min_vehicle_score, "object": cfg.min_object_score}
+    floors = {"person": cfg.detections.min_person_score, "animal": cfg.detections.min_animal_score,
+              "vehicle": cfg.detections.min_vehicle_score, "object": cfg.detections.min_object_score}
     def sure(x: Subject) -> bool:
         return x.confidence >= floors[x.kind]
 
     crowds = _crowds(detections, w, h, cfg)
     singles = [_single(d, frame, cfg) for d in detections
-               if d.kind in floors and d.score >= min(floors[d.kind], cfg.guard_score if d.kind in BODY_KINDS else 1)
-               and _area_share(d.box.clip(w, h), frame) >= cfg.min_subject_area]
-    items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.max_object_area]
-    groups = [_visible_parts([items[i] for i in g], w, h, cfg.behind_margin)
-              for g in _groups(items, cfg.group_overlap, cfg.group_margin)]
+               if d.kind in floors and d.score >= min(floors[d.kind], cfg.guards.score if d.kind in BODY_KINDS else 1)
+               and _area_share(d.box.clip(w, h), frame) >= cfg.detections.min_area]
+    items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.detections.max_object_area]
+    groups = [_visible_parts([items[i] for i in g], w, h, cfg.groups.behind_margin)
+              for g in _groups(items, cfg.groups.overlap, cfg.groups.margin, cfg.groups.near)]
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
     # So is an animal or vehicle too small to be a subject (a car down the street); small people are crowds.
     guards += [_with_importance(_single(d, frame, cfg), 0.0, guard=True) for d in detections
-               if d.kind in BODY_KINDS and d.kind != "person" and d.score >= cfg.guard_score
-               and cfg.guard_area <= _area_share(d.box.clip(w, h), frame) < cfg.min_subject_area]
+               if d.kind in BODY_KINDS and d.kind != "person" and d.score >= cfg.guards.score
+               and cfg.guards.area <= _area_share(d.box.clip(w, h), frame) < cfg.detections.min_area]
     subjects = [_group(g) for g in groups if any(sure(x) for x in g)]
-    weights = {"person": 1.0, "animal": 1.0, "vehicle": cfg.vehicle_weight, "object": cfg.object_weight}
+    weights = {"person": 1.0, "animal": 1.0, "vehicle": cfg.importance.vehicle, "object": cfg.importance.object}
     detected = bool(subjects)
     if subjects:
         big = max(_area_share(x.box, frame) for x in subjects)
-        subjects = [_with_importance(x, weights[x.kind] * (_area_share(x.box, frame) / big) ** cfg.size_exponent)
+        subjects = [_with_importance(x, weights[x.kind] * (_area_share(x.box, frame) / big) ** cfg.importance.size_exponent)
                     for x in subjects]
     subjects += _saliency_subjects(s, subjects, cfg, detected=detected)
     if focus is not None:
-        subjects.append(_focus_subject(focus, w, h))
+        subjects.append(_focus_subject(focus, w, h, cfg.focus_side))
     subjects.sort(key=lambda x: -x.importance)
-    return tuple(subjects[: cfg.max_subjects]) + tuple(guards) + tuple(crowds)
+    return tuple(subjects[: cfg.detections.max_subjects]) + tuple(guards) + tuple(crowds)
 
 
-def _crowds(detections: Sequence, w: int, h: int, cfg: DirectConfig) -> list[Subject]:
-    """Crowds: clusters of at least ``crowd_min`` people each too small to be a subject, as guards.
+def _crowds(detections: Sequence, w: int, h: int, cfg: SubjectConfig) -> list[Subject]:
+    """Crowds: clusters of at least ``crowds.min`` people each too small to be a subject, as guards.
 
-    People under ``min_subject_area`` of the frame are background one by
+    People under ``detections.min_area`` of the frame are background one by
     one, but a street or a beach full of them is one thing a crop holds or
     leaves out: a crop through the middle of a crowd is a crop through
     people.  Two such people belong to one crowd when their boxes, grown by
     their own height, overlap.  A crowd's weight is the union of its
     people's boxes; direct selection never holds a share of it between
-    ``crowd_share`` and ``1 - crowd_share``.
+    ``no_sliced_body.crowd`` and ``1 - crowd_share``.
     """
-    if cfg.crowd_min <= 0:
+    if cfg.crowds.min <= 0:
         return []
     frame = float(w * h)
-    small = [d for d in detections if d.kind == "person" and d.score >= cfg.guard_score
-             and _area_share(d.box.clip(w, h), frame) < cfg.min_subject_area]
-    if len(small) < cfg.crowd_min:
+    small = [d for d in detections if d.kind == "person" and d.score >= cfg.guards.score
+             and _area_share(d.box.clip(w, h), frame) < cfg.detections.min_area]
+    if len(small) < cfg.crowds.min:
         return []
     out = []
-    for idx in _clusters(small, lambda a, b: _near(a.box, b.box, 1.0) or _near(b.box, a.box, 1.0)):
-        if len(idx) < cfg.crowd_min:
+    grow, near = cfg.crowds.grow, cfg.groups.near
+    for idx in _clusters(small, lambda a, b: _near(a.box, b.box, grow, near) or _near(b.box, a.box, grow, near)):
+        if len(idx) < cfg.crowds.min:
             continue
         people = [small[i] for i in idx]
         weight = np.zeros((h, w), np.float32)
@@ -457,25 +458,23 @@ def _crowds(detections: Sequence, w: int, h: int, cfg: DirectConfig) -> list[Sub
 
 
 def _with_importance(x: Subject, importance: float, *, guard: bool = False) -> Subject:
-    imp = 0.0 if guard else float(min(max(importance, 1e-6), 1.0))
-    return Subject(x.kind, x.box, x.confidence, imp, x.source, x.label,
-                   x.weight, x.keypoints, x.members)
+    return replace(x, importance=0.0 if guard else float(min(max(importance, 1e-6), 1.0)))
 
 
-def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *, detected: bool) -> list[Subject]:
+def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: SubjectConfig, *, detected: bool) -> list[Subject]:
     """Salient blobs no detector names; with detector subjects present, only crisp blobs outside them.
 
     With no detector subject, the blobs are subjects only when they hold at
-    least ``scene_share`` of the map's saliency: a texture (grass, sand, a
+    least ``salient.scene_share`` of the map's saliency: a texture (grass, sand, a
     cloudy sky) spreads its saliency over the frame and its blobs are
     arbitrary fragments of it.
 
-    A blob covering more than ``max_blob_area`` of the frame is background
+    A blob covering more than ``salient.max_area`` of the frame is background
     (sky, a wall, a lawn the model finds bright), never a subject.  Beside
-    detector subjects a blob counts only when ``saliency_outside`` of its
+    detector subjects a blob counts only when ``salient.outside`` of its
     mass lies outside every detector box, its importance among the blobs is
-    at least ``min_blob_importance`` and its mean saliency at least
-    ``min_blob_mean`` of the map's maximum; it weighs ``saliency_weight`` of
+    at least ``salient.min_importance`` and its mean saliency at least
+    ``salient.min_mean`` of the map's maximum; it weighs ``importance.salient`` of
     its own importance.
     """
     h, w = s.shape
@@ -483,7 +482,7 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *
     blobs, labels = salient_blobs(s, config=cfg)
     if not blobs:
         return []
-    if not detected and float(s[labels > 0].sum()) < cfg.scene_share * max(float(s.sum()), 1e-9):
+    if not detected and float(s[labels > 0].sum()) < cfg.salient.scene_share * max(float(s.sum()), 1e-9):
         # The saliency is spread over the whole scene (grass, dunes, a wall of blinds, a stormy sky):
         # its blobs are fragments of a texture, not subjects; the photo gets one view.
         return []
@@ -492,25 +491,25 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: DirectConfig, *
         _fill_box(covered, x.box, True)
     out = []
     for b in blobs:
-        if _area_share(b.box, frame) > cfg.max_blob_area:
+        if _area_share(b.box, frame) > cfg.salient.max_area:
             continue
         where = labels == b.label
         mass = float(s[where].sum())
         outside = float(s[where & ~covered].sum()) / max(mass, 1e-9)
         crisp = float(s[where].mean()) / max(float(s.max()), 1e-9)
-        if detected and (outside < cfg.saliency_outside or b.importance < cfg.min_blob_importance
-                         or crisp < cfg.min_blob_mean):
+        if detected and (outside < cfg.salient.outside or b.importance < cfg.salient.min_importance
+                         or crisp < cfg.salient.min_mean):
             continue
         weight = np.where(where & ~covered, s, 0.0) if detected else np.where(where, s, 0.0)
-        imp = b.importance * (cfg.saliency_weight if detected else 1.0)
+        imp = b.importance * (cfg.importance.salient if detected else 1.0)
         out.append(Subject("salient", b.box, float(s[where].max()), float(min(imp, 1.0)), "saliency", "salient",
                            weight.astype(np.float32)))
     return out
 
 
-def _focus_subject(focus: Box, w: int, h: int) -> Subject:
-    """The user's point or region as a subject (a point grows to 4 % of the short side)."""
-    side = 0.04 * min(w, h)
+def _focus_subject(focus: Box, w: int, h: int, share: float) -> Subject:
+    """The user's point or region as a subject (a point grows to ``share`` of the short side)."""
+    side = share * min(w, h)
     b = focus
     if b.w < side or b.h < side:
         cx, cy = b.center

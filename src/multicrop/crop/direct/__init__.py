@@ -1,0 +1,48 @@
+"""``direct``: k distinct crops chosen from one pool over the whole image, k found or given.
+
+The Carousel paper ends by asking for a method that produces the multi-target
+crops directly, without the partitioning pre-step, and that decides k by
+itself (§V).  This package is that method, one module per stage:
+
+- :mod:`.settings` -- :class:`SelectionConfig`, the pool, the rules, the objective;
+- :mod:`.rules` -- the photographer's rules, one frozen class each;
+- :mod:`.pool` -- one pool of candidates (windows, anchors, framings of every subject);
+- :mod:`.measure` -- one :class:`~.measure.Measurements` value per pool;
+- :mod:`.quality` -- main subjects, the framing score plus the soft terms, validity;
+- :mod:`.selector` -- the one greedy selector;
+- :mod:`.select` -- the main loop, fills, shortlists, notes;
+- :mod:`.zoom` -- close-ups, after the wide shot.
+
+``docs/cropping.md`` ("How direct chooses") gives the objective and the rules.
+
+References
+----------
+.. [1] R. Loya, A. Hamara, B. Estell, B. Kilpatrick and A. C. Freeman,
+   "Carousel: A High-Resolution Dataset for Multi-Target Automatic Image
+   Cropping", sections IV-C and V (future work).
+.. [2] G. L. Nemhauser, L. A. Wolsey and M. L. Fisher, "An analysis of
+   approximations for maximizing submodular set functions", 1978 (greedy).
+"""
+
+import importlib
+
+__all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool", "min_long_side", "select_direct",
+           "close_ups", "greedy"]
+
+#: Part of every result's ``versions``: bump when direct selection changes.
+#: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
+#: direct-3: weak subjects are blobs too; the photo's own orientation gains; no crop under ``min_crop_share``.
+#: direct-4: subjects from detectors, saliency and the user's focus; no body sliced or left as a sliver.
+#: direct-5: close-ups; crowds are guards; a body held whole means 99 % of it; textures are no subjects.
+#: direct-6: with ``k="auto"`` a subject far smaller than the largest is a detail; 90 % masks in close-ups.
+DIRECT_VERSION = "direct-6"
+
+_WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
+          "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types"}
+
+
+def __getattr__(name: str):
+    # Lazy: multicrop.crop.config imports .settings, which must not pull the stages (they import config).
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,59 @@
+"""One pool of candidates over the whole photo: windows, grid anchors and framings of every subject."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from ...geometry import Box, Ratio, fit_ratio_box
+from ..candidates import grid_anchors, sliding_windows, subject_windows
+from ..config import CandidateConfig
+from ..subjects import Subject
+from .settings import PoolConfig
+
+__all__ = ["min_long_side", "direct_pool"]
+
+
+def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> float:
+    """Shortest allowed long side (analysis pixels) of a crop of ``ratio``.
+
+    At least ``min_crop_share`` of the photo's long side; and, where the photo
+    is large enough that a crop of ``platform_side`` source pixels is at most
+    ``platform_share`` of its long side, at least ``platform_side``.  Never more
+    than the largest crop of the ratio.
+    """
+    largest = fit_ratio_box(bounds, ratio.value)
+    long = max(bounds.w, bounds.h)
+    need = pool.min_crop_share * long
+    if pool.platform_side and long * scale * pool.platform_share >= pool.platform_side:
+        need = max(need, pool.platform_side / scale)
+    return min(need, max(largest.w, largest.h))
+
+
+def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, ...], pool: PoolConfig,
+                candidates: CandidateConfig, min_side: float, *, scale: float = 1.0, windows: bool = True,
+                max_area: float | None = None) -> list[tuple[Box, Ratio]]:
+    """Every candidate ``(box, ratio)``, without repeats.
+
+    ``windows``: fixed-ratio windows and GAIC anchors over ``bounds`` besides
+    the subjects' framings (close-ups take the framings alone).  ``max_area``:
+    no candidate larger than this (analysis pixels squared).
+    """
+    grid = dataclasses.replace(candidates, window_stride=pool.window_stride, window_scales=pool.window_scales)
+    out: list[tuple[Box, Ratio]] = []
+    for ratio in ratios:
+        min_long = min_long_side(bounds, ratio, pool, scale)
+        boxes: list[Box] = []
+        if windows:
+            boxes = sliding_windows(bounds, ratio, config=grid)
+            boxes += grid_anchors(bounds, ratio, config=candidates)
+        for s in subjects:
+            boxes += subject_windows(s.box, ratio, bounds=bounds, fills=pool.fills, placements=pool.placements)
+        seen = set()
+        for box in boxes:
+            key = tuple(round(v, 1) for v in box.corners())
+            if (min(box.w, box.h) >= min_side - 1e-6 and max(box.w, box.h) >= min_long - 1e-6 and key not in seen
+                    and (max_area is None or box.area <= max_area)):
+                seen.add(key)
+                out.append((box, ratio))
+    return out

@@ -1,0 +1,77 @@
+"""Each candidate's quality ``q``: the scorer's framing score plus the soft terms, and validity."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..scoring.base import ScoredCrop, Scorer, ScoringContext
+from .measure import Measurements
+from .settings import SelectionConfig
+
+__all__ = ["main_subjects", "scored_framings", "quality", "valid"]
+
+
+def main_subjects(m: Measurements, sel: SelectionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate, its main subject (the most important one held whole, else the one held most),
+    and the ``(n, subjects)`` matrix of subjects held whole."""
+    imp = np.array([s.importance for s in m.subjects])
+    whole = sel.holds_main.whole_matrix(m)
+    held = whole.any(axis=1)
+    main = np.where(held, np.argmax(np.where(whole, imp[None, :] + 1e-3 * m.shares, -1.0), axis=1),
+                    np.argmax(m.shares * imp[None, :], axis=1))
+    return main, whole
+
+
+def scored_framings(ctx: ScoringContext, scorer: Scorer, m: Measurements, main: np.ndarray) -> list[ScoredCrop]:
+    """Each candidate scored as a framing of its main subject (one scorer call per subject and ratio)."""
+    scored: list[ScoredCrop | None] = [None] * len(m)
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(m.ratios):
+        groups.setdefault((int(main[i]), r), []).append(i)
+    for (j, r), idx in groups.items():
+        for i, c in zip(idx, scorer.score(ctx, [m.boxes[i] for i in idx], ratio=r, subject=m.subjects[j].box)):
+            scored[i] = c
+    return scored  # type: ignore[return-value]
+
+
+def quality(m: Measurements, main: np.ndarray, scored: list[ScoredCrop], sel: SelectionConfig,
+            ratios: tuple) -> np.ndarray:
+    """``q``: the framing score plus every soft term, at least 0."""
+    q = np.array([c.score for c in scored], dtype=np.float64)
+    for term in sel.soft:
+        q = q + term.term(m, main)
+    q = q + sel.not_too_wide.term(m, main, ratios=ratios, fill=max(sel.pool.fills))
+    return np.maximum(q, 0.0)
+
+
+def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hard rules, relaxed per subject only where no candidate of it meets them.
+
+    A subject no crop holds whole without cutting another (larger than any
+    crop, or in a crowd): a group gives the largest part of it held without
+    slicing anyone (``no_sliced_body.part`` at least); else its most
+    complete framings with the fewest bodies cut, faces kept where possible.
+    Returns the valid mask and the bodies cut / cut at a portrait line.
+    """
+    n = len(m)
+    rule = sel.no_sliced_body
+    cuts, portrait = rule.cuts(m)
+    s_main = m.shares[np.arange(n), main]
+    other_cut = sel.no_half_salient.violations(m)
+    faces_ok = ~sel.no_cut_face.violations(m)
+    held = ~sel.holds_main.violations(m)
+    ok = held & ~other_cut & (cuts == 0) & (portrait == 0) & faces_ok
+    for j, s in enumerate(m.subjects):
+        mine = main == j
+        if not mine.any() or (ok & mine).any() or not (s.is_body or s.kind == "focus"):
+            continue
+        clean = mine & (cuts == 0) & (portrait == 0) & faces_ok & ~other_cut & (s_main >= rule.part)
+        if len(s.members) > 1 and clean.any():
+            ok |= clean & (s_main >= s_main[clean].max() - 0.05)
+            continue
+        best = s_main[mine].max()
+        pool = mine & (s_main >= best - 0.05)
+        if (pool & faces_ok).any():
+            pool &= faces_ok
+        ok |= pool & (cuts == cuts[pool].min())
+    return ok, cuts, portrait

@@ -1,0 +1,240 @@
+"""``select_direct``: the main loop of direct selection over one measured pool."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ImageTooSmallError
+from ...geometry import Box, Ratio
+from ..candidates import sliding_windows
+from ..config import CropConfig
+from ..scoring.base import ScoredCrop, Scorer, ScoringContext
+from ..subjects import Subject, find_subjects
+from .zoom import close_ups
+from .selector import greedy
+from .measure import MaskTables, measure
+from .notes import plural, short_note, size_notes
+from .pool import direct_pool
+from .quality import main_subjects, quality, scored_framings, valid
+from .types import DirectSelection
+
+__all__ = ["select_direct"]
+
+
+def _no_candidate(bounds: Box, ratios: tuple[Ratio, ...], min_side: float) -> ImageTooSmallError:
+    names = ", ".join(str(r) for r in ratios)
+    return ImageTooSmallError(
+        f"no crop of ratio {names} with sides of at least {min_side:.0f} analysis px fits a photo of "
+        f"{bounds.w:.0f}x{bounds.h:.0f} analysis px; use a ratio nearer the photo's or a larger photo")
+
+
+def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box,
+                  min_side: float, ratios: tuple[Ratio, ...] | None = None, shortlist: int = 1,
+                  subjects: tuple[Subject, ...] | None = None, scale: float = 1.0) -> DirectSelection:
+    """Choose distinct crops of the whole image greedily (docs/cropping.md, "How direct chooses").
+
+    Parameters
+    ----------
+    ctx : ScoringContext
+        Image, saliency (faces raised) and faces, in analysis pixels.
+    scorer : Scorer
+        Rates each candidate as a framing of its main subject.
+    config : CropConfig
+        ``k`` (an integer or ``"auto"``), ``max_k``, ``force_k``, ``nms_iou``
+        and the rules in ``config.selection``.
+    bounds : Box
+        The whole analysis image.
+    min_side : float
+        Smallest crop side in analysis pixels.
+    ratios : tuple of Ratio, optional
+        Ratios to use (default ``config.ratios``).
+    shortlist : int
+        Alternatives kept per chosen crop (the crop itself first) for a judge.
+    subjects : tuple of Subject
+        The photo's subjects (:class:`multicrop.crop.analysis.Analysis`);
+        default: the salient blobs of ``ctx.saliency``.
+    scale : float
+        Source pixels per analysis pixel (the platform rule).
+
+    Raises
+    ------
+    ImageTooSmallError
+        When no candidate of the allowed ratios fits the photo.
+    """
+    sel = config.selection
+    ratios = ratios or config.ratios
+    auto = config.k == "auto"
+    k = config.max_k if auto else int(config.k)
+    if subjects is None:
+        subjects = find_subjects(ctx.saliency, config=config.subjects)
+    subs = [s for s in subjects if s.importance > 0]
+    guards = [s for s in subjects if s.importance <= 0]
+    if not subs:
+        return _one_view(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
+                         guards=guards)
+    pool = direct_pool(bounds, subs, ratios, sel.pool, config.candidates, min_side, scale=scale)
+    if not pool:
+        raise _no_candidate(bounds, ratios, min_side)
+    tables = MaskTables()
+    bodies = [b for s in subs + guards for b in s.bodies]
+    m = measure(ctx, pool, subs, bodies, bounds, tables, portrait_width=sel.no_sliced_body.portrait_width)
+    main, whole = main_subjects(m, sel)
+    scored = scored_framings(ctx, scorer, m, main)
+    ok, cuts, portrait = valid(m, main, sel)
+    q = quality(m, main, scored, sel, ratios)
+    shares, imp = m.shares, np.array([s.importance for s in subs])
+    onehot = np.zeros_like(shares)
+    onehot[np.arange(len(pool)), main] = 1.0
+    obj = sel.objective
+    weight = onehot + obj.group_credit * (1 - onehot)
+    focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
+    detail = _details(subs, bounds, sel, auto)
+    state = {"covered": np.zeros(len(subs)), "used": set(), "new": np.zeros(len(pool))}
+
+    def gain(chosen: list[int], iou_max: np.ndarray) -> np.ndarray:
+        covered = state["covered"]
+        new = (weight * imp[None, :] * np.maximum(shares - covered[None, :], 0)).sum(1)
+        shared = (imp[None, :] * np.minimum(shares, covered[None, :])).sum(1)
+        g = q * new - obj.shared_weight * shared - obj.overlap_weight * iou_max
+        allowed = ok & ~np.isin(main, list(state["used"])) & ~detail[main]
+        if focus and not chosen:  # the user's subject is held by the first crop
+            allowed &= whole[:, focus].all(axis=1)
+            if not allowed.any():
+                held = shares[:, focus].min(axis=1)
+                allowed = ok & (held >= held.max() - 1e-6)
+        state["new"] = new
+        return np.where(allowed, g, -np.inf)
+
+    def stop(i: int, g: float, chosen: list[int]) -> bool:
+        state["gain"] = g
+        if not chosen:
+            return False
+        if auto:
+            return g < obj.min_gain
+        return not (state["new"][i] >= obj.distinct_share and g > 0)
+
+    chosen: list[int] = []
+    gains: list[float] = []
+    while len(chosen) < k:
+        step = greedy(m.boxes, gain, k=1, start=chosen, stop=stop)
+        if not step:
+            break
+        i = step[0]
+        chosen.append(i)
+        gains.append(state["gain"])
+        state["used"].add(int(main[i]))
+        state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
+    return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
+                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side)
+
+
+def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
+    """k auto, beside detected subjects: which subjects are details with no slide of their own."""
+    rule = sel.details
+    detected = np.array([s.source == "detector" for s in subs])
+    if not (rule.enabled and auto and detected.any()):
+        return np.zeros(len(subs), bool)
+    box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
+    body = np.array([s.is_body for s in subs])
+    largest = np.where(body, box_area[detected].max(initial=0.0), box_area.max())
+    salient = np.array([s.kind == "salient" for s in subs])
+    detail = (((box_area < rule.area) & (box_area < rule.relative * largest))
+              | (salient & (box_area < rule.salient * box_area[body].max(initial=0.0))))
+    return detail & np.array([s.kind != "focus" for s in subs])
+
+
+def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
+            focus, tables, subs, guards, scale, ratios, min_side) -> DirectSelection:
+    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops."""
+    sel = config.selection
+    notes: list[str] = []
+    n_distinct = len(chosen)
+    mains = [int(main[i]) for i in chosen]
+    crops = [scored[i] for i in chosen]
+    gains = list(gains)
+    lists = [tuple(scored[j] for j in _shortlist(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
+    closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
+                       subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
+                       tables=tables, scale=scale) if chosen else []
+    for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
+        at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
+        crops.insert(at, crop)
+        mains.insert(at, j)
+        gains.insert(at, 0.0)
+        lists.insert(at, (crop,))
+    if not auto and len(crops) < k:
+        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer)))
+        if config.force_k:  # its crops show no new subject: they are not offered alternatives
+            rank = np.empty(len(m))
+            order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
+            rank[order] = -np.arange(len(m), dtype=np.float64)
+            also = [c.box for c, _ in closer]
+            need = k - len(closer) - len(chosen)
+            extra = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
+            extra += greedy(m.boxes, lambda c, iou: rank, k=need - len(extra), start=chosen + extra)
+            crops += [scored[i] for i in extra]
+            mains += [int(main[i]) for i in extra]
+            lists += [(scored[i],) for i in extra]
+            gains += [0.0] * len(extra)
+    elif closer:
+        notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
+    left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
+    if left:
+        notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
+                     "k auto leaves details out; a fixed k frames them")
+    if focus and crops:
+        notes.append("the focus given is held by the first crop")
+    for i in chosen:
+        at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
+        s = subs[int(main[i])]
+        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], s.label or s.kind)
+        if note:
+            notes.append(note)
+    notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
+    return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
+                           tuple(mains))
+
+
+def _shortlist(i: int, chosen: list[int], m, main: np.ndarray, ok: np.ndarray, q: np.ndarray, n: int,
+               sel) -> list[int]:
+    """Crop ``i`` and up to ``n - 1`` alternatives framing its subject as fully (``selection.shortlist``)."""
+    if n <= 1:
+        return [i]
+    rule, shares, mm = sel.shortlist, m.shares, main[i]
+    others = [j for j in chosen if j != i]
+    cover = shares[others].max(axis=0) if others else np.zeros(shares.shape[1])
+    shared = np.minimum(shares, cover[None, :]).sum(1)
+    fit = ok & (main == mm) & (shares[:, mm] >= shares[i, mm] - rule.slack) & (shared <= shared[i] + rule.slack)
+    score = np.where(fit, q, -np.inf)
+    return [i] + greedy(m.boxes, lambda c, iou: score, k=n - 1, start=[i], iou_limit=rule.iou)
+
+
+def _one_view(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
+              ratios: tuple[Ratio, ...], scale: float, guards: list[Subject] = ()) -> DirectSelection:
+    """No subject: the one best-composed view of the whole scene (largest windows), said in the notes.
+
+    A view slicing none of the ``guards`` (bodies too unsure to be subjects) wins over any that does.
+    """
+    sel = config.selection
+    bodies = [b for g in guards for b in g.bodies]
+    best: ScoredCrop | None = None
+    best_key = None
+    for ratio in ratios:
+        boxes = [b for b in sliding_windows(bounds, ratio, scales=(1.0, 0.85), config=config.candidates)
+                 if min(b.w, b.h) >= min_side - 1e-6]
+        if not boxes:
+            continue
+        cuts = np.zeros(len(boxes))
+        if bodies:
+            m = measure(ctx, [(b, ratio) for b in boxes], [], bodies, bounds, MaskTables(),
+                        portrait_width=sel.no_sliced_body.portrait_width)
+            cuts = sel.no_sliced_body.cuts(m)[0]
+        for c, cut in zip(scorer.score(ctx, boxes, ratio=ratio, region=bounds), cuts):
+            key = (-cut, c.score)
+            if best_key is None or key > best_key:
+                best, best_key = c, key
+    if best is None:
+        raise _no_candidate(bounds, ratios, min_side)
+    note = "no subject found (no person, animal or thing detected, nothing salient): one view of the scene"
+    notes = [note] + size_notes([best.box], scale, bounds, sel.pool)
+    return DirectSelection((best,), (0.0,), (), 1, tuple(notes), ((best,),), (-1,))

@@ -1,0 +1,26 @@
+"""The result of direct selection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..scoring.base import ScoredCrop
+from ..subjects import Subject
+
+__all__ = ["DirectSelection"]
+
+
+@dataclass(frozen=True)
+class DirectSelection:
+    """Chosen crops (analysis pixels, in selection order, each close-up right after the crop of its
+    subject), their gains, main subjects and notes."""
+
+    crops: tuple[ScoredCrop, ...]
+    gains: tuple[float, ...]
+    subjects: tuple[Subject, ...]
+    n_distinct: int
+    notes: tuple[str, ...]
+    #: Per chosen crop, alternatives framing the same subject (the chosen crop first).
+    shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
+    #: Per chosen crop, the index into ``subjects`` of its main subject (-1: none).
+    mains: tuple[int, ...] = ()
