@@ -58,7 +58,9 @@ class CloseUps(Rule):
     (and ``relative`` of the largest body) that no crop of at most ``share`` of the photo holds gets a
     framing of its own: at most ``share`` of the photo and ``shrink`` of the crop showing it, IoU at most
     ``iou`` with every crop; a body behind it may show by ``sliver`` of what is seen of it, a person
-    beside it with a mask counts as whole from ``mask_whole``."""
+    beside it with a mask counts as whole from ``mask_whole``.  With ``groups``, a group of four or more
+    is zoomed into by its sub-groups too (runs of neighbours, two up to half the group,
+    :func:`multicrop.crop.direct.zoom.sub_groups`)."""
 
     reason = "a carousel zooms in: after the wide shot, the subjects it shows small get a slide of their own"
     evidence = "coco-subjects featured 36.8 % -> 39.5 % (direct-5 -> direct-6)"
@@ -69,6 +71,7 @@ class CloseUps(Rule):
     relative: float = num(0.25, 0, 1)
     sliver: float = num(0.1, 0, 1)
     mask_whole: float = num(0.9, 0, 1)
+    groups: bool = True
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +22,7 @@ __all__ = ["close_ups"]
 def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candidates: CandidateConfig, *,
               bounds: Box, min_side: float, ratios: tuple[Ratio, ...], subjects: list[Subject],
               guards: list[Subject], chosen: list[Box], n: int, tables: MaskTables,
-              scale: float = 1.0) -> list[tuple[ScoredCrop, int]]:
+              scale: float = 1.0, portraits: bool = False) -> list[tuple[ScoredCrop, int]]:
     """Up to ``n`` close-ups of bodies that the ``chosen`` crops show only in a wide view.
 
     Each person, animal or vehicle large enough (``close_ups.min_area``,
@@ -31,16 +32,23 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     close-up's size and overlap limits, and breaks no hard rule; the rule's
     two exceptions are explicit variants of :class:`~.rules.NoSlicedBody`: an
     animal or vehicle behind it in its group may show by ``sliver``, a masked
-    person beside it counts as whole from ``mask_whole``.  Returns
-    ``(crop, index of the subject it belongs to)`` pairs in the order chosen.
+    person beside it counts as whole from ``mask_whole``.  A group of four or
+    more is zoomed into by its sub-groups too (:func:`sub_groups`).  With
+    ``portraits`` (a fixed k), each person with a pose also offers two deeper
+    zooms, head to waist and head to chest, cut only at their portrait lines
+    (:func:`multicrop.crop.subjects.portrait_lines`).  Larger units come first.
+    Returns ``(crop, index of the subject it belongs to)`` pairs in the order chosen.
     """
     rule = sel.close_ups
     if n <= 0 or not rule.enabled or rule.share <= 0:
         return []
     frame = max(bounds.area, 1e-9)
-    units = [(m.box.area, m, j) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
-    largest = max((a for a, _, _ in units), default=0.0)
-    units = [u for u in units if u[0] >= max(rule.min_area * frame, rule.relative * largest)]
+    units = [(m.box.area, (m,), j, None) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
+    largest = max((u[0] for u in units), default=0.0)
+    units += [(_union(run).area, run, j, None) for j, s in enumerate(subjects) for run in sub_groups(s, rule.groups)]
+    if portraits:
+        units += [(t.area, (m,), j, t) for j, s in enumerate(subjects) for m in s.bodies for t in upper_bodies(m)]
+    units = [u for u in units if u[0] >= max(rule.min_area * frame, rule.relative * largest * (u[3] is None))]
     units.sort(key=lambda u: -u[0])
     bodies = [b for s in subjects + guards for b in s.bodies]
     body_rule = sel.no_sliced_body
@@ -48,23 +56,30 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     masked_rule = dataclasses.replace(body_rule, whole=rule.mask_whole)
     taken = list(chosen)
     out: list[tuple[ScoredCrop, int]] = []
-    for _, unit, j in units:
+    for _, run, j, target in units:
         if len(out) >= n:
             break
-        holding = [c for c in taken if box_shares(np.array([c.corners()]), unit.box)[0] >= body_rule.whole - 1e-9]
-        if any(c.area <= rule.share * frame for c in holding):
+        unit = _union(run) if target is None else target
+        holding = [c for c in taken if box_shares(np.array([c.corners()]), unit)[0] >= body_rule.whole - 1e-9]
+        if target is None and any(c.area <= rule.share * frame for c in holding):
             continue
         limit = min([rule.share * frame] + [rule.shrink * c.area for c in holding])
-        pool = direct_pool(bounds, [unit], ratios, sel.pool, candidates, min_side, scale=scale, windows=False,
+        pool = direct_pool(bounds, [_Framed(unit)], ratios, sel.pool, candidates, min_side, scale=scale, windows=False,
                            max_area=limit)
         if not pool:
             continue
-        m = measure(ctx, pool, [unit], bodies, bounds, tables, portrait_width=body_rule.portrait_width)
-        whole = m.shares[:, 0] >= body_rule.whole - 1e-9
-        behind = np.array([b is not unit and b.weight is not None and b.kind != "person"
-                           and any(b is x for x in subjects[j].bodies) for b in bodies], bool)
-        masked = np.array([b.kind == "person" and b.weight is not None and b is not unit for b in bodies], bool)
-        rest = ~behind & ~masked
+        m = measure(ctx, pool, list(run), bodies, bounds, tables, portrait_width=body_rule.portrait_width)
+        inside = [any(b is x for x in run) for b in bodies]
+        if target is None:
+            whole = (m.shares >= body_rule.whole - 1e-9).all(axis=1)
+        else:  # the head-to-line box held, the person cut only at a portrait line
+            me = int(np.flatnonzero(inside)[0])
+            whole = (box_shares(m.C, target) >= body_rule.whole - 1e-9) & m.portrait[:, me]
+        behind = np.array([not i and b.weight is not None and b.kind != "person"
+                           and any(b is x for x in subjects[j].bodies) for b, i in zip(bodies, inside)], bool)
+        masked = np.array([b.kind == "person" and b.weight is not None and not i for b, i in zip(bodies, inside)],
+                          bool)
+        rest = ~behind & ~masked & ~np.array(inside if target is not None else [False] * len(bodies), bool)
         cuts = np.zeros(len(m))
         for r, only in ((behind_rule, behind), (masked_rule, masked), (body_rule, rest)):
             if only.any():
@@ -79,11 +94,55 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
         crops: list[ScoredCrop] = []
         for r in ratios:
             mine = [i for i, rr in enumerate(sub.ratios) if rr == r]
-            crops += scorer.score(ctx, [sub.boxes[i] for i in mine], ratio=r, subject=unit.box)
+            crops += scorer.score(ctx, [sub.boxes[i] for i in mine], ratio=r, subject=unit)
+        one = sub if len(run) == 1 else dataclasses.replace(sub, subjects=[_as_group(run, unit)])
         zero = np.zeros(len(sub), int)
-        q = np.array([c.score for c in crops]) + sel.headroom.term(sub, zero) + sel.lead_room.term(sub, zero)
+        q = np.array([c.score for c in crops]) + sum(t.term(one, zero) for t in (sel.headroom, sel.lead_room,
+                                                                                  sel.aspect_fit))
         best = greedy([c.box for c in crops], lambda chosen, iou: q, k=1)
         if best:
             out.append((crops[best[0]], j))
             taken.append(crops[best[0]].box)
     return out
+
+
+@dataclass(frozen=True)
+class _Framed:
+    """A box to frame (the pool frames ``.box``)."""
+
+    box: Box
+
+
+def _union(run) -> Box:
+    boxes = [m.box for m in run] if not isinstance(run, Box) else [run]
+    return Box.from_corners(min(b.x for b in boxes), min(b.y for b in boxes),
+                            max(b.x2 for b in boxes), max(b.y2 for b in boxes))
+
+
+def _as_group(run, box: Box) -> Subject:
+    first = run[0]
+    return Subject(first.kind, box, max(m.confidence for m in run), 1.0, first.source, f"{len(run)} of a group",
+                   None, None, tuple(run))
+
+
+def sub_groups(subject: Subject, enabled: bool = True) -> list[tuple[Subject, ...]]:
+    """A group's sub-groups a carousel can zoom to: runs of neighbours in reading order (left to right),
+    two members up to half the group, so a row of eight gives pairs, threes and fours."""
+    members = [m for m in subject.members if m.is_body]
+    if not enabled or len(members) < 4:
+        return []
+    row = sorted(members, key=lambda m: (m.box.center[0], m.box.y))
+    half = len(row) // 2
+    return [tuple(row[a:a + size]) for size in range(2, half + 1) for a in range(len(row) - size + 1)]
+
+
+def upper_bodies(person: Subject) -> list[Box]:
+    """A person's deeper zooms: head to waist and head to chest, at the middle of the portrait lines
+    where the pose (or a standing figure's proportions) gives them; none for anyone else."""
+    if person.kind != "person" or person.members:
+        return []
+    from ..subjects import portrait_lines
+
+    b = person.box
+    return [Box(b.x, b.y, b.w, (lo + hi) / 2 - b.y) for lo, hi in portrait_lines(person)[:2][::-1]
+            if (lo + hi) / 2 > b.y]
