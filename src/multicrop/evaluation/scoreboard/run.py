@@ -102,15 +102,21 @@ class ScoreboardRun:
 # --------------------------------------------------------------------------- one photo
 
 
-def _crop(loaded, variant: Variant, models: tuple, given_k: int | None, threads: int):
-    """The product's boxes for ``loaded`` under ``variant`` (source pixels), or a failure."""
-    from ...crop.analysis import analysis_from
+def _crop(loaded, variant: Variant, models: tuple, given_k: int | None, threads: int, analyses: dict):
+    """The product's boxes for ``loaded`` under ``variant`` (source pixels), or a failure.
+
+    ``analyses`` holds the photo's analyses by :func:`~multicrop.crop.analysis.settings_key`: variants
+    that differ only in k, ratios or strategy share one (as the web page shares it).
+    """
+    from ...crop.analysis import analysis_from, settings_key
     from ...crop.pipeline import crop_photo
 
     cfg = variant.config(given_k)
     try:
-        analysis = analysis_from(loaded.analysis, models[0], models[1], cfg)
-        res = crop_photo(loaded, cfg, analysis=analysis, threads=threads)
+        key = settings_key(cfg)
+        if key not in analyses:
+            analyses[key] = analysis_from(loaded.analysis, models[0], models[1], cfg)
+        res = crop_photo(loaded, cfg, analysis=analyses[key], threads=threads)
     except MulticropError as exc:
         return (), f"{type(exc).__name__}: {exc}"
     return tuple(c.box for c in res.crops), None
@@ -133,9 +139,9 @@ def _coco_task(photo, rules, variants_multi, variants_other, cache_root, threads
     multi = measure_photo(masks, cats, (), rules=rules, crowd=crowd).qualifies
     loaded = _load(photo.path)
     models = cache.models(loaded.analysis, variants_multi[0].config(), threads=threads)
-    counts, boxes, failures = {}, {}, {}
+    counts, boxes, failures, analyses = {}, {}, {}, {}
     for v in (variants_multi if multi else variants_other):
-        got, failure = _crop(loaded, v, models, None, threads)
+        got, failure = _crop(loaded, v, models, None, threads, analyses)
         if failure is None and loaded.size != photo.size:
             got, failure = (), (f"the photo is {loaded.size[0]}x{loaded.size[1]} as shown but its outlines are for "
                                 f"{photo.size[0]}x{photo.size[1]} (EXIF orientation?)")
@@ -155,9 +161,9 @@ def _carousel_task(item, variants, cache_root, threads, failures_suffix: str | N
     cache = ModelCache(cache_root)
     loaded = _load(item.image_path)
     models = cache.models(loaded.analysis, variants[0].config(item.k), threads=threads)
-    counts, boxes, failures = {}, {}, {}
+    counts, boxes, failures, analyses = {}, {}, {}, {}
     for v in variants:
-        got, failure = _crop(loaded, v, models, item.k, threads)
+        got, failure = _crop(loaded, v, models, item.k, threads, analyses)
         totals = [image_kiou(got, item.boxes, threshold=t).total for t in KIOU_THRESHOLDS]
         c = {"photos": 1, "crops": len(got), "gt": len(item.boxes), "kiou_50": totals[0],
              "kiou_50_95": statistics.fmean(totals), "k_exact": int(len(got) == item.k)}
