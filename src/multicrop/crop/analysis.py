@@ -36,8 +36,8 @@ from ..saliency import SALIENCY, compute_saliency
 from .config import CropConfig
 from .subjects import Subject, find_subjects
 
-__all__ = ["Analysis", "analyse", "analysis_settings", "detector_versions_of", "parse_focus", "settings_key",
-           "with_focus"]
+__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "parse_focus",
+           "run_models", "settings_key", "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
 #: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards; a body is behind
@@ -137,6 +137,74 @@ def _run_detectors(image: np.ndarray, names: tuple[str, ...], threads: int | Non
                  for f in detect_faces(image))
 
 
+def _checked(image: np.ndarray) -> np.ndarray:
+    img = np.ascontiguousarray(image)
+    if img.ndim != 3 or img.shape[2] != 3:
+        raise InvalidParameterError(f"image must have shape (H, W, 3), got {img.shape}")
+    return img
+
+
+def run_models(image: np.ndarray, config: CropConfig | None = None, *,
+               threads: int | None = None) -> tuple[np.ndarray, tuple]:
+    """The expensive half of :func:`analyse`: the saliency map and the detections, nothing made of them.
+
+    Shaped only by the image, ``config.saliency``, ``config.active_detectors``
+    and the models' versions; a cache of its output (the scoreboard's) keys on
+    those alone.  :func:`analysis_from` turns it into the :class:`Analysis`.
+
+    Returns
+    -------
+    saliency : ndarray of float32, shape (H, W)
+        The saliency model's map (faces not yet raised).
+    detections : tuple of Detection
+    """
+    cfg = config or CropConfig()
+    img = _checked(image)
+    sal = compute_saliency(img, method=cfg.saliency, threads=threads)
+    return sal, _run_detectors(img, cfg.active_detectors, threads)
+
+
+def analysis_from(image: np.ndarray, saliency: np.ndarray, detections: Sequence, config: CropConfig | None = None, *,
+                  focus: Box | None = None, given: bool = False) -> Analysis:
+    """The cheap half of :func:`analyse`: faces raised in ``saliency``, subjects made, the key (no model run).
+
+    ``analysis_from(image, *run_models(image, config), config)`` is
+    ``analyse(image, config)``.
+
+    Parameters
+    ----------
+    image : ndarray of uint8, shape (H, W, 3)
+        The analysis copy the map and detections were made from (hashed into the key).
+    saliency : ndarray of float, shape (H, W)
+        The saliency model's map (not changed).
+    detections : sequence of Detection
+    config : CropConfig, optional
+    focus : Box, optional
+    given : bool
+        The detections were given by the caller (``analyse(..., detections=)``),
+        not found by ``config``'s detectors: they go into the key.
+    """
+    cfg = config or CropConfig()
+    img = _checked(image)
+    h, w = img.shape[:2]
+    sal = saliency
+    versions = _saliency_version(cfg) | detector_versions_of(cfg)
+    dets = tuple(detections)
+    faces = [d for d in dets if d.kind == "face"]
+    if faces:
+        from ..saliency.faces import Face, add_faces
+
+        sal = add_faces(sal, [Face(d.box, d.score) for d in faces])
+    subjects = find_subjects(sal, dets, config=cfg.subjects, focus=focus)
+    key = content_hash({
+        "image": hash_bytes(img.tobytes()), "shape": list(img.shape),
+        "given": None if not given else [
+            [d.kind, d.label, d.box.x, d.box.y, d.box.w, d.box.h, round(float(d.score), 6)] for d in dets],
+        "focus": None if focus is None else [focus.x, focus.y, focus.w, focus.h],
+    }) + "/" + settings_key(cfg)
+    return Analysis((w, h), sal, dets, subjects, versions, key, focus)
+
+
 def analyse(image: np.ndarray, config: CropConfig | None = None, *, threads: int | None = None,
             detections: Sequence | None = None, focus: Box | None = None) -> Analysis:
     """Saliency, detections and subjects of ``image`` (the analysis copy of a photo).
@@ -147,7 +215,7 @@ def analyse(image: np.ndarray, config: CropConfig | None = None, *, threads: int
         The analysis copy (``LoadedImage.analysis``), RGB.
     config : CropConfig, optional
         ``saliency``, ``detectors`` (``faces=False`` drops YuNet),
-        ``analysis_max_side`` and the subject thresholds in ``direct``.
+        ``analysis_max_side`` and the subject settings in ``subjects``.
     threads : int, optional
         Threads for the models; never changes the result.
     detections : sequence of Detection, optional
@@ -162,26 +230,12 @@ def analyse(image: np.ndarray, config: CropConfig | None = None, *, threads: int
     Analysis
     """
     cfg = config or CropConfig()
-    img = np.ascontiguousarray(image)
-    if img.ndim != 3 or img.shape[2] != 3:
-        raise InvalidParameterError(f"image must have shape (H, W, 3), got {img.shape}")
-    h, w = img.shape[:2]
-    sal = compute_saliency(img, method=cfg.saliency, threads=threads)
-    versions = _saliency_version(cfg) | detector_versions_of(cfg)
-    dets = _run_detectors(img, cfg.active_detectors, threads) if detections is None else tuple(detections)
-    faces = [d for d in dets if d.kind == "face"]
-    if faces:
-        from ..saliency.faces import Face, add_faces
-
-        sal = add_faces(sal, [Face(d.box, d.score) for d in faces])
-    subjects = find_subjects(sal, dets, config=cfg.subjects, focus=focus)
-    key = content_hash({
-        "image": hash_bytes(img.tobytes()), "shape": list(img.shape),
-        "given": None if detections is None else [
-            [d.kind, d.label, d.box.x, d.box.y, d.box.w, d.box.h, round(float(d.score), 6)] for d in dets],
-        "focus": None if focus is None else [focus.x, focus.y, focus.w, focus.h],
-    }) + "/" + settings_key(cfg)
-    return Analysis((w, h), sal, dets, subjects, versions, key, focus)
+    img = _checked(image)
+    if detections is None:
+        sal, dets = run_models(img, cfg, threads=threads)
+    else:
+        sal, dets = compute_saliency(img, method=cfg.saliency, threads=threads), tuple(detections)
+    return analysis_from(img, sal, dets, cfg, focus=focus, given=detections is not None)
 
 
 def with_focus(analysis: Analysis, focus: Box | None, config: CropConfig | None = None) -> Analysis:
