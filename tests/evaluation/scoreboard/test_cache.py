@@ -29,8 +29,9 @@ def test_key_ignores_selection_and_subject_settings(image):
     key = models_key(image, cfg)
     changed = [
         CropConfig(k=5), CropConfig(k="auto"), CropConfig(strategy="partition"), CropConfig(ratios="1:1"),
-        CropConfig(direct=dataclasses.replace(cfg.direct, overlap_weight=cfg.direct.overlap_weight * 2)),
-        CropConfig(direct=dataclasses.replace(cfg.direct, min_gain=cfg.direct.min_gain + 0.1)),
+        CropConfig(selection=cfg.selection.set(objective__overlap_weight=cfg.selection.objective.overlap_weight * 2)),
+        CropConfig(selection=cfg.selection.set(objective__min_gain=cfg.selection.objective.min_gain + 0.1)),
+        CropConfig(subjects=cfg.subjects.set(groups__overlap=0.3)),
         CropConfig(weights=dataclasses.replace(cfg.weights, density=cfg.weights.density + 0.1)),
     ]
     for other in changed:
