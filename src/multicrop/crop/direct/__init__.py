@@ -35,7 +35,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-4: subjects from detectors, saliency and the user's focus; no body sliced or left as a sliver.
 #: direct-5: close-ups; crowds are guards; a body held whole means 99 % of it; textures are no subjects.
 #: direct-6: with ``k="auto"`` a subject far smaller than the largest is a detail; 90 % masks in close-ups.
-DIRECT_VERSION = "direct-6"
+#: direct-7: the same rules as frozen classes by stage (no crop changed by the split); a carousel zooms in:
+#: groups of four or more by their sub-groups, and with a fixed k people to the waist and the chest.
+DIRECT_VERSION = "direct-7"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types"}

@@ -272,5 +272,5 @@ def rule_table(rules: dict[str, Rule]) -> str:
     for name, rule in rules.items():
         kind = "hard" if isinstance(rule, HardRule) else "soft" if isinstance(rule, SoftTerm) else "stage"
         values = ", ".join(f"{k} {v}" for k, v in rule.to_dict().items() if k != "enabled")
-        rows.append(f"| `{name}` | {kind} | {values} | {type(rule).reason} |")
+        rows.append(f"| `{name}` | {kind} | {values} | {type(rule).reason.replace(chr(96) * 2, chr(96))} |")
     return "\n".join(rows)
