@@ -40,6 +40,7 @@ import numpy as np
 
 from multicrop.crop.analysis import analyse, settings_key
 from multicrop.crop.config import CropConfig
+from multicrop.crop.masks import MASK_KINDS, TRUST_CUT, box_masks
 from multicrop.datasets.outlines import load_outlines
 from multicrop.detectors.coco import kind_of
 from multicrop.detectors.types import Detection
@@ -91,6 +92,164 @@ def cached_analysis(photo, config: CropConfig, cache: Path, *, threads: int | No
     return cached_analysis(photo, config, cache)
 
 
+# ------------------------------------------------------------------------------ matching and IoU
+
+#: The variant with box_mask's defaults.
+DEFAULT = "half-peak"
+
+#: The variants measured: options of :func:`box_masks` (the first is the default of box_mask).
+VARIANTS: dict[str, dict] = {
+    "half-peak": {},
+    "half-peak-nearest": {"overlap": "nearest"},
+    "otsu": {"threshold": "otsu", "floor": 0.25},
+    "otsu-nearest": {"threshold": "otsu", "floor": 0.25, "overlap": "nearest"},
+    "otsu-grow3": {"threshold": "otsu", "floor": 0.25, "grow": 0.03},
+    "otsu-grow6": {"threshold": "otsu", "floor": 0.25, "grow": 0.06},
+    "otsu-exclude-people": {"threshold": "otsu", "floor": 0.25, "exclude_people": True},
+    "otsu-largest": {"threshold": "otsu", "floor": 0.25, "min_part": 1.0, "fill_holes": False},
+    "half-peak-no-fallback": {"min_peak": 0.0, "min_separability": 0.0, "min_fill": 0.0, "max_fill": 1.0,
+                              "min_side": 0},
+}
+
+
+def _box_iou(a: Box, b: Box) -> float:
+    inter = a.intersection(b)
+    union = a.area + b.area - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _mask_iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = np.logical_or(a, b).sum()
+    return float(np.logical_and(a, b).sum() / union) if union else 0.0
+
+
+def _outline_boxes(masks: np.ndarray) -> list[Box | None]:
+    out = []
+    for m in masks:
+        ys, xs = np.nonzero(m)
+        out.append(None if ys.size == 0 else Box(float(xs.min()), float(ys.min()), float(xs.max() + 1 - xs.min()),
+                                                 float(ys.max() + 1 - ys.min())))
+    return out
+
+
+def match(dets, gt_boxes, gt_kinds) -> list[tuple[int, int]]:
+    """Greedy ``(detection, outline)`` pairs of one kind with box IoU >= :data:`MATCH_IOU`, best first."""
+    pairs = []
+    for i, d in enumerate(dets):
+        for j, (g, k) in enumerate(zip(gt_boxes, gt_kinds)):
+            if g is not None and d.kind == k:
+                iou = _box_iou(d.box, g)
+                if iou >= MATCH_IOU:
+                    pairs.append((iou, i, j))
+    used_d, used_g, out = set(), set(), []
+    for _, i, j in sorted(pairs, key=lambda p: -p[0]):
+        if i not in used_d and j not in used_g:
+            used_d.add(i)
+            used_g.add(j)
+            out.append((i, j))
+    return out
+
+
+def measure_photo(sal: np.ndarray, dets, photo) -> list[dict]:
+    """One row per matched detection: its class, kind and the IoU of every mask with its outline."""
+    import cv2
+
+    h, w = sal.shape
+    gt = photo.masks()
+    if gt.shape[1:] != (h, w):
+        gt = np.stack([cv2.resize(m.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0 for m in gt]) \
+            if len(gt) else np.zeros((0, h, w), bool)
+    names = [o.name or str(o.category) for o in photo.objects]
+    kinds = [kind_of(o.category) for o in photo.objects]
+    dets = [d for d in dets if d.kind != "face"]
+    pairs = match(dets, _outline_boxes(gt), kinds)
+    if not pairs:
+        return []
+    people = np.zeros((h, w), bool)
+    for d in dets:
+        if d.kind == "person" and d.mask is not None:
+            people |= d.mask >= 0.5
+    others = [i for i, d in enumerate(dets) if d.kind != "person"]
+    results = {}
+    for name, opts in VARIANTS.items():
+        opts = dict(opts)
+        exclude = people if opts.pop("exclude_people", False) else None
+        masks = box_masks(sal, [dets[i].box for i in others], exclude=exclude, **opts)
+        results[name] = dict(zip(others, masks))
+    rows = []
+    for i, j in pairs:
+        d, g = dets[i], gt[j]
+        box = np.zeros((h, w), bool)
+        b = d.box.round().clip(w, h)
+        box[int(b.y):int(b.y2), int(b.x):int(b.x2)] = True
+        row = {"photo": photo.id, "class": names[j], "kind": kinds[j], "detected": d.label, "score": d.score,
+               "box": _mask_iou(box, g), "box:recall": float(np.logical_and(box, g).sum() / max(g.sum(), 1))}
+        if d.kind == "person":
+            row["pose"] = _mask_iou(d.mask >= 0.5, g) if d.mask is not None else row["box"]
+            row["has_pose"] = d.mask is not None
+        else:
+            for name, got in results.items():
+                m = got[i]
+                row[name] = _mask_iou(m.mask > 0.5, g)
+                row[name + ":recall"] = float(np.logical_and(m.mask > 0.5, g).sum() / max(g.sum(), 1))
+                row[name + ":trust"] = m.trust
+                row[name + ":fallback"] = m.fallback
+        rows.append(row)
+    return rows
+
+
+def _mean(v) -> str:
+    return f"{np.mean(v):.3f}" if len(v) else "-"
+
+
+def table(rows: list[dict]) -> str:
+    """Markdown table: per class and per kind, the count and mean IoU of the box, the pose mask and each variant."""
+    cols = ["box", "pose", *VARIANTS, "recommended"]
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["kind"], r["class"])].append(r)
+        groups[(r["kind"], "(all " + r["kind"] + ")")].append(r)
+        if r["kind"] != "person":
+            groups[("~", "(all but people)")].append(r)
+    order = {"person": 0, "animal": 1, "vehicle": 2, "object": 3, "~": 4}
+    lines = ["| kind | class | n | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 3)]
+    for (kind, cls), rs in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1].startswith("("),
+                                                                   kv[0][1])):
+        cells = []
+        for c in cols:
+            if c == "pose":
+                v = [r["pose"] for r in rs if "pose" in r]
+            elif c == "recommended":
+                v = [r[DEFAULT] if (r["kind"] in MASK_KINDS and r[DEFAULT + ":trust"] >= TRUST_CUT
+                                    and not r[DEFAULT + ":fallback"]) else r["box"] for r in rs if DEFAULT in r]
+            else:
+                v = [r[c] for r in rs if c in r]
+            cells.append(_mean(v))
+        lines.append(f"| {kind if kind != '~' else ''} | {cls} | {len(rs)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def trust_table(rows: list[dict], variant: str = DEFAULT, kinds: tuple[str, ...] = MASK_KINDS) -> str:
+    """The variant's IoU against the box's by trust band (saliency masks only) and the fallbacks, for ``kinds``."""
+    rs = [r for r in rows if variant in r and r["kind"] in kinds]
+    lines = ["| trust | n | mean IoU box | mean IoU mask | mask better | mean gain | outline held: box / mask |",
+             "|---|---|---|---|---|---|---|"]
+    edges = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1.01]
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        b = [r for r in rs if not r[variant + ":fallback"] and lo <= r[variant + ":trust"] < hi]
+        if b:
+            gain = [r[variant] - r["box"] for r in b]
+            lines.append(f"| {lo:.1f}-{min(hi, 1):.1f} | {len(b)} | {_mean([r['box'] for r in b])} | "
+                         f"{_mean([r[variant] for r in b])} | {np.mean([g > 0 for g in gain]):.0%} | "
+                         f"{np.mean(gain):+.3f} | {_mean([r['box:recall'] for r in b])} / "
+                         f"{_mean([r[variant + ':recall'] for r in b])} |")
+    for reason in sorted({r[variant + ":fallback"] for r in rs} - {""}):
+        b = [r for r in rs if r[variant + ":fallback"] == reason]
+        lines.append(f"| fallback: {reason} | {len(b)} | {_mean([r['box'] for r in b])} | "
+                     f"{_mean([r[variant] for r in b])} | - | - | - |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path, help="a YOLO-segmentation folder or a COCO instances JSON")
@@ -98,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="folder for the cached analyses (saliency and detections per photo)")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--rows", type=Path, default=None, help="write every matched detection's IoUs to this JSON")
     ap.add_argument("--cache-only", action="store_true", help="fill the cache and stop")
     args = ap.parse_args(argv)
     config = CropConfig()
@@ -110,6 +270,22 @@ def main(argv: list[str] | None = None) -> None:
             print(f"analysed {n}/{len(photos)} ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     if args.cache_only:
         return
+    rows = []
+    for photo in photos:
+        sal, dets = cached_analysis(photo, config, args.cache)
+        rows.extend(measure_photo(sal, dets, photo))
+    print(f"## Mean mask IoU per class ({len(photos)} photos, {len(rows)} matched detections; "
+          f"settings {settings_key(config)})\n")
+    print(table(rows))
+    for v in (DEFAULT, "half-peak-no-fallback"):
+        for kinds in (MASK_KINDS, ("object",)):
+            print(f"\n## {v}, {' and '.join(kinds)}: IoU by trust\n")
+            print(trust_table(rows, v, kinds))
+    print(f"\nrecommended: the {DEFAULT} mask (box_mask's defaults) for {', '.join(MASK_KINDS)} with trust >= {TRUST_CUT}, else the box")
+    if args.rows:
+        import json
+
+        args.rows.write_text(json.dumps(rows, indent=1, default=float))
 
 
 if __name__ == "__main__":
