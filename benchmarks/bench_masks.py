@@ -281,7 +281,8 @@ def main(argv: list[str] | None = None) -> None:
         for kinds in (MASK_KINDS, ("object",)):
             print(f"\n## {v}, {' and '.join(kinds)}: IoU by trust\n")
             print(trust_table(rows, v, kinds))
-    print(f"\nrecommended: the {DEFAULT} mask (box_mask's defaults) for {', '.join(MASK_KINDS)} with trust >= {TRUST_CUT}, else the box")
+    print(f"\nrecommended: the {DEFAULT} mask (box_mask's defaults) for {', '.join(MASK_KINDS)} "
+          f"with trust >= {TRUST_CUT}, else the box")
     if args.rows:
         import json
 
