@@ -14,18 +14,21 @@ file), then measures, for every detection matched to an outline:
 
 * ``box``: the detector's box filled, the floor;
 * ``pose``: a person's MediaPipe pose mask (people only);
-* each variant of :func:`multicrop.crop.masks.box_masks` (animals, vehicles,
-  objects), the boxes of one photo sharing its saliency map and the people's
-  pose masks excluded.
+* each variant of :func:`multicrop.crop.masks.box_masks` (:data:`VARIANTS`;
+  animals, vehicles, objects), all non-person boxes of one photo sharing its
+  saliency map (the people's pose masks excluded only in
+  ``otsu-exclude-people``).
 
 Matching: a detection (faces left out) and an outline of the same coarse
 kind (person, animal, vehicle, object: :func:`multicrop.detectors.coco.kind_of`)
 whose boxes overlap with IoU >= 0.5, greedily, best box IoU first; each
 outline is matched at most once.  Mask IoU is between binary masks (soft
-masks cut at 0.5).  The table gives, per class (and per kind), the number of
-matched detections and the mean IoU of each mask; ``trust`` rows show the
-default variant's IoU gain over the box by trust band, the evidence for the
-caller's "good enough" cut.
+masks cut at 0.5).  The table gives, per outline class (and per kind), the
+number of matched detections and the mean IoU of each mask (``recommended``:
+the default mask for :data:`~multicrop.crop.masks.MASK_KINDS` with trust >=
+:data:`~multicrop.crop.masks.TRUST_CUT`, else the box); the trust tables
+show the default variant's IoU gain over the box by trust band and the share
+of the outline each holds, the evidence for the caller's "good enough" cut.
 """
 
 from __future__ import annotations
