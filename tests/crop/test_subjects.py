@@ -267,7 +267,11 @@ def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
     b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
     cfg = CropConfig(strategy="direct", k=4, saliency="spectral", detectors=())
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
-    # the pair, each person whole, then a zoom to one person's upper body: k is met
+    assert len(res.crops) == 3
+    assert "this photo has 1 distinct subject and 2 close-ups worth a crop; wrote 3 crops, asked for 4" in res.notes
+    # with portraits on: the pair, each person whole, then a zoom to one person's upper body: k is met
+    cfg = cfg.replace(selection=cfg.selection.set(close_ups__portraits=True))
+    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 4 and not any("asked for" in n for n in res.notes)
     whole = [sum(_held(c.box, p.box) >= 0.99 for p in (a, b)) for c in res.crops]
     assert whole[:3] == [2, 1, 1] and whole[3] == 0

@@ -155,7 +155,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     lists = [tuple(scored[j] for j in _shortlist(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
-                       tables=tables, scale=scale, portraits=not auto) if chosen else []
+                       tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
     for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)
