@@ -13,7 +13,7 @@ from multicrop.cli import crop as crop_cli
 from multicrop.cli.main import main
 from multicrop.crop.config import STRATEGIES, CropConfig, OutputConfig
 from multicrop.datasets.examples import EXAMPLE_HEIGHT, EXAMPLE_WIDTH, example_image
-from multicrop.geometry import RATIO_PRESETS
+from multicrop.ratios import RATIO_PRESETS
 from multicrop.ratios import PRESETS
 
 FAST = ["--saliency", "spectral", "--no-faces", "--no-preview"]

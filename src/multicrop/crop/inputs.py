@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import InvalidParameterError
+from ..io.formats import SUPPORTED_SUFFIXES
 
 __all__ = ["PHOTO_SUFFIXES", "expand_inputs"]
 
-#: Extensions a folder or pattern contributes (the loader's, HEIC included when it can).
-PHOTO_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".heic", ".heif"})
+#: Extensions a folder or pattern contributes: the loader's own (:data:`multicrop.io.SUPPORTED_SUFFIXES`,
+#: from the one format table, GIF included, HEIC when pillow-heif is installed).
+PHOTO_SUFFIXES = SUPPORTED_SUFFIXES
 
 
 def _folder(path: Path, recursive: bool) -> list[Path]:

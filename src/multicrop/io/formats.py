@@ -16,7 +16,7 @@ from typing import BinaryIO
 from PIL import Image
 
 __all__ = ["DEFAULT_MAX_PIXELS", "FORMATS", "ImageFormat", "ALLOWED_FORMATS", "OPEN_FORMATS",
-           "SUPPORTED_SUFFIXES", "identify_format", "is_photo", "register_heif"]
+           "SUPPORTED_SUFFIXES", "STEM_SUFFIXES", "identify_format", "is_photo", "register_heif"]
 
 #: Largest image accepted by default, in pixels.  Real photos reach 200 MP;
 #: anything far beyond is more likely a decompression bomb than a photo.
@@ -83,6 +83,11 @@ ALLOWED_FORMATS: tuple[str, ...] = tuple(f.name for f in FORMATS)
 OPEN_FORMATS: tuple[str, ...] = tuple(dict.fromkeys(f.opened_by for f in FORMATS))
 
 SUPPORTED_SUFFIXES = frozenset(s for f in FORMATS for s in f.suffixes)
+
+#: The suffixes, in table order and then upper-cased, that a dataset tries when it looks a photo up
+#: by its stem (``name.jpg``, ``name.png``, ... ``name.JPG``).
+STEM_SUFFIXES: tuple[str, ...] = tuple(dict.fromkeys(
+    [s for f in FORMATS for s in f.suffixes] + [s.upper() for f in FORMATS for s in f.suffixes]))
 
 
 def is_photo(path: str | os.PathLike) -> bool:
