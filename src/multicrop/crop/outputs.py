@@ -281,7 +281,7 @@ def lossless_reason(loaded: LoadedImage, suffix: str, mode: str) -> str | None:
         return "--lossless never"
     if loaded.format not in ("JPEG", "MPO") or loaded.path is None:
         return "the source is not a JPEG file"
-    if suffix not in (".jpg", ".jpeg"):
+    if FORMAT_BY_SUFFIX.get(suffix) != "JPEG":
         return f"the output format is {suffix[1:]}, not JPEG"
     if loaded.orientation != 1:
         return f"EXIF orientation {loaded.orientation} is not applied losslessly"
