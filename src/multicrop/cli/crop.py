@@ -419,7 +419,7 @@ def crop(
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
     from ..crop.config import CropConfig, OutputConfig
-    from ..crop.inputs import expand_inputs
+    from ..io import list_photos
     from ..crop.outputs import unique_stems
     from ..io.guard import file_id
 
@@ -452,7 +452,7 @@ def crop(
 
         ranker = JudgeSettings.from_options(judge, shortlist=shortlist, store=judge_store, strategy=crop_cfg.strategy,
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
-    paths = expand_inputs(photos, recursive=recursive, stdin=sys.stdin)
+    paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
     stems = unique_stems(paths)
     write = None
     if not dry_run:

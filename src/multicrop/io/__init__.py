@@ -8,6 +8,7 @@ from .files import check_regular, read_bytes_bounded, read_text_bounded
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, is_photo
 from .load import LoadedImage, load_image
 from .opener import Header, open_image, read_header
+from .photos import list_photos
 from .modes import to_output_mode, to_rgb
 from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write_text, format_suffix, save_image
 from .tables import write_table
@@ -20,6 +21,7 @@ __all__ = [
     "OPEN_FORMATS",
     "SUPPORTED_SUFFIXES",
     "is_photo",
+    "list_photos",
     "Header",
     "open_image",
     "read_header",
