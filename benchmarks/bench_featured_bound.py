@@ -32,7 +32,7 @@ import numpy as np
 from multicrop.crop.direct.rules import NoSlicedBody
 from multicrop.datasets.outlines import load_outlines
 from multicrop.evaluation.subjects.metrics import SubjectRules
-from multicrop.geometry import parse_ratios
+from multicrop.ratios import parse_ratios
 from multicrop.measures import box_sums, summed_area_table
 
 

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box, Ratio, fit_ratio_box, iou, iou_matrix, parse_ratio, parse_ratios, snap_box
+from multicrop.geometry import Box, fit_ratio_box, iou, iou_matrix, snap_box
+from multicrop.ratios import Ratio, parse_ratio, parse_ratios
 
 ratios = st.sampled_from([Ratio(2, 3), Ratio(3, 2), Ratio(1, 1), Ratio(4, 5), Ratio(1.91, 1), Ratio(9, 16)])
 sizes = st.integers(min_value=20, max_value=5000)

@@ -6,7 +6,7 @@ import pytest
 
 from multicrop import geometry
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Ratio, parse_ratios
+from multicrop.ratios import Ratio, parse_ratios
 from multicrop.ratios import (
     ONE_RATIO_PRESETS,
     PLATFORM_SIZES,
@@ -21,7 +21,7 @@ from multicrop.ratios import (
 def test_geometry_names_come_from_the_one_table():
     assert geometry.RATIO_PRESETS is RATIO_PRESETS
     assert geometry.ONE_RATIO_PRESETS is ONE_RATIO_PRESETS
-    from multicrop.geometry import ONE_RATIO_PRESETS as again
+    from multicrop.ratios import ONE_RATIO_PRESETS as again
 
     assert again == {"instagram"}
     with pytest.raises(AttributeError):

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 from multicrop.serialize import Serializable, from_data, to_data
 
 

@@ -1,4 +1,4 @@
-"""Boxes, ratios and the arithmetic between them.
+"""Boxes and the arithmetic between them (ratios, presets and their parser are :mod:`multicrop.ratios`).
 
 Coordinates are in pixels of the image they refer to, ``x`` to the right and
 ``y`` down; a box covers columns ``x .. x + w`` and rows ``y .. y + h``
@@ -8,21 +8,16 @@ Coordinates are in pixels of the image they refer to, ``x`` to the right and
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from .errors import InvalidParameterError
-from .serialize import TEXT_TYPES, Serializable
+from .serialize import Serializable
 
 __all__ = [
     "Box",
-    "Ratio",
-    "parse_ratio",
-    "parse_ratios",
-    "RATIO_PRESETS",
-    "ONE_RATIO_PRESETS",
     "iou",
     "iou_matrix",
     "fit_ratio_box",
@@ -126,99 +121,30 @@ class Box(Serializable):
 
 
 
-@dataclass(frozen=True, slots=True)
-class Ratio:
-    """A target aspect ratio ``width:height`` (e.g. ``Ratio(2, 3)`` is portrait).
-
-    Examples
-    --------
-    >>> Ratio(4, 5).value
-    0.8
-    >>> str(Ratio(3, 2))
-    '3:2'
-    """
-
-    width: float
-    height: float
-
-    def __post_init__(self) -> None:
-        for name in ("width", "height"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-                raise InvalidParameterError(f"ratio {name} must be a positive number, got {v!r}")
-
-    @property
-    def value(self) -> float:
-        """Width divided by height."""
-        return self.width / self.height
-
-    def __str__(self) -> str:
-        def fmt(v: float) -> str:
-            return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-        return f"{fmt(self.width)}:{fmt(self.height)}"
-
+# Transitional: the crop-model modules (crop/direct.py, candidates.py, select.py, scoring/) still
+# import ``Ratio`` from here while another issue rewrites them.  geometry holds boxes only and must not
+# import ratios (the `geometry-below-ratios` contract), so the old names are forwarded by name;
+# delete this when those modules import from :mod:`multicrop.ratios`.
+_MOVED_TO_RATIOS = frozenset({"Ratio", "parse_ratio", "parse_ratios", "RATIO_PRESETS", "ONE_RATIO_PRESETS"})
 
 
 def __getattr__(name: str):
-    """``RATIO_PRESETS`` and ``ONE_RATIO_PRESETS`` live in :mod:`multicrop.ratios` (the one preset table)."""
-    if name in ("RATIO_PRESETS", "ONE_RATIO_PRESETS"):
-        from . import ratios
+    if name in _MOVED_TO_RATIOS:
+        import importlib
 
-        return getattr(ratios, name)
+        return getattr(importlib.import_module("multicrop.ratios"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:x/]\s*(\d+(?:\.\d+)?)\s*$")
+class _Aspect(Protocol):
+    """Anything with a width-to-height ``value`` (a :class:`multicrop.ratios.Ratio`)."""
+
+    @property
+    def value(self) -> float: ...
 
 
-def parse_ratio(text: str | Ratio) -> Ratio:
-    """Parse ``"2:3"``, ``"2x3"``, ``"4/5"`` or ``"1.91:1"`` into a :class:`Ratio`.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``text`` is not of the form ``W:H`` with positive numbers.
-
-    Examples
-    --------
-    >>> parse_ratio("1.91:1")
-    Ratio(width=1.91, height=1)
-    >>> parse_ratio("wide")
-    Traceback (most recent call last):
-    ...
-    multicrop.errors.InvalidParameterError: ratio must look like '2:3' or '1.91:1', got 'wide'
-    """
-    if isinstance(text, Ratio):
-        return text
-    m = _RATIO_RE.match(str(text))
-    if not m:
-        raise InvalidParameterError(f"ratio must look like '2:3' or '1.91:1', got {text!r}")
-    w, h = (float(g) for g in m.groups())
-    w = int(w) if w.is_integer() else w
-    h = int(h) if h.is_integer() else h
-    if w <= 0 or h <= 0:
-        raise InvalidParameterError(f"ratio parts must be positive, got {text!r}")
-    return Ratio(w, h)
-
-
-#: A Ratio is written as its text form, ``"2:3"``.
-TEXT_TYPES[Ratio] = parse_ratio
-
-
-def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
-    """Parse a comma list of ratios or a preset name (:func:`multicrop.ratios.parse_ratio_spec`).
-
-    Examples
-    --------
-    >>> [str(r) for r in parse_ratios("2:3,3:2")]
-    ['2:3', '3:2']
-    >>> [str(r) for r in parse_ratios("instagram")]
-    ['4:5', '1:1', '1.91:1']
-    """
-    from .ratios import parse_ratio_spec
-
-    return parse_ratio_spec(text).ratios
+def _aspect(ratio: _Aspect | float) -> float:
+    return float(ratio.value) if hasattr(ratio, "value") else float(ratio)
 
 
 def iou(a: Box, b: Box) -> float:
@@ -252,7 +178,7 @@ def iou_matrix(a: list[Box] | tuple[Box, ...], b: list[Box] | tuple[Box, ...]) -
 
 
 def fit_ratio_box(
-    region: Box, ratio: Ratio | float, *, center: tuple[float, float] | None = None, scale: float = 1.0
+    region: Box, ratio: _Aspect | float, *, center: tuple[float, float] | None = None, scale: float = 1.0
 ) -> Box:
     """Largest box of exactly ``ratio`` inside ``region``, times ``scale``, centred on ``center``.
 
@@ -264,7 +190,7 @@ def fit_ratio_box(
     >>> fit_ratio_box(Box(0, 0, 300, 100), 1.0)
     Box(x=100.0, y=0.0, w=100.0, h=100.0)
     """
-    r = ratio.value if isinstance(ratio, Ratio) else float(ratio)
+    r = _aspect(ratio)
     if r <= 0 or not math.isfinite(r):
         raise InvalidParameterError(f"ratio must be positive and finite, got {ratio!r}")
     if not 0 < scale <= 1:
@@ -277,7 +203,7 @@ def fit_ratio_box(
     return Box(float(x), float(y), float(w), float(h))
 
 
-def snap_box(box: Box, ratio: Ratio | float, width: int, height: int) -> Box:
+def snap_box(box: Box, ratio: _Aspect | float, width: int, height: int) -> Box:
     """Integer box of ``ratio`` (within one pixel) close to ``box``, inside ``width x height``.
 
     The width is rounded to whole pixels and the height chosen to match the
@@ -291,10 +217,10 @@ def snap_box(box: Box, ratio: Ratio | float, width: int, height: int) -> Box:
 
     Examples
     --------
-    >>> snap_box(Box(0.2, 0.2, 200.3, 300.1), Ratio(2, 3), 1000, 1000)
+    >>> snap_box(Box(0.2, 0.2, 200.3, 300.1), 2 / 3, 1000, 1000)
     Box(x=0, y=0, w=200, h=300)
     """
-    r = ratio.value if isinstance(ratio, Ratio) else float(ratio)
+    r = _aspect(ratio)
     w = min(box.w, width, height * r)
     w = max(int(round(w)), 1)
     h = int(round(w / r))

@@ -53,7 +53,6 @@ Examples
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 __all__ = [
@@ -96,6 +95,8 @@ def summed_area_table(values: np.ndarray) -> np.ndarray:
     -------
     ndarray of float64, shape (H + 1, W + 1)
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     if values.dtype not in (np.float32, np.float64):
         values = values.astype(np.float64)  # cv2.integral takes 8-bit or float input
     return cv2.integral(np.ascontiguousarray(values), sdepth=cv2.CV_64F)
@@ -114,6 +115,8 @@ def luminance(image: np.ndarray) -> np.ndarray:
     >>> luminance(np.full((1, 2, 3), 255, np.uint8)).tolist()
     [[255, 255]]
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     return cv2.cvtColor(np.ascontiguousarray(image[..., :3]), cv2.COLOR_RGB2GRAY)
 
 
@@ -126,6 +129,8 @@ def gradient_magnitude(grey: np.ndarray) -> np.ndarray:
     >>> gradient_magnitude(g)[2].tolist()
     [0.0, 0.0, 4.0, 4.0, 0.0, 0.0]
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     return cv2.magnitude(gx, gy)
@@ -144,6 +149,8 @@ def laplacian_variance(grey: np.ndarray) -> float:
     >>> laplacian_variance(np.full((8, 8), 128, np.float32))
     0.0
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     lap = cv2.Laplacian(grey, cv2.CV_32F, ksize=3)
     _, sd = cv2.meanStdDev(lap)
     return float(sd[0, 0]) ** 2
@@ -204,6 +211,8 @@ def noise_sigma(grey: np.ndarray, *, smooth_fraction: float = 0.5) -> float:
     >>> round(noise_sigma(flat), 2), 7 < noise_sigma(flat + rng.normal(0, 10, flat.shape)) < 13
     (0.0, True)
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     g = np.asarray(grey, np.float32)
     if g.shape[0] < 3 or g.shape[1] < 3:
         return 0.0
@@ -234,6 +243,7 @@ def blur_ratio(grey: np.ndarray, *, mask: np.ndarray | None = None, width: int =
     --------
     >>> rng = np.random.default_rng(1)
     >>> img = (rng.random((64, 64)) > 0.5).astype(np.float32) * 255
+    >>> import cv2
     >>> sharp, soft = blur_ratio(img), blur_ratio(cv2.GaussianBlur(img, (0, 0), 3))
     >>> sharp < 0.1 < 0.5 < soft
     True
@@ -246,6 +256,8 @@ def blur_ratios(grey: np.ndarray, masks, *, width: int = 9) -> list[float]:
 
     A region with no variation at all (flat) counts as fully blurred (1).
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     g = np.asarray(grey, np.float32)
     worst = [0.0] * len(masks)
     for axis, ksize in ((0, (1, width)), (1, (width, 1))):
@@ -315,11 +327,14 @@ def tilt_degrees(grey: np.ndarray, *, max_tilt: float = 12.0, min_length: float 
 
     Examples
     --------
+    >>> import cv2
     >>> img = np.zeros((200, 300), np.uint8); _ = cv2.line(img, (10, 90), (290, 120), 255, 2)
     >>> t, e = tilt_degrees(img)
     >>> 5 < t < 7 and e > 0.5
     True
     """
+    import cv2  # OpenCV only where it is used (start-up)
+
     g = np.asarray(grey)
     if g.dtype != np.uint8:
         g = np.clip(g, 0, 255).astype(np.uint8)

@@ -26,7 +26,8 @@ keys and would add a compiled dependency for ~150 lines of code.
 
 Examples
 --------
->>> from multicrop.geometry import Box, Ratio
+>>> from multicrop.geometry import Box
+>>> from multicrop.ratios import Ratio
 >>> to_data(Box(1, 2, 3, 4))
 {'x': 1, 'y': 2, 'w': 3, 'h': 4}
 >>> from_data(Box, {"x": 1, "y": 2, "w": 3, "h": 4})

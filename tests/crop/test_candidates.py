@@ -6,7 +6,8 @@ import pytest
 
 from multicrop.crop.candidates import candidate_boxes, grid_anchors, sliding_windows
 from multicrop.crop.config import CandidateConfig
-from multicrop.geometry import Box, Ratio, fit_ratio_box
+from multicrop.geometry import Box, fit_ratio_box
+from multicrop.ratios import Ratio
 
 
 @pytest.mark.parametrize("region", [Box(0, 0, 1200, 800), Box(100, 50, 500, 700), Box(0, 0, 640, 640)])

@@ -90,7 +90,7 @@ def test_experiment_only_knobs_are_gone():
 
 
 def test_a_ratio_setting_brings_its_one_ratio_rule():
-    from multicrop.geometry import Ratio
+    from multicrop.ratios import Ratio
     from multicrop.ratios import PRESETS, parse_ratio_spec
 
     insta = CropConfig(ratios=PRESETS["instagram"])
@@ -110,7 +110,7 @@ def test_a_ratio_setting_brings_its_one_ratio_rule():
 
 
 def test_canonical_json_does_not_depend_on_how_the_ratios_were_given():
-    from multicrop.geometry import Ratio
+    from multicrop.ratios import Ratio
     from multicrop.ratios import parse_ratio_spec
 
     forms = [CropConfig(ratios=r) for r in ("2:3,3:2", "carousel", parse_ratio_spec("2:3, 3:2"),

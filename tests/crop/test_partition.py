@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from multicrop.crop.config import PartitionConfig
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 from multicrop.crop.partition import Partition, partition_from_boxes, partition_saliency
 from multicrop.crop.search import smallest_box
 

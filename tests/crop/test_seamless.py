@@ -9,7 +9,8 @@ import pytest
 
 from multicrop.crop.seamless import seamless_layout
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box, parse_ratio
+from multicrop.geometry import Box
+from multicrop.ratios import parse_ratio
 
 
 @dataclass(frozen=True)

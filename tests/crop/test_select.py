@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from multicrop.errors import InvalidParameterError
-from multicrop.geometry import Box, Ratio, iou
+from multicrop.geometry import Box, iou
+from multicrop.ratios import Ratio
 from multicrop.crop.scoring import ScoredCrop
 from multicrop.crop.select import select_distinct, select_topk, to_source
 

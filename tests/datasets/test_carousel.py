@@ -16,7 +16,8 @@ from multicrop.datasets.carousel import (
     load_item,
 )
 from multicrop.errors import DatasetError, InvalidParameterError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 
 @pytest.fixture(scope="module")

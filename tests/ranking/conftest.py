@@ -14,7 +14,8 @@ from multicrop.crop.config import CropConfig
 from multicrop.crop.pipeline import crop_photo
 from multicrop.crop.scoring import ScoredCrop
 from multicrop.datasets.photos import sample_photo
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 #: The blurred, darkened copy (left) and the sharp copy (right) of the astronaut, 256 px each.
 SPOILED, SHARP = Box(0, 0, 256, 256), Box(256, 0, 256, 256)

@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from multicrop.crop.scoring import ScoredCrop
-from multicrop.geometry import Box, Ratio, iou
+from multicrop.geometry import Box, iou
+from multicrop.ratios import Ratio
 from multicrop.ranking import rank_crops
 
 from .conftest import SHARP, SPOILED

@@ -12,7 +12,7 @@ from PIL import Image
 
 from multicrop.crop import analysis as pipeline  # where the saliency model is called
 from multicrop.crop.pipeline import crop_photo
-from multicrop.geometry import parse_ratio
+from multicrop.ratios import parse_ratio
 
 from .conftest import FAST, photo_bytes
 

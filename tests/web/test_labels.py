@@ -9,7 +9,8 @@ from fastapi.testclient import TestClient
 
 from multicrop.datasets.carousel import load_carousel
 from multicrop.errors import DatasetError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 from multicrop.web.labels import LabelFolder, ratio_label
 
 BOXES = [{"x": 10, "y": 20, "w": 200, "h": 300, "ratio": "2:3"},

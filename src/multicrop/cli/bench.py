@@ -96,11 +96,12 @@ def subjects(
     from ..errors import InvalidParameterError
     from ..evaluation.subjects import methods_for, run_subjects
     from ..evaluation.subjects.report import summary_dict, summary_table, write_report
+    from ..ratios import DEFAULT_RATIOS
 
     if ratio and preset:
         raise InvalidParameterError("give --ratio or --preset, not both")
     methods = methods_for(strategies=strategy or ["direct", "partition"], ks=_k_list(k) or ["auto", 2],
-                          peers=peer, ratios=(preset or ratio or "2:3,3:2"))
+                          peers=peer, ratios=(preset or ratio or DEFAULT_RATIOS))
     outlines = load_outlines(source)
     total = len(outlines) if limit is None else None
     with Progress(console=Console(stderr=True), disable=not progress) as bar:

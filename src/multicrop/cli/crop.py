@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import InvalidParameterError, MulticropError
+from ..ratios import DEFAULT_RATIOS
+from ..ratios import PRESETS as RATIO_SPECS
 from .options import count_or_auto
 
 if TYPE_CHECKING:
@@ -31,13 +33,13 @@ __all__ = ["register"]
 
 saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
 
-# Help-text copies of defaults whose home is crop.config / ratios / datasets.examples (checked by tests;
-# importing those here would import numpy on `multicrop --help`).
-HELP_DEFAULTS = {"k": 2, "ratios": "2:3,3:2", "strategy": "direct", "strategies": ("partition", "topk", "direct"),
+# Help-text copies of defaults whose home is crop.config / datasets.examples (checked by tests;
+# importing those here would import numpy and Pillow on `multicrop --help`).  Ratios and presets come
+# from their one table, multicrop.ratios, which imports nothing heavy.
+HELP_DEFAULTS = {"k": 2, "ratios": DEFAULT_RATIOS, "strategy": "direct", "strategies": ("partition", "topk", "direct"),
                  "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
                  "example_width": 3600, "example_height": 1400,
-                 "presets": {"carousel": "2:3,3:2", "instagram": "4:5,1:1,1.91:1", "square": "1:1",
-                             "portrait": "2:3", "landscape": "3:2", "story": "9:16", "widescreen": "16:9"}}
+                 "presets": {name: spec.text for name, spec in RATIO_SPECS.items()}}
 _PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items())
 _WRITE_KEYS = ("keep_metadata", "lossless")
 H = HELP_DEFAULTS
@@ -417,7 +419,7 @@ def crop(
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
     from ..crop.config import CropConfig, OutputConfig
-    from ..crop.inputs import expand_inputs
+    from ..io import list_photos
     from ..crop.outputs import unique_stems
     from ..io.guard import file_id
 
@@ -450,7 +452,7 @@ def crop(
 
         ranker = JudgeSettings.from_options(judge, shortlist=shortlist, store=judge_store, strategy=crop_cfg.strategy,
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
-    paths = expand_inputs(photos, recursive=recursive, stdin=sys.stdin)
+    paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
     stems = unique_stems(paths)
     write = None
     if not dry_run:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from ..ratios import DEFAULT_RATIOS
+
 __all__ = ["register", "carousel"]
 
 
@@ -17,7 +19,7 @@ def carousel(
     subset: str = typer.Option("all", "--subset", "-s", help="all, ok (not in hard_failures.txt) or failures."),
     out_dir: Path = typer.Option(..., "--out", "-o", help="Report directory (results.jsonl makes reruns resume)."),
     workers: int = typer.Option(1, "--workers", "-j", min=1, help="Parallel worker processes."),
-    ratio: str = typer.Option("2:3,3:2", "--ratio", "-r", help="Ratios offered to the method."),
+    ratio: str = typer.Option(DEFAULT_RATIOS, "--ratio", "-r", help="Ratios offered to the method."),
     limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="Only the first N images of the subset."),
     thumbnails: bool = typer.Option(True, "--thumbnails/--no-thumbnails", help="Draw boxes on thumbnails for the HTML page."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON instead of a table."),
@@ -32,7 +34,7 @@ def carousel(
 
     from ..evaluation.carousel.evaluate import evaluate_carousel
     from ..evaluation.carousel.report import DISPLAY_COLUMNS, format_rows, write_report
-    from ..geometry import parse_ratios
+    from ..ratios import parse_ratios
 
     ratios = parse_ratios(ratio)
     err = Console(stderr=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from ..ratios import DEFAULT_RATIOS
+
 __all__ = ["register", "serve"]
 
 
@@ -14,7 +16,7 @@ def serve(
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
     label: Path | None = typer.Option(
         None, "--label", help="Label mode: a folder of photos (or a Carousel root with dataset/) to label."),
-    label_ratios: str = typer.Option("2:3,3:2", "--label-ratios", help="Ratios label mode allows."),
+    label_ratios: str = typer.Option(DEFAULT_RATIOS, "--label-ratios", help="Ratios label mode allows."),
     ratios: str = typer.Option(
         "instagram", "--ratios", "-r",
         help="The ratio setting the page starts with: a preset (instagram: one of 4:5, 1:1, 1.91:1 for all "

@@ -41,11 +41,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..detectors import DEFAULT_DETECTORS as _DETECTORS_DEFAULT
+from ..defaults import DEFAULT_DETECTORS as _DETECTORS_DEFAULT
 from ..errors import InvalidParameterError
-from ..geometry import RATIO_PRESETS, Ratio
+from ..ratios import RATIO_PRESETS, Ratio
 from ..hashing import canonical_json
-from ..io.load import DEFAULT_MAX_PIXELS
+from ..io.formats import DEFAULT_MAX_PIXELS
 from ..io.save import DEFAULT_QUALITY, format_suffix
 from ..measures import BORDER_BAND
 from ..ratios import RatioSpec, parse_ratio_spec

@@ -29,9 +29,9 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from ..errors import InvalidParameterError, MulticropError
-from ..geometry import Box, Ratio
-from ..ratios import platform_height
-from ..io import OPEN_FORMATS, LoadedImage, atomic_path
+from ..geometry import Box
+from ..ratios import Ratio, platform_height
+from ..io import LoadedImage, atomic_path, open_image
 from ..io import lossless as _lossless
 from ..io.guard import FileId, plan_names, remove_parts, remove_stale
 from ..io.metadata import filter_exif
@@ -281,7 +281,7 @@ def lossless_reason(loaded: LoadedImage, suffix: str, mode: str) -> str | None:
         return "--lossless never"
     if loaded.format not in ("JPEG", "MPO") or loaded.path is None:
         return "the source is not a JPEG file"
-    if suffix not in (".jpg", ".jpeg"):
+    if FORMAT_BY_SUFFIX.get(suffix) != "JPEG":
         return f"the output format is {suffix[1:]}, not JPEG"
     if loaded.orientation != 1:
         return f"EXIF orientation {loaded.orientation} is not applied losslessly"
@@ -407,7 +407,7 @@ def write_outputs(
                     piece = full.get().crop(tuple(int(v) for v in box.corners()))
                     saver.save(piece, tmp)
                 elif out_cfg.widths:  # from the crop's own bytes: no decode of the whole photo
-                    piece = Image.open(io.BytesIO(cut.data), formats=OPEN_FORMATS)
+                    piece = open_image(io.BytesIO(cut.data))
                     piece.load()
                 else:
                     piece = None

@@ -44,7 +44,8 @@ import cv2
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..geometry import Box, Ratio, parse_ratio
+from ..geometry import Box
+from ..ratios import Ratio, parse_ratio
 from ..measures import summed_area_table
 from ..serialize import Serializable
 from .config import PartitionConfig

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..geometry import Box, Ratio, parse_ratio
+from ..geometry import Box
+from ..ratios import Ratio, parse_ratio
 
 __all__ = ["SeamlessLayout", "seamless_layout", "MAX_SLIDES"]
 

@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from ..geometry import Box, Ratio
+from ..geometry import Box
+
+from ..ratios import Ratio
 from ..measures import summed_area_table
 
 __all__ = ["smallest_box", "window_sums", "box_dims"]

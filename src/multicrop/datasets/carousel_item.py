@@ -36,7 +36,9 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import DatasetError, InvalidParameterError
-from ..geometry import Box, Ratio
+from ..geometry import Box
+from ..io.formats import STEM_SUFFIXES
+from ..ratios import Ratio
 
 __all__ = [
     "CAROUSEL_RATIOS",
@@ -52,7 +54,7 @@ __all__ = [
 #: The two ratios the Carousel annotators used (portrait 2:3, landscape 3:2).
 CAROUSEL_RATIOS: tuple[Ratio, ...] = (Ratio(2, 3), Ratio(3, 2))
 #: Image suffixes looked for beside each label file, in order.
-IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".JPG", ".JPEG", ".png")
+IMAGE_SUFFIXES: tuple[str, ...] = STEM_SUFFIXES
 #: Suffix of an item's metadata file (``<name>_metadata.json``) beside its label file ``<name>.json``.
 METADATA_SUFFIX = "_metadata.json"
 _LABEL_RATIOS = {"2x3": Ratio(2, 3), "3x2": Ratio(3, 2)}

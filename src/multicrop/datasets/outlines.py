@@ -54,6 +54,7 @@ import numpy as np
 
 from ..errors import DatasetError, ImageLoadError
 from ..io import read_header
+from ..io.formats import STEM_SUFFIXES
 
 __all__ = [
     "IMAGE_SUFFIXES",
@@ -73,7 +74,7 @@ __all__ = [
 ]
 
 #: Photo file endings looked for next to a label (first match wins).
-IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".webp", ".JPG", ".JPEG", ".PNG")
+IMAGE_SUFFIXES: tuple[str, ...] = STEM_SUFFIXES
 
 #: Sub-pixel bits handed to :func:`cv2.fillPoly` (vertices placed to 1/16 of a fine pixel).
 _SHIFT = 4

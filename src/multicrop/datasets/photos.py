@@ -73,10 +73,10 @@ SAMPLE_PHOTOS: dict[str, SamplePhoto] = {
 
 @functools.lru_cache(maxsize=None)
 def _decoded(name: str) -> np.ndarray:
-    from PIL import Image
+    from ..io import open_image
 
     with resources.files("multicrop").joinpath("data", "photos", SAMPLE_PHOTOS[name].filename).open("rb") as f:
-        with Image.open(f, formats=["PNG", "JPEG"]) as im:  # the shipped files' formats, nothing else
+        with open_image(f, name=SAMPLE_PHOTOS[name].filename) as im:
             arr = np.asarray(im)
     arr.setflags(write=False)
     return arr

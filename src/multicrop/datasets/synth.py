@@ -52,8 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, InvalidParameterError, MissingExtraError
-from ..io import OPEN_FORMATS, atomic_path, atomic_write_text
+from ..errors import DatasetError, ImageLoadError, InvalidParameterError, MissingExtraError
+from ..io import atomic_path, atomic_write_text, is_photo, open_image
 from ..serialize import Serializable
 from .carousel import load_carousel
 from .carousel_labels import write_labelme
@@ -187,18 +187,18 @@ def load_backgrounds(directory: str | Path, *, max_side: int = 1600) -> list[np.
     DatasetError
         If ``directory`` holds no readable photo.
     """
-    from PIL import Image, ImageOps
+    from PIL import ImageOps
 
     out = []
     for p in sorted(Path(directory).glob("*")):
-        if p.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp"):
+        if not is_photo(p):
             continue
         try:
-            with Image.open(p, formats=OPEN_FORMATS) as im:
+            with open_image(p) as im:
                 im = ImageOps.exif_transpose(im).convert("RGB")
                 im.thumbnail((max_side, max_side))
                 out.append(np.asarray(im, dtype=np.uint8))
-        except OSError:
+        except (OSError, ImageLoadError):
             continue
     if not out:
         raise DatasetError(f"backgrounds: no readable JPEG/PNG/WebP photo in {directory}")

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from ..defaults import DEFAULT_DETECTORS
 from ..errors import InvalidParameterError
 from ..models import thread_count
 from ..models.yunet import LANDMARKS as FACE_LANDMARKS
@@ -45,8 +46,6 @@ from .types import KINDS, Detection
 __all__ = ["Detection", "Detector", "DETECTORS", "KINDS", "DEFAULT_DETECTORS", "POSE_LANDMARKS", "FACE_LANDMARKS",
            "detect", "detector_versions"]
 
-#: The detectors :func:`detect` runs by default, in order.
-DEFAULT_DETECTORS: tuple[str, ...] = ("nanodet", "yunet", "pose")
 
 
 def _names(detectors: Iterable[str] | str) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["NAMES", "CATEGORY_IDS", "kind_of", "ANIMAL_IDS", "VEHICLE_IDS"]
+__all__ = ["NAMES", "CATEGORY_IDS", "kind_of", "PERSON_IDS", "ANIMAL_IDS", "VEHICLE_IDS", "STREET_IDS"]
 
 _CLASSES = (
     (1, "person"), (2, "bicycle"), (3, "car"), (4, "motorcycle"), (5, "airplane"), (6, "bus"), (7, "train"),
@@ -41,9 +41,12 @@ _CLASSES = (
 CATEGORY_IDS: tuple[int, ...] = tuple(c for c, _ in _CLASSES)
 #: Class name of each of the 80 detector class indices (COCO's spelling).
 NAMES: tuple[str, ...] = tuple(n for _, n in _CLASSES)
-#: COCO ids of the animals (bird ... giraffe) and of the vehicles (bicycle ... boat).
-ANIMAL_IDS = frozenset(range(16, 26))
-VEHICLE_IDS = frozenset(range(2, 10))
+#: COCO ids, the one table of them: people; vehicles (bicycle ... boat); street objects (traffic
+#: light, fire hydrant, stop sign, parking meter, bench); animals (bird ... giraffe).  Tuples, in id order.
+PERSON_IDS: tuple[int, ...] = (1,)
+VEHICLE_IDS: tuple[int, ...] = tuple(range(2, 10))
+STREET_IDS: tuple[int, ...] = (10, 11, 13, 14, 15)
+ANIMAL_IDS: tuple[int, ...] = tuple(range(16, 26))
 
 
 def kind_of(category_id: int) -> str:

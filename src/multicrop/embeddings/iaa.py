@@ -48,7 +48,7 @@ class IaaModel:
 
     def __init__(self, path: str | Path, *, input_size: int, normalisation: str = "imagenet", output: int = 0,
                  threads: int = 2) -> None:
-        import onnxruntime as ort
+        from ..models.sessions import file_session
 
         if normalisation not in NORMALISATIONS:
             raise InvalidParameterError(f"normalisation must be one of {', '.join(NORMALISATIONS)}, "
@@ -56,11 +56,8 @@ class IaaModel:
         if not 16 <= int(input_size) <= 2048:
             raise InvalidParameterError(f"input_size must be in 16..2048, got {input_size}")
         self.path, self.input_size, self.normalisation, self.output = Path(path), int(input_size), normalisation, output
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.log_severity_level = 3
         try:
-            self.session = ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
+            self.session = file_session(self.path, threads=threads)
         except Exception as exc:  # onnxruntime raises its own types for missing or broken files
             raise ModelFileError(f"IAA model {self.path}: cannot be opened by onnxruntime ({exc})") from None
         outputs = self.session.get_outputs()

@@ -5,8 +5,10 @@ remembers how to get the full-resolution pixels for the crops themselves.
 """
 
 from .files import check_regular, read_bytes_bounded, read_text_bounded
-from .load import (ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, Header,
-                   LoadedImage, load_image, open_image, read_header)
+from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, is_photo
+from .load import LoadedImage, load_image
+from .opener import Header, open_image, read_header
+from .photos import list_photos
 from .modes import to_output_mode, to_rgb
 from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write_text, format_suffix, save_image
 from .tables import write_table
@@ -18,6 +20,8 @@ __all__ = [
     "ALLOWED_FORMATS",
     "OPEN_FORMATS",
     "SUPPORTED_SUFFIXES",
+    "is_photo",
+    "list_photos",
     "Header",
     "open_image",
     "read_header",

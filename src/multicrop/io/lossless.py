@@ -46,6 +46,7 @@ from pathlib import Path
 
 from ..errors import MulticropError
 from ..geometry import Box
+from .jpeg import read_markers
 
 __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments", "jpeg_header", "jpegtran",
            "kept_segments", "snap_box", "turbojpeg"]
@@ -53,9 +54,6 @@ __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments"
 #: Largest photo whose jpegtran crops run as parallel processes: each holds the
 #: photo's DCT coefficients (2 bytes a sample, about 600 MB at 200 MP).
 PARALLEL_JPEGTRAN_PIXELS = 50_000_000
-
-_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
-
 
 @dataclass(frozen=True)
 class JpegHeader:
@@ -116,33 +114,8 @@ def jpeg_header(data: bytes) -> JpegHeader:
     >>> h.size, h.block, h.components
     ((40, 24), (16, 8), 3)
     """
-    if data[:2] != b"\xff\xd8":
-        raise MulticropError("not a JPEG stream (no SOI marker)")
-    segments = []
-    i, n = 2, len(data)
-    while i + 4 <= n:
-        if data[i] != 0xFF:
-            raise MulticropError(f"corrupt JPEG markers at byte {i}")
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        length = int.from_bytes(data[i + 2:i + 4], "big")
-        end = i + 2 + length
-        if length < 2 or end > n:
-            break
-        if 0xE0 <= marker <= 0xEF or marker == 0xFE:
-            segments.append(data[i:end])
-        elif marker in _SOF:
-            seg = data[i + 4:end]
-            h, w, nc = int.from_bytes(seg[1:3], "big"), int.from_bytes(seg[3:5], "big"), seg[5]
-            factors = [(seg[7 + 3 * c] >> 4, seg[7 + 3 * c] & 15) for c in range(nc)]
-            block = (8, 8) if nc == 1 else (8 * max(f[0] for f in factors), 8 * max(f[1] for f in factors))
-            return JpegHeader((w, h), block, nc, tuple(segments))
-        elif marker == 0xDA:
-            break
-        i = end
-    raise MulticropError("no JPEG frame header before the first scan")
+    m = read_markers(data)
+    return JpegHeader(m.size, m.block, m.components, m.segments)
 
 
 def snap_box(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:

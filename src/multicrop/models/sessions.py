@@ -33,7 +33,7 @@ import functools
 import os
 from typing import Any
 
-__all__ = ["onnx_session", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
+__all__ = ["onnx_session", "file_session", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
 
 #: Most intra-op threads one process gives onnxruntime by default (a 320x320
 #: U^2-Netp run gains little beyond this).
@@ -118,3 +118,22 @@ def onnx_session(name: str, *, threads: int) -> Any:
 
 
 onnx_session.cache_clear = _session.cache_clear  # type: ignore[attr-defined]
+
+
+def file_session(path: str | os.PathLike, *, threads: int) -> Any:
+    """An onnxruntime session of a user's own model file ``path``, with the same options as :func:`onnx_session`.
+
+    For models multicrop does not ship (an IAA model named on the command line): no card, no
+    SHA-256 check, no cache; the one other place a session is built.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``threads`` is not a positive integer.
+    Exception
+        Whatever onnxruntime raises for a missing or broken file (the caller names the file).
+    """
+    import onnxruntime as ort
+
+    return ort.InferenceSession(os.fspath(path), sess_options=_options(_check_threads(threads)),
+                                providers=["CPUExecutionProvider"])

@@ -36,7 +36,7 @@ from ..crop.config import STRATEGIES, CropConfig
 from ..errors import MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
-from ..ratios import PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
+from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
 from .download import box_in_photo, carousel_zip, edited_crops
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
@@ -45,18 +45,28 @@ from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
 __all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
 
+def _ratio_menu() -> dict[str, str]:
+    """The page's ratio menu, label -> ratio setting, generated from :data:`multicrop.ratios.PRESETS`.
+
+    The Instagram preset (one ratio for all slides), then each of its ratios alone with its
+    platform size (:data:`~multicrop.ratios.PLATFORM_SIZES`), the carousel preset, and every
+    other one-ratio preset whose ratio is not offered yet.
+    """
+    insta, menu = RATIO_SPECS["instagram"], {}
+    menu[insta.label + " · one for all slides"] = insta.name
+    for r in insta.ratios:
+        w, h = PLATFORM_SIZES[str(r)]
+        shape = "portrait" if r.value < 1 else "square" if r.value == 1 else "landscape"
+        menu[f"{r} {shape} (Instagram {w}×{h})"] = str(r)
+    menu[RATIO_SPECS["carousel"].label] = "carousel"
+    for spec in RATIO_SPECS.values():
+        if len(spec.ratios) == 1 and str(spec.ratios[0]) not in menu.values():
+            menu[spec.label] = str(spec.ratios[0])
+    return menu
+
+
 #: What the page offers in its ratio menu: label -> ratio setting (a preset name or ratios).
-PRESETS: dict[str, str] = {
-    RATIO_SPECS["instagram"].label + " · one for all slides": "instagram",
-    "4:5 portrait (Instagram 1080×1350)": "4:5",
-    "1:1 square (Instagram 1080×1080)": "1:1",
-    "1.91:1 landscape (Instagram 1080×566)": "1.91:1",
-    RATIO_SPECS["carousel"].label: "carousel",
-    "2:3 portrait": "2:3",
-    "3:2 landscape": "3:2",
-    "9:16 story": "9:16",
-    "16:9 widescreen": "16:9",
-}
+PRESETS: dict[str, str] = _ratio_menu()
 
 #: The cookie holding the browser session's random id.
 SESSION_COOKIE = "multicrop_session"
@@ -126,7 +136,7 @@ def create_app(
     config: CropConfig | None = None,
     ratios: str = "instagram",
     label_dir: str | Path | None = None,
-    label_ratios: str = "2:3,3:2",
+    label_ratios: str = DEFAULT_RATIOS,
     max_upload_mb: float = 50,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,

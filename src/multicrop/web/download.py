@@ -22,7 +22,8 @@ from ..crop.outputs import WriteOptions, write_outputs
 from ..crop.pipeline import CropResult
 from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
-from ..geometry import Box, parse_ratio, snap_box
+from ..geometry import Box, snap_box
+from ..ratios import parse_ratio
 
 __all__ = ["edited_crops", "carousel_zip", "box_in_photo"]
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError, InvalidParameterError
-from ..geometry import Box, Ratio, parse_ratio, parse_ratios
+from ..geometry import Box
+from ..ratios import Ratio, parse_ratio, parse_ratios
 from ..io import SUPPORTED_SUFFIXES, atomic_write_text, load_image
 
 __all__ = ["LabelFolder", "ratio_label"]

@@ -5,7 +5,8 @@ import pytest
 
 from multicrop.crop.config import CompositionWeights, CropConfig
 from multicrop.errors import UnknownNameError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 from multicrop.crop.scoring import SCORERS, ScoredCrop, Scorer, ScoringContext, get_scorer
 from multicrop.crop.scoring.composition import CompositionScorer
 

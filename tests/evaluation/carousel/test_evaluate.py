@@ -179,7 +179,7 @@ def test_partition_method_end_to_end(carousel_labels, tmp_path):
 
 
 def test_resume_with_other_ratios_is_refused(small_synth, tmp_path):
-    from multicrop.geometry import parse_ratios
+    from multicrop.ratios import parse_ratios
 
     evaluate_carousel(small_synth, "slices", out_dir=tmp_path, limit=2)
     with pytest.raises(InvalidParameterError, match=r"holds results for ratios 2:3,3:2.*ratios 1:1"):

@@ -15,7 +15,8 @@ from multicrop.evaluation.carousel.methods import (
     slice_regions,
 )
 from multicrop.evaluation.carousel.peers import locate_crop
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from multicrop.evaluation.subjects.metrics import held_shares
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import bench_featured_bound as fb  # noqa: E402

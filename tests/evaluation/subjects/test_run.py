@@ -8,7 +8,7 @@ from PIL import Image
 from multicrop.datasets.outlines import load_outlines
 from multicrop.errors import InvalidParameterError
 from multicrop.evaluation.subjects import SubjectsMethod, methods_for, measure_photo, run_subjects
-from multicrop.geometry import Ratio
+from multicrop.ratios import Ratio
 
 from .conftest import write_outlined
 

@@ -49,7 +49,7 @@ from typing import Any
 
 from ...datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, CarouselItem, load_carousel
 from ...errors import InvalidParameterError, MulticropError
-from ...geometry import Ratio
+from ...ratios import Ratio
 from ...models import thread_count
 from ...serialize import to_data
 from .blobs import BlobCut, blob_cut, blob_map

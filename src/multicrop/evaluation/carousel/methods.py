@@ -69,7 +69,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidParameterError, MulticropError
-from ...geometry import Box, Ratio, fit_ratio_box, parse_ratios
+from ...geometry import Box, fit_ratio_box
+from ...ratios import DEFAULT_RATIOS, Ratio, parse_ratios
 from ...registry import Registry
 from ...serialize import Serializable
 
@@ -160,7 +161,7 @@ class CarouselMethod:
                     f"method {self.name!r} needs the package {mod!r} ({exc}); install it with: {hint}"
                 ) from None
 
-    def predict(self, image: Any, k: int, ratios: Sequence[Ratio] | str = "2:3,3:2") -> MethodResult:
+    def predict(self, image: Any, k: int, ratios: Sequence[Ratio] | str = DEFAULT_RATIOS) -> MethodResult:
         """Predict ``k`` crops of ``image`` (a path or an RGB array), timed.
 
         Raises

@@ -27,7 +27,8 @@ import re
 from pathlib import Path
 
 from ...geometry import Box
-from ...io import OPEN_FORMATS, atomic_path, atomic_write_text
+from ...errors import ImageLoadError
+from ...io import atomic_path, atomic_write_text, open_image
 from .evaluate import CarouselEvaluation
 from .records import ImageResult, ScoreRow
 
@@ -106,13 +107,13 @@ def _thumb_name(result: ImageResult, image_path: Path) -> str:
 
 
 def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, dest: Path) -> bool:
-    from PIL import Image, ImageDraw, ImageOps
+    from PIL import ImageDraw, ImageOps
 
     try:
-        with Image.open(image_path, formats=OPEN_FORMATS) as im:
+        with open_image(image_path) as im:
             im.draft("RGB", (THUMB_SIDE, THUMB_SIDE))
             im = ImageOps.exif_transpose(im).convert("RGB")
-    except OSError:
+    except (OSError, ImageLoadError):
         return False
     im.thumbnail((THUMB_SIDE, THUMB_SIDE))
     sx, sy = im.width / size[0], im.height / size[1]

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...detectors.coco import ANIMAL_IDS, PERSON_IDS, STREET_IDS, VEHICLE_IDS
 from ...errors import InvalidParameterError
 from ...geometry import Box
 from ...serialize import Serializable
@@ -68,11 +69,7 @@ __all__ = [
 #: Bump when a rule or its default changes what is counted.
 SUBJECTS_METRIC_VERSION = "1"
 
-#: COCO category ids: people; vehicles (bicycle ... boat); street objects (traffic light ... bench); animals.
-PERSON_IDS: tuple[int, ...] = (1,)
-VEHICLE_IDS: tuple[int, ...] = tuple(range(2, 10))
-STREET_IDS: tuple[int, ...] = (10, 11, 13, 14, 15)
-ANIMAL_IDS: tuple[int, ...] = tuple(range(16, 26))
+# COCO category ids come from the one table, multicrop.detectors.coco (re-exported here for the benchmarks).
 
 
 def _check_share(obj, name: str) -> None:

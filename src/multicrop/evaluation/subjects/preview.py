@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...io import OPEN_FORMATS
+from ...io import open_image
 from .run import PhotoResult, SubjectsRun
 
 __all__ = ["worst_results", "worst_grid", "TILE"]
@@ -40,7 +40,7 @@ def _tile(run: SubjectsRun, result: PhotoResult):
 
     photo = run.photos[result.photo]
     m = result.measures
-    with Image.open(photo.path, formats=OPEN_FORMATS) as im:
+    with open_image(photo.path) as im:
         img = im.convert("RGB")
     W, H = photo.size
     if img.size != (W, H):

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from ...datasets.outlines import OutlinedPhoto, OutlineSet
 from ...errors import InvalidParameterError, MulticropError
-from ...geometry import Box, Ratio, parse_ratios
-from ...ratios import parse_ratio_spec
+from ...geometry import Box
+from ...ratios import DEFAULT_RATIOS, Ratio, parse_ratio_spec, parse_ratios
 from .metrics import PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
 
 __all__ = ["PEERS", "SubjectsMethod", "PhotoResult", "SubjectsRun", "methods_for", "run_subjects", "remeasure"]
@@ -177,7 +177,7 @@ def methods_for(
     strategies: Sequence[str] = ("direct",),
     ks: Sequence[int | str] = ("auto",),
     peers: Sequence[str] = (),
-    ratios: Sequence[Ratio] | str = "2:3,3:2",
+    ratios: Sequence[Ratio] | str = DEFAULT_RATIOS,
     one_ratio: bool | None = None,
 ) -> tuple[SubjectsMethod, ...]:
     """Every strategy at every ``k``, then the peers.

@@ -1,0 +1,107 @@
+"""The one photo-list rule: what files, folders, globs and ``-`` (a list on stdin) stand for.
+
+:func:`list_photos` serves ``multicrop crop``; batch applies the same predicate
+(:func:`multicrop.io.is_photo`: a suffix of :data:`~multicrop.io.FORMATS`, no dot-files) through fsspec.
+
+Pure path handling (no image is opened): a folder gives the files in it
+with a photo extension (``recursive``: also in its subfolders), sorted; a
+pattern with ``*``, ``?`` or ``[`` that names no existing file is expanded
+(``**`` recurses); ``-`` reads one path per line from ``stdin`` (blank lines
+and ``#`` comments skipped).  A file named explicitly is taken whatever its
+extension (the loader says whether it is an image).  Duplicates (the same
+file named twice) are kept once, at their first place.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import InvalidParameterError
+from .formats import SUPPORTED_SUFFIXES, is_photo
+
+__all__ = ["PHOTO_SUFFIXES", "list_photos"]
+
+#: Extensions a folder or pattern contributes: the loader's own (:data:`multicrop.io.SUPPORTED_SUFFIXES`,
+#: from the one format table, GIF included, HEIC when pillow-heif is installed).
+PHOTO_SUFFIXES = SUPPORTED_SUFFIXES
+
+
+def _folder(path: Path, recursive: bool) -> list[Path]:
+    found = []
+    walker = os.walk(path) if recursive else [(str(path), [], os.listdir(path))]
+    for root, dirs, files in walker:
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            p = Path(root) / name
+            if is_photo(p) and p.is_file():
+                found.append(p)
+    return sorted(found)
+
+
+def list_photos(items: Iterable[str | os.PathLike], *, recursive: bool = False,
+                  stdin: TextIO | None = None) -> list[Path]:
+    """The photo paths ``items`` stand for, in order.
+
+    Raises
+    ------
+    InvalidParameterError
+        A folder, pattern or stdin list that names no photo (one line
+        naming it), or ``-`` given twice.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = [(d / n).write_bytes(b"") for n in ("b.jpg", "a.PNG", "notes.txt")]
+    >>> [p.name for p in list_photos([d])]
+    ['a.PNG', 'b.jpg']
+    >>> [p.name for p in list_photos([str(d / "*.jpg"), d / "b.jpg"])]
+    ['b.jpg']
+    """
+    out: list[Path] = []
+    seen: set[str] = set()
+    used_stdin = False
+
+    def add(p: Path) -> None:
+        key = os.path.normcase(os.path.abspath(p))
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for item in items:
+        text = os.fspath(item)
+        if text == "-":
+            if used_stdin:
+                raise InvalidParameterError("'-' (paths on stdin) given twice")
+            used_stdin = True
+            lines = [ln.strip() for ln in (stdin.read() if stdin is not None else "").splitlines()]
+            paths = [ln for ln in lines if ln and not ln.startswith("#")]
+            if not paths:
+                raise InvalidParameterError("-: no paths on stdin")
+            for ln in paths:
+                p = Path(ln)
+                for q in (_folder(p, recursive) if p.is_dir() else [p]):
+                    add(q)
+            continue
+        p = Path(text)
+        if p.is_dir():
+            photos = _folder(p, recursive)
+            if not photos:
+                raise InvalidParameterError(
+                    f"{p}: folder holds no photo ({', '.join(sorted(PHOTO_SUFFIXES))})"
+                    + ("" if recursive else "; -R also searches its subfolders"))
+            for q in photos:
+                add(q)
+        elif not os.path.lexists(p) and glob.has_magic(text):
+            matches = sorted(Path(m) for m in glob.glob(text, recursive=True)
+                             if Path(m).suffix.lower() in PHOTO_SUFFIXES and Path(m).is_file())
+            if not matches:
+                raise InvalidParameterError(f"{text}: pattern matches no photo")
+            for q in matches:
+                add(q)
+        else:
+            add(p)
+    return out
