@@ -5,7 +5,10 @@ with a photo extension (``recursive``: also in its subfolders), sorted; a
 pattern with ``*``, ``?`` or ``[`` that names no existing file is expanded
 (``**`` recurses); ``-`` reads one path per line from ``stdin`` (blank lines
 and ``#`` comments skipped).  A file named explicitly is taken whatever its
-extension (the loader says whether it is an image).  Duplicates (the same
+extension (the loader says whether it is an image).  A folder or pattern
+never contributes a file an earlier run wrote there (a crop, width copy or
+preview that the ``<stem>.json`` record beside it lists in ``written``):
+``-o`` equal to an input folder does not crop the crops again.  Duplicates (the same
 file named twice) are kept once, at their first place.
 """
 
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import InvalidParameterError
+from ..io.guard import claimed_outputs
 
 __all__ = ["PHOTO_SUFFIXES", "expand_inputs"]
 
@@ -30,7 +34,10 @@ def _folder(path: Path, recursive: bool) -> list[Path]:
     walker = os.walk(path) if recursive else [(str(path), [], os.listdir(path))]
     for root, dirs, files in walker:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        ours = claimed_outputs(root, files)  # an earlier run's crops in this folder are not photos
         for name in files:
+            if name in ours:
+                continue
             p = Path(root) / name
             if not name.startswith(".") and p.suffix.lower() in PHOTO_SUFFIXES and p.is_file():
                 found.append(p)
@@ -93,6 +100,7 @@ def expand_inputs(items: Iterable[str | os.PathLike], *, recursive: bool = False
         elif not os.path.lexists(p) and glob.has_magic(text):
             matches = sorted(Path(m) for m in glob.glob(text, recursive=True)
                              if Path(m).suffix.lower() in PHOTO_SUFFIXES and Path(m).is_file())
+            matches = [m for m in matches if m.name not in claimed_outputs(m.parent, [m.name])]
             if not matches:
                 raise InvalidParameterError(f"{text}: pattern matches no photo")
             for q in matches:
