@@ -17,6 +17,7 @@ from PIL import Image, UnidentifiedImageError
 
 from ..errors import (ImageFormatError, ImageLoadError, ImageMetadataError, ImageTooLargeError, ImageTruncatedError,
                       InvalidParameterError)
+from .complete import check_complete_jpeg
 from .files import file_kind
 from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
 from .modes import SIXTEEN_BIT_MODES, to_rgb
@@ -686,6 +687,8 @@ def load_image(
         if w * h > max_pixels:
             raise _too_large(path, w, h, max_pixels)
         _check_complete(im, path, str(path), _n_bytes(path))
+        if im.format in ("JPEG", "MPO"):  # cut with EOI, missing scans, junk (io.complete)
+            check_complete_jpeg(path, str(path))
         fmt = im.format
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")
