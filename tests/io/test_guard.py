@@ -2,6 +2,9 @@
 
 import json
 import os
+from pathlib import Path
+
+from multicrop.hashing import hash_bytes
 
 from multicrop.io.guard import file_id, plan_names, previous_files, remove_parts, remove_stale
 
@@ -11,8 +14,10 @@ def _names(stem):
 
 
 def _record(out, stem, source, files):
+    hashes = {f: hash_bytes((out / f).read_bytes()) for f in files
+              if Path(f).name == f and (out / f).is_file()}
     rec = {"stem": stem, "source": str(source), "crops": [{"path": f, "resized": {}} for f in files],
-           "preview": None}
+           "preview": None, "written": hashes}
     (out / f"{stem}.json").write_text(json.dumps(rec))
 
 
@@ -24,10 +29,27 @@ def test_free_names_keep_the_stem(tmp_path):
 def test_previous_set_of_the_same_source_is_replaceable(tmp_path):
     src = tmp_path / "a.jpg"
     src.write_bytes(b"x")
-    _record(tmp_path, "a", src, ["a_1.jpg", "a_2.jpg"])
     (tmp_path / "a_1.jpg").write_bytes(b"old crop")
+    _record(tmp_path, "a", src, ["a_1.jpg", "a_2.jpg"])
     plan = plan_names(tmp_path, "a", _names, source=src)
     assert plan.stem == "a" and plan.previous == {"a.json", "a_1.jpg", "a_2.jpg"}
+
+
+def test_a_record_is_a_claim_not_a_proof(tmp_path):
+    """Only names of our naming rule whose bytes match the record's hash are this photo's."""
+    src = tmp_path / "a.jpg"
+    src.write_bytes(b"x")
+    for name in ("a_1.jpg", "a_2.jpg", "keep.jpg"):
+        (tmp_path / name).write_bytes(b"ours " + name.encode())
+    _record(tmp_path, "a", src, ["a_1.jpg", "a_2.jpg", "keep.jpg"])
+    (tmp_path / "a_2.jpg").write_bytes(b"edited by the user since")
+    assert previous_files(tmp_path, "a", src) == {"a.json", "a_1.jpg"}
+    rec = json.loads((tmp_path / "a.json").read_text())
+    del rec["written"]  # a record from before the hashes, or forged: it claims nothing but itself
+    (tmp_path / "a.json").write_text(json.dumps(rec))
+    assert previous_files(tmp_path, "a", src) == {"a.json"}
+    assert remove_stale(tmp_path, previous_files(tmp_path, "a", src) - {"a.json"}, []) == []
+    assert sorted(os.listdir(tmp_path)) == ["a.jpg", "a.json", "a_1.jpg", "a_2.jpg", "keep.jpg"]
 
 
 def test_a_record_of_another_source_is_foreign(tmp_path):

@@ -51,6 +51,9 @@ def serve(
     base = CropConfig(faces=faces, **({"saliency": saliency} if saliency else {}))
     app = create_app(config=base, ratios=ratios, label_dir=label, label_ratios=label_ratios,
                      max_upload_mb=max_upload_mb, threads=threads, panel=judges)
+    skipped = app.state.labels.skipped if app.state.labels is not None else {}
+    for name, why in skipped.items():
+        typer.echo(f"multicrop serve: warning: {name!r} is not offered for labelling: {why}", err=True)
     where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     typer.echo(f"multicrop serve: {'label mode on ' + str(label) + ', ' if label else ''}open {where} "
                "(Ctrl+C to stop)", err=True)

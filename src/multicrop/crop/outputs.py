@@ -8,8 +8,10 @@ asked; never upscaled), ``<stem>.json`` and ``<stem>_preview.jpg`` (a small
 JPEG).  Every file of one photo is written under a temporary name and all are
 renamed only once every one of them is complete: a failure part-way leaves no
 file behind.  No file is written over an input of the run or over a file
-that is not this photo's previous output (:mod:`multicrop.io.guard`); the
-previous set's files that the new set does not reuse are removed.  Crops
+that is not this photo's previous output (:mod:`multicrop.io.guard`: our
+naming rule and the SHA-256 the record's ``written`` map keeps for each file
+it wrote); the previous set's files that the new set does not reuse are
+removed, and nothing else.  Crops
 carry only the EXIF tags :mod:`multicrop.io.metadata` keeps, unless
 ``WriteOptions.keep_metadata``.
 """
@@ -33,7 +35,7 @@ from ..geometry import Box
 from ..ratios import Ratio, platform_height
 from ..io import LoadedImage, atomic_path, open_image
 from ..io import lossless as _lossless
-from ..io.guard import FileId, plan_names, remove_parts, remove_stale
+from ..io.guard import FileId, plan_names, remove_parts, remove_stale, written_hashes
 from ..io.metadata import filter_exif
 from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
@@ -359,7 +361,8 @@ def write_outputs(
     dict
         The JSON record: ``result.to_dict()`` plus ``stem``, ``warnings``
         (list of str), ``preview``, ``removed`` (the previous set's files
-        deleted), and per crop the fields of :class:`WrittenCrop` and
+        deleted), ``written`` (``{name: "sha256:..."}`` of every file written
+        but the record itself), and per crop the fields of :class:`WrittenCrop` and
         ``lossless`` (bool) with ``lossless_fallback`` (why not, or None);
         a lossless crop's ``box`` is the one cut (top-left on the JPEG block
         grid, same size).
@@ -387,10 +390,12 @@ def write_outputs(
     if plan.blocked:
         rec["warnings"].append(f"{plan.blocked}; this photo's files are named {stem}_* and {stem}.json")
     written_names: list[str] = []
+    temps: dict[str, Path] = {}
     with contextlib.ExitStack() as stack:
         def target(name: str) -> Path:
             written_names.append(name)
-            return stack.enter_context(atomic_path(out / name))
+            temps[name] = stack.enter_context(atomic_path(out / name))
+            return temps[name]
 
         full = _FullImage(loaded)
         cuts = _lossless_cuts(loaded, boxes, why_not, exif=saver.exif or b"", keep_all=opts.keep_metadata)
@@ -429,6 +434,8 @@ def write_outputs(
             rec["preview"] = pname
         previous = plan.previous - set(written_names) - ({f"{stem}.json"} if out_cfg.record else set())
         rec["removed"] = sorted(previous)
+        # The proof a rerun asks for before it replaces or removes a file: what we wrote, byte for byte.
+        rec["written"] = written_hashes(temps)
         if out_cfg.record:
             text = json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
             target(f"{stem}.json").write_text(text, encoding="utf-8", errors="backslashreplace")

@@ -1,8 +1,12 @@
 """Originals are sacred: output names that never touch a file the run did not write.
 
 A photo's files (``<stem>_1.jpg``, ..., ``<stem>.json``) may replace a file
-only when that file is one the previous run wrote for the same photo (listed
-in the previous ``<stem>.json`` whose ``source`` is the same file).  They
+only when that file is one the previous run wrote for the same photo: listed
+in the previous ``<stem>.json`` whose ``source`` is the same file, named by
+our naming rule (:func:`own_name`), and still holding the bytes whose SHA-256
+that record's ``written`` map keeps.  A record is a claim, not a proof: a
+hand-edited or foreign record naming a file the user keeps (or a file edited
+since) never makes it replaceable.  They
 never replace an input of the run (by name, hard link or symbolic link), a
 symbolic link, or any other file: the stem moves to ``<stem>-2``,
 ``<stem>-3``, ... until every name is free or replaceable, and the caller
@@ -23,8 +27,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["FileId", "file_id", "Plan", "plan_names", "previous_files", "remove_parts", "remove_stale"]
+__all__ = ["FileId", "file_id", "own_name", "written_hashes", "claimed_outputs", "Plan", "plan_names", "previous_files", "remove_parts", "remove_stale"]
 
 FileId = tuple[int, int]
 
@@ -43,11 +48,72 @@ def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     return ia is not None and ia == ib
 
 
+def own_name(stem: str) -> re.Pattern[str]:
+    """The names multicrop writes for ``stem``: ``<stem>_<i>.<ext>``, ``<stem>_<i>_w<width>.<ext>``,
+    ``<stem>_preview.<ext>`` and ``<stem>.json``."""
+    return re.compile(rf"^{re.escape(stem)}(_\d+(_w\d+)?\.[A-Za-z]+|_preview\.[A-Za-z]+|\.json)$")
+
+
+def _file_hash(path: Path) -> str | None:
+    from ..hashing import hash_stream
+
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return hash_stream(fh)
+    except OSError:
+        return None
+
+
+def written_hashes(paths: dict[str, Path]) -> dict[str, str]:
+    """``{name: "sha256:..."}`` of the files just written (``name`` -> where its bytes are now)."""
+    return {name: h for name, p in sorted(paths.items()) if (h := _file_hash(Path(p))) is not None}
+
+
+_OUTPUT_NAME = re.compile(r"^(?P<stem>.+?)(_\d+(_w\d+)?|_preview)\.[A-Za-z]+$")
+#: Largest record read when telling outputs from photos (a record is a few KB).
+_RECORD_LIMIT = 1 << 20
+
+
+def claimed_outputs(folder: str | os.PathLike, names: Iterable[str]) -> set[str]:
+    """The ``names`` (files of ``folder``) that a multicrop record beside them says it wrote.
+
+    A name ``<stem>_<i>.<ext>`` (or a width copy, or a preview) counts when
+    ``<stem>.json`` in the same folder is a record of ``stem`` whose
+    ``written`` map lists it: an output folder named as an input (``-o``
+    equal to it) never feeds the earlier crops back in as photos.
+    """
+    folder = Path(folder)
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        m = _OUTPUT_NAME.match(name)
+        if m is not None:
+            by_stem.setdefault(m.group("stem"), []).append(name)
+    claimed: set[str] = set()
+    for stem, listed in by_stem.items():
+        rec_path = folder / f"{stem}.json"
+        try:
+            if rec_path.is_symlink() or not rec_path.is_file() or rec_path.stat().st_size > _RECORD_LIMIT:
+                continue
+            rec = json.loads(rec_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        written = rec.get("written") if isinstance(rec, dict) and rec.get("stem") == stem else None
+        if isinstance(written, dict):
+            own = own_name(stem)
+            claimed.update(n for n in listed if n in written and own.match(n))
+    return claimed
+
+
 def previous_files(out_dir: Path, stem: str, source: str | os.PathLike | None) -> set[str] | None:
     """The names the previous run wrote for ``source`` under ``stem`` (its JSON included).
 
     None when ``<stem>.json`` is absent, unreadable, or was written for
-    another photo (then its files are not this photo's to replace).
+    another photo (then its files are not this photo's to replace).  A listed
+    name counts only when it follows :func:`own_name` and the file is gone or
+    still holds the bytes the record's ``written`` map hashed (a record from
+    before the map, or one edited by hand, claims no file but itself).
     """
     rec_path = out_dir / f"{stem}.json"
     if not rec_path.is_file() or rec_path.is_symlink():
@@ -61,17 +127,27 @@ def previous_files(out_dir: Path, stem: str, source: str | os.PathLike | None) -
     old_source = rec.get("source")
     if not isinstance(old_source, str) or not _same_file(old_source, source):
         return None
-    names = {f"{stem}.json"}
+    listed: set[Any] = set()
     for crop in rec.get("crops") or []:
         if not isinstance(crop, dict):
             continue
-        names.add(crop.get("path"))
+        listed.add(crop.get("path"))
         resized = crop.get("resized")
         if isinstance(resized, dict):
-            names.update(resized.values())
-    names.add(rec.get("preview"))
-    # Only plain names in out_dir: a damaged or hand-edited record cannot point elsewhere.
-    return {n for n in names if isinstance(n, str) and n and Path(n).name == n and not n.startswith(".")}
+            listed.update(resized.values())
+    listed.add(rec.get("preview"))
+    hashes = rec.get("written")
+    hashes = hashes if isinstance(hashes, dict) else {}
+    own = own_name(stem)
+    names = {f"{stem}.json"}
+    for n in listed:
+        # Only plain names in out_dir, by our naming rule: a damaged or hand-edited record cannot point elsewhere.
+        if not (isinstance(n, str) and n and Path(n).name == n and not n.startswith(".") and own.match(n)):
+            continue
+        path = out_dir / n
+        if not os.path.lexists(path) or (isinstance(hashes.get(n), str) and _file_hash(path) == hashes[n]):
+            names.add(n)
+    return names
 
 
 @dataclass(frozen=True)
@@ -176,7 +252,7 @@ def remove_parts(out_dir: Path, stem: str) -> list[str]:
     """
     from .save import parse_temp_name
 
-    own = re.compile(rf"^{re.escape(stem)}(_\d+(_w\d+)?\.[A-Za-z]+|_preview\.[A-Za-z]+|\.json)$")
+    own = own_name(stem)
     removed = []
     now = time.time()
     with contextlib.suppress(OSError):

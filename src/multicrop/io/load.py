@@ -18,6 +18,7 @@ from ..errors import ImageLoadError, InvalidParameterError, MulticropError
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, ImageFormat
 from .formats import identify_format  # noqa: F401 - re-exported (tests, callers of the old home)
 from .integrity import check_complete, min_data_bytes, png_data_short  # noqa: F401 - re-exported
+from .complete import check_complete_jpeg
 from .jpeg import read_markers
 from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
 from .modes import SIXTEEN_BIT_MODES, to_rgb
@@ -214,6 +215,8 @@ def load_image(
         if w * h > max_pixels:
             raise _too_large(path, w, h, max_pixels)
         check_complete(im, path, str(path), _n_bytes(path))
+        if im.format in ("JPEG", "MPO"):  # cut with EOI, missing scans, junk (io.complete)
+            check_complete_jpeg(path, str(path))
         fmt = im.format
         icc = im.info.get("icc_profile")
         exif = im.info.get("exif")

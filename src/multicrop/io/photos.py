@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import InvalidParameterError
+from .guard import claimed_outputs
 from .formats import SUPPORTED_SUFFIXES, is_photo
 
 __all__ = ["PHOTO_SUFFIXES", "list_photos"]
@@ -35,7 +36,10 @@ def _folder(path: Path, recursive: bool) -> list[Path]:
     walker = os.walk(path) if recursive else [(str(path), [], os.listdir(path))]
     for root, dirs, files in walker:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        ours = claimed_outputs(root, files)  # an earlier run's crops in this folder are not photos
         for name in files:
+            if name in ours:
+                continue
             p = Path(root) / name
             if is_photo(p) and p.is_file():
                 found.append(p)
@@ -98,6 +102,7 @@ def list_photos(items: Iterable[str | os.PathLike], *, recursive: bool = False,
         elif not os.path.lexists(p) and glob.has_magic(text):
             matches = sorted(Path(m) for m in glob.glob(text, recursive=True)
                              if Path(m).suffix.lower() in PHOTO_SUFFIXES and Path(m).is_file())
+            matches = [m for m in matches if m.name not in claimed_outputs(m.parent, [m.name])]
             if not matches:
                 raise InvalidParameterError(f"{text}: pattern matches no photo")
             for q in matches:

@@ -30,7 +30,7 @@ from .types import JudgeReply, JudgeRequest
 from .workqueue import WorkQueue
 
 __all__ = ["RunSummary", "OutcomeKind", "Outcome", "Attempts", "FamilyHealth", "call_with_retries",
-           "execute_calls"]
+           "execute_calls", "storable_record", "MAX_RAW_REPLY"]
 
 
 @dataclass
@@ -278,14 +278,18 @@ class _Execution:
                             json_schema=schema, timeout_s=self.cfg.timeout_s)
 
     def record(self, call: PlannedCall, backend: JudgeBackend, tried: Attempts) -> CallRecord:
+        """The record of a paid answer; always storable (see :func:`storable_record`)."""
         reply, p = tried.reply, call.prompt
-        if reply.error is not None:
-            parsed = ParsedReply(math.nan, None, reply.error)
-        elif reply.score is not None:
-            parsed = typed_score(reply.score, reply.reason, scale=p.scale)
-        else:
-            parsed = parse_reply(reply.text, scale=p.scale)
-        return CallRecord.new(
+        try:
+            if reply.error is not None:
+                parsed = ParsedReply(math.nan, None, reply.error)
+            elif reply.score is not None:
+                parsed = typed_score(reply.score, reply.reason, scale=p.scale)
+            else:
+                parsed = parse_reply(reply.text, scale=p.scale)
+        except Exception as exc:  # noqa: BLE001 - a reply we cannot read is a parse failure, never a lost call
+            parsed = ParsedReply(math.nan, None, f"reply could not be parsed ({type(exc).__name__}: {exc})")
+        return storable_record(
             key_json=call.key_json, family=call.family.name, backend=backend.name, model_requested=backend.model_id,
             model_returned=reply.model, image=call.image.label, image_sha256=call.image.sha256,
             prompt_kind=p.kind, dimension=p.dimension, template=p.template.ref,
@@ -346,6 +350,50 @@ class _Execution:
         s.cost_usd += cost
         if self.on_progress and batch:
             self.on_progress(len(batch), len(failed), cost)
+
+
+#: Longest raw reply kept (UTF-8 bytes), JSON bodies included: a 50 MB answer is not stored 50 MB a call.
+MAX_RAW_REPLY = 65536
+#: Longest reason or parse error kept (UTF-8 bytes).
+MAX_REASON = 8192
+
+
+def _storable_text(text: Any, limit: int) -> Any:
+    """``text`` as SQLite can store it: lone surrogates escaped (``\\ud800``), capped at ``limit`` UTF-8 bytes."""
+    if not isinstance(text, str):
+        return text
+    data = text.encode("utf-8", "backslashreplace")
+    if len(data) > limit:
+        data = data[:limit]
+        return data.decode("utf-8", "ignore") + f" [... cut: {len(text):,} characters in all]"
+    return data.decode("utf-8")
+
+
+def storable_record(**values: Any) -> CallRecord:
+    """A :class:`CallRecord` from a reply's values that the store always accepts.
+
+    Text fields are made storable and capped (:data:`MAX_RAW_REPLY`,
+    :data:`MAX_REASON`); when the values as parsed cannot make a record (a
+    count or cost out of range, a score that is not a number), the call is
+    kept as a parse failure whose ``parse_error`` says why, with the values
+    that are valid: the answer was paid for, so a rerun must not pay again.
+    """
+    for name, limit in (("raw_reply", MAX_RAW_REPLY), ("reason", MAX_REASON), ("parse_error", MAX_REASON),
+                        ("model_returned", 512), ("image", 4096)):
+        values[name] = _storable_text(values.get(name), limit)
+    try:
+        return CallRecord.new(**values)
+    except (ValueError, TypeError, OverflowError) as exc:
+        why = _storable_text(f"reply cannot be stored as parsed: {exc}", MAX_REASON)
+        counts = ("prompt_tokens", "completion_tokens", "cost_usd")
+        fixed = {**values, "score": None, "reason": None, "parse_error": why, **dict.fromkeys(counts)}
+        for name in counts:  # keep each count that is valid on its own
+            try:
+                CallRecord.new(**{**fixed, name: values.get(name)})
+            except (ValueError, TypeError, OverflowError):
+                continue
+            fixed[name] = values.get(name)
+        return CallRecord.new(**fixed)
 
 
 async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeBackend], store: CallStore, *,

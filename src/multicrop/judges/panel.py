@@ -29,6 +29,7 @@ multicrop.errors.InvalidParameterError: panel: unknown key(s) 'temprature'; allo
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,8 +141,12 @@ def _parse_family(f: Any, *, where: str, prices: dict[str, Any], source: str) ->
     if price is not None and {"price_input_per_mtok", "price_output_per_mtok"} <= opt_names:
         if not isinstance(price, dict) or set(price) - {"input", "output"}:
             raise InvalidParameterError(f"{source}: prices.{f['model']!r} must be {{input = .., output = ..}}")
-        options.setdefault("price_input_per_mtok", float(price.get("input", 0.0)))
-        options.setdefault("price_output_per_mtok", float(price.get("output", 0.0)))
+        for key in ("input", "output"):
+            v = price.get(key, 0.0)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise InvalidParameterError(f"{source}: prices.{f['model']!r}.{key} must be a finite number >= 0 "
+                                            f"(USD per million tokens), got {v!r}")
+            options.setdefault(f"price_{key}_per_mtok", float(v))
     return Family(f["name"], f["backend"], f["model"], options)
 
 

@@ -24,6 +24,7 @@ from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
 from ..geometry import Box, snap_box
 from ..ratios import parse_ratio
+from .labels import ratio_fits
 
 __all__ = ["edited_crops", "carousel_zip", "box_in_photo"]
 
@@ -91,6 +92,10 @@ def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidParameterError(f"boxes[{i}]: needs numbers x, y, w, h and a ratio such as '2:3' ({exc})") from None
         raw = box_in_photo(x, y, w, h, W, H, what=f"boxes[{i}]")
+        if not exact and not ratio_fits(raw.w, raw.h, ratio):  # refused, never reshaped to another box
+            raise InvalidParameterError(
+                f"boxes[{i}]: a {raw.w:g}x{raw.h:g} box is not {ratio} (its width/height is {raw.w / raw.h:.4g}, "
+                f"{ratio} is {ratio.value:.4g}); send a box of that ratio")
         whole = all(float(v).is_integer() for v in (raw.x, raw.y, raw.w, raw.h))
         box = raw.round() if exact and whole else snap_box(raw, ratio, W, H)
         hit = known.get(box)

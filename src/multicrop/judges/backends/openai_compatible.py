@@ -155,6 +155,14 @@ class OpenAICompatibleBackend(JudgeBackend):
                 raise ValueError(f"option 'max_side' must be >= 64, got {self.max_side}")
             if not 1 <= self.jpeg_quality <= 100:
                 raise ValueError(f"option 'jpeg_quality' must be in 1..100, got {self.jpeg_quality}")
+            if self.max_tokens < 1:
+                raise ValueError(f"option 'max_tokens' must be >= 1, got {self.max_tokens}")
+            for name in ("price_input_per_mtok", "price_output_per_mtok"):
+                # checked when the panel is read: a call whose cost the store refuses would be paid again
+                v = getattr(self, name)
+                if not math.isfinite(v) or v < 0:
+                    raise ValueError(f"option {name!r} must be a finite number >= 0 (USD per million tokens), "
+                                     f"got {v!r}")
 
     def __init__(self, *, model: str, **options: Any) -> None:
         super().__init__(model=model, **options)
