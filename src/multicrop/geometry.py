@@ -121,21 +121,6 @@ class Box(Serializable):
 
 
 
-# Transitional: the crop-model modules (crop/direct.py, candidates.py, select.py, scoring/) still
-# import ``Ratio`` from here while another issue rewrites them.  geometry holds boxes only and must not
-# import ratios (the `geometry-below-ratios` contract), so the old names are forwarded by name;
-# delete this when those modules import from :mod:`multicrop.ratios`.
-_MOVED_TO_RATIOS = frozenset({"Ratio", "parse_ratio", "parse_ratios", "RATIO_PRESETS", "ONE_RATIO_PRESETS"})
-
-
-def __getattr__(name: str):
-    if name in _MOVED_TO_RATIOS:
-        import importlib
-
-        return getattr(importlib.import_module("multicrop.ratios"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 class _Aspect(Protocol):
     """Anything with a width-to-height ``value`` (a :class:`multicrop.ratios.Ratio`)."""
 

@@ -15,7 +15,7 @@ Rules, the same for every class:
   an int given for a float stays an int, so values round-trip unchanged;
 * tuples are written as lists and read back as tuples;
 * types with a text form register it once (:data:`TEXT_TYPES`: a
-  :class:`~multicrop.geometry.Ratio` is ``"2:3"``);
+  :class:`~multicrop.ratios.Ratio` is ``"2:3"``);
 * unknown keys are an error that names the path to them, e.g.
   ``config.partition: unknown key 'treshold'``; missing keys take the
   field's default.

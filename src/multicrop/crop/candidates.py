@@ -27,7 +27,8 @@ import math
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..geometry import Box, Ratio, fit_ratio_box
+from ..geometry import Box, fit_ratio_box
+from ..ratios import Ratio
 from .config import CandidateConfig
 
 __all__ = ["grid_anchors", "sliding_windows", "candidate_boxes", "subject_windows"]

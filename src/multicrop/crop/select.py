@@ -124,7 +124,7 @@ def to_source(crop: ScoredCrop, *, scale: tuple[float, float], size: tuple[int, 
 
     Examples
     --------
-    >>> from multicrop.geometry import Ratio
+    >>> from multicrop.ratios import Ratio
     >>> c = ScoredCrop(Box(10, 5, 20, 30), 1.0, {}, Ratio(2, 3))
     >>> to_source(c, scale=(10.0, 10.0), size=(1000, 800)).box
     Box(x=100, y=50, w=200, h=300)

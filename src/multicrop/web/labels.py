@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import DatasetError, InvalidParameterError, MulticropError
 from ..geometry import Box
-from ..ratios import Ratio, parse_ratio, parse_ratios
+from ..ratios import DEFAULT_RATIOS, Ratio, parse_ratio, parse_ratios
 from ..io import SUPPORTED_SUFFIXES, atomic_write_text, load_image
 from ..io.files import read_text_bounded
 
@@ -67,7 +67,7 @@ class LabelFolder:
         ``root`` is not a directory or holds no photo.
     """
 
-    def __init__(self, root: str | Path, *, ratios: Any = "2:3,3:2") -> None:
+    def __init__(self, root: str | Path, *, ratios: Any = DEFAULT_RATIOS) -> None:
         root = Path(root)
         if not root.is_dir():
             raise DatasetError(f"--label {root}: not a directory")

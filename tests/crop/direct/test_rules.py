@@ -18,7 +18,8 @@ from multicrop.crop.direct.zoom import sub_groups
 from multicrop.crop.scoring import ScoringContext
 from multicrop.crop.subjects import Subject
 from multicrop.errors import ImageTooSmallError, InvalidParameterError
-from multicrop.geometry import Box, Ratio
+from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "cropping.md"
 RULES = SelectionConfig().rules()

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...geometry import Box, Ratio
+from ...geometry import Box
+from ...ratios import Ratio
 from ...measures import box_sums, summed_area_table
 from ..scoring.base import ScoringContext
 from ..subjects import Subject, portrait_lines

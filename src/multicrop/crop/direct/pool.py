@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from ...geometry import Box, Ratio, fit_ratio_box
+from ...geometry import Box, fit_ratio_box
+from ...ratios import Ratio
 from ..candidates import grid_anchors, sliding_windows, subject_windows
 from ..config import CandidateConfig
 from ..subjects import Subject

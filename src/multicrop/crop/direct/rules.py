@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ...errors import InvalidParameterError
-from ...geometry import Ratio, fit_ratio_box
+from ...geometry import fit_ratio_box
+from ...ratios import Ratio
 from ..settings import Settings, num
 from ..subjects import Subject, facing
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ImageTooSmallError
-from ...geometry import Box, Ratio
+from ...geometry import Box
+from ...ratios import Ratio
 from ..candidates import sliding_windows
 from ..config import CropConfig
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...geometry import Box, Ratio, iou_matrix
+from ...geometry import Box, iou_matrix
+from ...ratios import Ratio
 from ..config import CandidateConfig
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject

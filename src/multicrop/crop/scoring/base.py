@@ -7,7 +7,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ...geometry import Box, Ratio
+from ...geometry import Box
+from ...ratios import Ratio
 from ...measures import box_sums, gradient_magnitude, luminance, summed_area_table
 from ...serialize import Serializable
 

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...geometry import Box, Ratio
+from ...geometry import Box
+from ...ratios import Ratio
 from ...measures import THIRDS_POINTS, border_band, tone_departure
 from ..config import CompositionWeights
 from .base import ScoredCrop, ScoringContext
