@@ -103,7 +103,8 @@ def test_one_subject_with_k5_writes_one_crop_and_says_so():
     _ellipse(sal, 225, 150, 60, 80)
     sel, _ = _select(sal, 5)
     assert len(sel.crops) == 1 and sel.n_distinct == 1
-    assert _notes(sel) == ("this photo has 1 distinct subject; wrote 1 crop, asked for 5",)
+    assert _notes(sel) == ("this photo has 1 distinct subject; wrote 1 crop, asked for 5 (no other framing of the "
+                           "salient thing holds it whole without a cut and differs enough from the crops chosen)",)
     forced, _ = _select(sal, 5, force_k=True)
     assert len(forced.crops) == 5 and forced.n_distinct == 1
     assert "force_k" in forced.notes[0] and "4 showing no new subject" in forced.notes[0]

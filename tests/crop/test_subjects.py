@@ -268,7 +268,10 @@ def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
     cfg = CropConfig(strategy="direct", k=4, saliency="spectral", detectors=())
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 3
-    assert "this photo has 1 distinct subject and 2 close-ups worth a crop; wrote 3 crops, asked for 4" in res.notes
+    short = [n for n in res.notes if "asked for" in n]
+    assert short == ["this photo has 1 distinct subject and 2 close-ups worth a crop; wrote 3 crops, asked for 4 "
+                     "(no other framing of the group of 2 people holds it whole without a cut and differs enough from the "
+                     "crops chosen)"]
     # with portraits on: the pair, each person whole, then a zoom to one person's upper body: k is met
     cfg = cfg.replace(selection=cfg.selection.set(close_ups__portraits=True))
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
@@ -534,3 +537,35 @@ def test_a_crop_that_must_cut_says_why_and_one_that_need_not_says_nothing():
     small = Detection("animal", "horse", 19, Box(100, 100, 300, 300), 0.9)
     res, _ = _crop_quiet(img, [small])
     assert _held(res.crops[0].box, small.box) >= 0.99 and not any("cuts" in n for n in res.notes)
+
+
+def _nested(a: Box, b: Box) -> float:
+    """Share of the smaller box's area inside the larger one."""
+    iw = max(0.0, min(a.x2, b.x2) - max(a.x, b.x))
+    ih = max(0.0, min(a.y2, b.y2) - max(a.y, b.y))
+    return iw * ih / min(a.area, b.area)
+
+
+def test_a_fixed_k_goes_on_with_zooms_of_the_subject_shown():
+    # One standing person small in a wide photo, k = 3: the person's framing, then zooms in or out of
+    # it (one box within the other), each holding the person whole; the notes count them.
+    shape = (500, 1000)
+    p = _masked_person(shape, Box(460, 150, 80, 250), Box(450, 140, 100, 270))
+    cfg = CropConfig(strategy="direct", k=3, saliency="spectral", detectors=())
+    res, _ = _crop_quiet(_photo(shape), [p], cfg=cfg)
+    assert len(res.crops) == 3
+    first = res.crops[0].box
+    mask = _ellipse_mask(shape, Box(460, 150, 80, 250))
+    for c in res.crops:
+        assert _mask_held(c.box, mask) >= 0.99
+    for c in res.crops[1:]:
+        assert _nested(c.box, first) >= SelectionConfig().close_ups.inside - 1e-6
+        assert iou(c.box, first) <= SelectionConfig().close_ups.iou + 1e-6
+    assert "2 zooms in or out of a subject another crop shows" in res.notes
+    assert not any("asked for" in n for n in res.notes)
+    # zooms off: the one framing, and the note says which subject left k short
+    off = cfg.replace(selection=cfg.selection.set(close_ups__zooms=False))
+    res, _ = _crop_quiet(_photo(shape), [p], cfg=off)
+    assert len(res.crops) == 1
+    assert any(n.endswith("asked for 3 (no other framing of the person holds it whole without a cut and differs "
+                          "enough from the crops chosen)") for n in res.notes)

@@ -5,20 +5,22 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["plural", "short_note", "size_notes"]
+__all__ = ["plural", "short_note", "size_notes", "why_short"]
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def short_note(n: int, k: int, *, force: bool, close: int = 0, why: str = "") -> str:
-    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups and force_k filled up)."""
+def short_note(n: int, k: int, *, force: bool, close: int = 0, zooms: int = 0, why: str = "") -> str:
+    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups, zooms and
+    force_k filled up)."""
+    extra = [plural(c, w) for c, w in ((close, "close-up"), (zooms, "zoom")) if c]
     head = f"this photo has {plural(n, 'distinct subject')}"
-    head += f" and {plural(close, 'close-up')} worth a crop; " if close else "; "
+    head += f" and {' and '.join(extra)} worth a crop; " if extra else "; "
     if force:
-        return head + f"wrote {plural(k, 'crop')} as asked (force_k), {k - n - close} showing no new subject"
-    return head + f"wrote {plural(n + close, 'crop')}, asked for {k}" + (f" ({why})" if why else "")
+        return head + f"wrote {plural(k, 'crop')} as asked (force_k), {k - n - close - zooms} showing no new subject"
+    return head + f"wrote {plural(n + close + zooms, 'crop')}, asked for {k}" + (f" ({why})" if why else "")
 
 
 def size_notes(boxes: list[Box], scale: float, bounds: Box, pool: PoolConfig) -> list[str]:
@@ -33,3 +35,13 @@ def size_notes(boxes: list[Box], scale: float, bounds: Box, pool: PoolConfig) ->
         else "a tighter framing of the subject"
     return [f"{small} of {len(boxes)} crops under {pool.platform_side} px on the long side ({why}); "
             "platforms show them upscaled"]
+
+
+def why_short(subs: list, mains: list[int]) -> str:
+    """Which subject left no further framing: the largest one the crops show."""
+    shown = [subs[j] for j in set(mains) if j >= 0]
+    if not shown:
+        return ""
+    s = max(shown, key=lambda x: x.box.area)
+    what = "salient thing" if s.kind == "salient" else s.label or s.kind
+    return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"

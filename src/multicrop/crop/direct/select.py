@@ -11,10 +11,10 @@ from ..candidates import sliding_windows
 from ..config import CropConfig
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject, find_subjects
-from .zoom import close_ups
+from .zoom import close_ups, zoom_levels
 from .selector import greedy
 from .measure import MaskTables, measure
-from .notes import plural, short_note, size_notes
+from .notes import plural, short_note, size_notes, why_short
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
@@ -163,22 +163,35 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         mains.insert(at, j)
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
+    clean = ok & (cuts == 0) & (portrait == 0) & np.array([s.source == "detector" for s in subs])[main]
+    zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, k - len(crops), sel.close_ups) \
+        if not auto and chosen else []
+    for i in zooms:  # each zoom right after the crops of its subject
+        at = max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
+        crops.insert(at, scored[i])
+        mains.insert(at, int(main[i]))
+        gains.insert(at, 0.0)
+        lists.insert(at, (scored[i],))
     if not auto and len(crops) < k:
-        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer)))
+        why = "" if config.force_k or not chosen else why_short(subs, mains)
+        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
             rank[order] = -np.arange(len(m), dtype=np.float64)
-            also = [c.box for c, _ in closer]
-            need = k - len(closer) - len(chosen)
+            also = [c.box for c, _ in closer] + [m.boxes[i] for i in zooms]
+            need = k - len(closer) - len(zooms) - len(chosen)
             extra = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
             extra += greedy(m.boxes, lambda c, iou: rank, k=need - len(extra), start=chosen + extra)
             crops += [scored[i] for i in extra]
             mains += [int(main[i]) for i in extra]
             lists += [(scored[i],) for i in extra]
             gains += [0.0] * len(extra)
-    elif closer:
-        notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
+    elif closer or zooms:
+        if closer:
+            notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
+        if zooms:
+            notes.append(f"{plural(len(zooms), 'zoom')} in or out of a subject another crop shows")
     left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "

@@ -62,7 +62,10 @@ class CloseUps(Rule):
     is zoomed into by its sub-groups too (runs of neighbours, two up to half the group,
     :func:`multicrop.crop.direct.zoom.sub_groups`).  With ``portraits`` and a fixed k, people with a
     pose are zoomed to the waist and the chest too (off by default: the scoreboard counts such a
-    crop as slicing the person; coco-subjects k = 3 person-cut 4.7 % -> 19.6 %, docs/cropping.md)."""
+    crop as slicing the person; coco-subjects k = 3 person-cut 4.7 % -> 19.6 %, docs/cropping.md).
+    With ``zooms`` and a fixed k still short, framings that zoom in or out of a crop of the same subject
+    follow (one box within the other by ``inside`` of the smaller, breaking no hard rule,
+    :func:`multicrop.crop.direct.zoom.zoom_levels`)."""
 
     reason = "a carousel zooms in: after the wide shot, the subjects it shows small get a slide of their own"
     evidence = "coco-subjects featured 36.8 % -> 39.5 % (direct-5 -> direct-6)"
@@ -75,6 +78,8 @@ class CloseUps(Rule):
     mask_whole: float = num(0.9, 0, 1)
     groups: bool = True
     portraits: bool = False
+    zooms: bool = True
+    inside: float = num(0.9, 0, 1, lo_open=True)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from .measure import MaskTables, box_shares, measure
 from .pool import direct_pool
 from .settings import SelectionConfig
 
-__all__ = ["close_ups"]
+__all__ = ["close_ups", "zoom_levels"]
 
 
 def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candidates: CandidateConfig, *,
@@ -105,6 +105,26 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
             out.append((crops[best[0]], j))
             taken.append(crops[best[0]].box)
     return out
+
+
+def zoom_levels(m, ok: np.ndarray, q: np.ndarray, main: np.ndarray, shown: list[Box], mains: list[int],
+                chosen: list[int], n: int, rule) -> list[int]:
+    """Up to ``n`` more framings of subjects the ``shown`` crops are about, each a zoom in or out of one
+    of them: a candidate allowed by ``ok`` (the caller's: no hard rule broken, no body cut at all, a
+    detected main subject) whose box lies within a crop of its own main
+    subject, or holds one, by ``rule.inside`` of the smaller box's area, IoU at most ``rule.iou`` with
+    every crop shown; the best ``q`` first (a fixed k, after the close-ups)."""
+    if n <= 0 or not rule.enabled or not rule.zooms:
+        return []
+    C = m.C
+    area = (C[:, 2] - C[:, 0]) * (C[:, 3] - C[:, 1])
+    nested = np.zeros(len(m), bool)
+    for b, j in zip(shown, mains):
+        held = box_shares(C, b) * b.area
+        nested |= (main == j) & (held >= rule.inside * np.minimum(area, b.area) - 1e-9)
+    score = np.where(ok & nested, q, -np.inf)
+    also = [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
+    return greedy(m.boxes, lambda c, iou: score, k=n, start=chosen, also=also, iou_limit=rule.iou)
 
 
 @dataclass(frozen=True)
