@@ -51,7 +51,11 @@ class BlobRules(Settings):
 class DetectionRules(Settings):
     """Which detections are subjects: a score of at least ``min_<kind>_score``, a box of at least
     ``min_area`` of the frame (an object: at most ``max_object_area``, larger ones are the scene);
-    at most ``max_subjects`` subjects (most important first)."""
+    at most ``max_subjects`` subjects (most important first).  An animal or vehicle the detector
+    gives no mask gets an outline from the saliency inside its box where that mask's trust is at
+    least ``outline_trust`` (:mod:`multicrop.crop.masks`; above 1: never, the default): "left out" is
+    then judged on it.  Off by default: on coco-subjects at 0.6 or 0.8 it changed 3 photos of 55 and
+    one for the worse (a motorcycle sliced: subject-cut at k auto 8.5 % -> 9.8 %)."""
 
     min_person_score: float = num(0.4, 0, 1)
     min_animal_score: float = num(0.4, 0, 1)
@@ -60,6 +64,7 @@ class DetectionRules(Settings):
     min_area: float = num(0.01, 0, 1)
     max_object_area: float = num(0.4, 0, 1)
     max_subjects: int = count(16, 1)
+    outline_trust: float = num(2.0, 0, 2)
 
 
 @dataclass(frozen=True)

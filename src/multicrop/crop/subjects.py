@@ -94,6 +94,11 @@ class Subject:
         None: the box itself, uniformly (shares are box areas).
     keypoints : ndarray of shape (33, 3) or None
         Pose keypoints of a single person (MediaPipe order), analysis pixels.
+    outline : ndarray of float32, shape (H, W), or None
+        What judges whether a crop slices this body when it has no ``weight``:
+        an animal's or vehicle's mask from the saliency inside its box
+        (:func:`multicrop.crop.masks.box_masks`, trusted masks only); whether
+        it is held whole as a main subject is still judged on its box.
     members : tuple of Subject
         A group's individuals (empty for a single subject).
     """
@@ -107,6 +112,7 @@ class Subject:
     weight: np.ndarray | None = field(default=None, compare=False, repr=False)
     keypoints: np.ndarray | None = field(default=None, compare=False, repr=False)
     members: tuple[Subject, ...] = ()
+    outline: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_body(self) -> bool:
@@ -234,15 +240,30 @@ def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
 
 # -- detections -> subjects ---------------------------------------------------------------
 
-def _single(det, frame: float, cfg: SubjectConfig) -> Subject:
-    """One detection as a subject (importance set later)."""
+def _single(det, frame: float, cfg: SubjectConfig, outlines: dict | None = None) -> Subject:
+    """One detection as a subject (importance set later); ``outlines`` by ``id(det)``."""
     weight = None
     if det.mask is not None:
         weight = np.clip(np.asarray(det.mask, np.float32), 0, 1)
         if float(weight.sum()) < 1.0:
             weight = None
     kp = None if det.kind != "person" or det.keypoints is None else np.asarray(det.keypoints, np.float64)
-    return Subject(det.kind, det.box, float(det.score), 0.0, "detector", det.label, weight, kp)
+    outline = None if weight is not None or outlines is None else outlines.get(id(det))
+    return Subject(det.kind, det.box, float(det.score), 0.0, "detector", det.label, weight, kp, outline=outline)
+
+
+def _outlines(s: np.ndarray, detections: Sequence, trust: float) -> dict[int, np.ndarray]:
+    """Trusted saliency masks of the animals and vehicles the detector gives no mask, by ``id(det)``."""
+    todo = [d for d in detections if d.mask is None and d.kind in ("animal", "vehicle")]
+    if not todo or trust > 1 or float(s.max(initial=0.0)) <= 0:
+        return {}
+    from .masks import box_masks
+
+    people = [np.asarray(d.mask) > 0.5 for d in detections if d.kind == "person" and d.mask is not None]
+    exclude = np.logical_or.reduce(people) if people else None
+    masks = box_masks(s, [d.box for d in todo], exclude=exclude)
+    return {id(d): m.mask.astype(np.float32) for d, m in zip(todo, masks)
+            if m.good(trust) and float(m.mask.sum()) >= 1.0}
 
 
 def _overlap(a: Box, b: Box) -> float:
@@ -397,7 +418,8 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Su
         return x.confidence >= floors[x.kind]
 
     crowds = _crowds(detections, w, h, cfg)
-    singles = [_single(d, frame, cfg) for d in detections
+    outlines = _outlines(s, detections, cfg.detections.outline_trust)
+    singles = [_single(d, frame, cfg, outlines) for d in detections
                if d.kind in floors and d.score >= min(floors[d.kind], cfg.guards.score if d.kind in BODY_KINDS else 1)
                and _area_share(d.box.clip(w, h), frame) >= cfg.detections.min_area]
     items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.detections.max_object_area]
@@ -406,7 +428,7 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Su
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
     # So is an animal or vehicle too small to be a subject (a car down the street); small people are crowds.
-    guards += [_with_importance(_single(d, frame, cfg), 0.0, guard=True) for d in detections
+    guards += [_with_importance(_single(d, frame, cfg, outlines), 0.0, guard=True) for d in detections
                if d.kind in BODY_KINDS and d.kind != "person" and d.score >= cfg.guards.score
                and cfg.guards.area <= _area_share(d.box.clip(w, h), frame) < cfg.detections.min_area]
     subjects = [_group(g) for g in groups if any(sure(x) for x in g)]

@@ -122,3 +122,39 @@ def test_a_tiny_photo_at_k_auto_is_one_clear_error_or_a_crop():
         assert "64x64" in str(exc) and "\n" not in str(exc)
     else:
         assert 1 <= len(res.crops) and all(min(c.box.w, c.box.h) >= cfg.min_crop_side for c in res.crops)
+
+
+def test_a_body_s_outline_decides_when_it_is_left_out_and_its_box_when_it_is_whole():
+    # A car whose box (200..400) is mostly empty: the thing itself is a disc at 300.  A crop ending at
+    # x = 230 overlaps the box by 15 % but shows none of the disc.
+    shape = (300, 600)
+    yy, xx = np.mgrid[:shape[0], :shape[1]]
+    disc = (((xx - 300) ** 2 + (yy - 150) ** 2) <= 60 ** 2).astype(np.float32)
+    box = Box(200, 50, 200, 200)
+    bare = Subject("vehicle", box, 0.9, 1.0, "detector", "car")
+    outlined = dataclasses.replace(bare, outline=disc)
+    ctx = ScoringContext(np.full((*shape, 3), 90, np.uint8), np.zeros(shape, np.float32), ())
+    r = Ratio(2, 3)
+    pool = [(Box(30, 0, 200, 300), r), (Box(250, 0, 200, 300), r), (Box(190, 0, 200, 300), r)]
+    rule = SelectionConfig().no_sliced_body
+    for body, sliced in ((bare, [True, True, True]), (outlined, [False, True, True])):
+        m = measure(ctx, pool, [body], [body], Box(0, 0, 600, 300), MaskTables())
+        assert rule.sliced(m)[:, 0].tolist() == sliced
+    # whole is still the box: the crop holding the disc but not the box's right edge slices it
+    m = measure(ctx, pool, [outlined], [outlined], Box(0, 0, 600, 300), MaskTables())
+    assert m.out_shares[2, 0] == pytest.approx(1.0) and m.body_shares[2, 0] < rule.whole
+
+
+def test_outlines_come_from_trusted_saliency_masks_and_are_off_by_default():
+    from multicrop.crop.subjects import find_subjects
+    from multicrop.detectors.types import Detection
+
+    yy, xx = np.mgrid[:300, :600]
+    sal = np.where(((xx - 300) ** 2 + (yy - 150) ** 2) <= 60 ** 2, 0.9, 0.05).astype(np.float32)
+    car = Detection("vehicle", "car", 3, Box(200, 50, 200, 200), 0.9)
+    assert all(s.outline is None for s in find_subjects(sal, [car]))
+    on = SubjectConfig().set(detections__outline_trust=0.6)
+    (s,) = find_subjects(sal, [car], config=on)
+    assert s.outline is not None and 0.2 < s.outline.sum() / s.box.area < 0.4   # the disc, not the box
+    flat = np.full((300, 600), 0.5, np.float32)   # a flat map: no mask to trust
+    assert find_subjects(flat, [car], config=on)[0].outline is None

@@ -98,7 +98,8 @@ class Measurements:
 
     ``shares`` is ``(n, subjects)``; ``body_shares`` and ``portrait`` are
     ``(n, bodies)`` (every person, animal, vehicle and crowd the crops must
-    not slice: the subjects' members and the guards); ``faces`` ``(n, faces)``.
+    not slice: the subjects' members and the guards; a body's mask where it
+    has one, else its box); ``faces`` ``(n, faces)``.
     ``area`` is each crop's share of the photo.
     """
 
@@ -113,6 +114,13 @@ class Measurements:
     portrait: np.ndarray
     faces: np.ndarray
     area: np.ndarray = field(repr=False)
+    body_out: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def out_shares(self) -> np.ndarray:
+        """``(n, bodies)``: how much of each body a crop shows when deciding it is left out: the share of
+        its outline (:attr:`multicrop.crop.subjects.Subject.outline`) where it has one, else ``body_shares``."""
+        return self.body_shares if self.body_out is None else self.body_out
 
     def __len__(self) -> int:
         return len(self.boxes)
@@ -122,7 +130,8 @@ class Measurements:
         idx = np.asarray(idx, dtype=np.int64)
         return Measurements([self.boxes[i] for i in idx], [self.ratios[i] for i in idx], self.C[idx], self.bounds,
                             self.subjects, self.bodies, self.shares[idx], self.body_shares[idx],
-                            self.portrait[idx], self.faces[idx], self.area[idx])
+                            self.portrait[idx], self.faces[idx], self.area[idx],
+                            None if self.body_out is None else self.body_out[idx])
 
 
 def measure(ctx: ScoringContext, pool: list[tuple[Box, Ratio]], subjects: list[Subject], bodies: list[Subject],
@@ -134,10 +143,16 @@ def measure(ctx: ScoringContext, pool: list[tuple[Box, Ratio]], subjects: list[S
     ints = ctx.int_corners(boxes) if n else None
     body_shares = np.zeros((n, len(bodies)))
     portrait = np.zeros((n, len(bodies)), bool)
+    body_out = body_shares
+    if any(b.weight is None and b.outline is not None for b in bodies):
+        body_out = np.zeros((n, len(bodies)))
     for j, body in enumerate(bodies):
         body_shares[:, j] = tables.shares(body.weight, ints) if body.weight is not None else box_shares(C, body.box)
+        if body_out is not body_shares:
+            body_out[:, j] = (tables.shares(body.outline, ints) if body.weight is None and body.outline is not None
+                              else body_shares[:, j])
         portrait[:, j] = portrait_ok(C, body, bounds, portrait_width)
     shares = subject_shares(ctx, boxes, subjects, tables) if n else np.zeros((0, len(subjects)))
     area = (C[:, 2] - C[:, 0]) * (C[:, 3] - C[:, 1]) / max(bounds.area, 1e-9)
     return Measurements(boxes, [r for _, r in pool], C, bounds, list(subjects), list(bodies), shares, body_shares,
-                        portrait, face_shares(ctx, boxes), area)
+                        portrait, face_shares(ctx, boxes), area, body_out)

@@ -78,7 +78,8 @@ class HoldsMain(HardRule):
 
 @dataclass(frozen=True)
 class NoSlicedBody(HardRule):
-    reason = ("a person, animal or vehicle is held whole (``whole`` of it) or left out (at most ``sliver``); a "
+    reason = ("a person, animal or vehicle is held whole (``whole`` of it) or left out (at most ``sliver`` of its "
+              "outline where it has one, else of its box); a "
               "person may be cut only at a portrait line, and only where no candidate frames them whole; a crowd "
               "is held or left by all but ``crowd`` of it; a group no crop holds whole gives its largest part "
               "held by ``part``")
@@ -95,9 +96,9 @@ class NoSlicedBody(HardRule):
 
     def sliced(self, m: Measurements, only=None) -> np.ndarray:
         """``(n, bodies)``: which bodies each candidate slices (``only``: a mask of the bodies judged)."""
-        s = m.body_shares
+        s, shown = m.body_shares, m.out_shares
         crowd = np.array([b.kind == "crowd" for b in m.bodies], bool)
-        out = np.where(crowd[None, :], (s > self.crowd) & (s < 1 - self.crowd), (s > self.sliver) & (s < self.whole))
+        out = np.where(crowd[None, :], (s > self.crowd) & (s < 1 - self.crowd), (shown > self.sliver) & (s < self.whole))
         if only is not None:
             out &= np.asarray(only, bool)[None, :]
         return out
