@@ -39,7 +39,7 @@ EMBEDDING_MODEL = "efficientnet_lite0"
 def _head(path: str, mtime_ns: int, size: int) -> tuple[Head, str]:
     from ...embeddings import EMBEDDING
 
-    return load_head(path, embedding=EMBEDDING.id), head_sha256(path)
+    return load_head(path, embedding=EMBEDDING.id, dim=EMBEDDING.dim), head_sha256(path)
 
 
 def _read_head(path: str) -> tuple[Head, str]:
