@@ -11,9 +11,13 @@ of a run the parts are compacted into one file.  Nothing is ever rewritten
 in place: a rerun appends new rows, and the latest row of a path wins.
 
 A part that cannot be read as this schema (truncated, emptied, overwritten,
-another program's Parquet) is *quarantined*: moved into the manifest's
-``quarantine/`` folder with one line said, never deleted; the photos only it
-recorded are simply redone.
+another program's Parquet) is *quarantined*: moved into the folder beside
+the manifest, ``manifest.parquet.quarantine/`` (:func:`quarantine_folder`),
+with one line said, never deleted; the photos only it recorded are simply
+redone.  The quarantine lies outside the dataset folder, so a Parquet reader
+of the folder (``pd.read_parquet("OUT/manifest.parquet")``, which reads every
+file below it) sees only our rows; a ``quarantine/`` folder that an earlier
+version made inside the manifest is moved out the same way.
 """
 
 from __future__ import annotations
@@ -29,10 +33,24 @@ from pathlib import Path
 from ..errors import InvalidParameterError, MissingExtraError
 
 __all__ = ["SCHEMA_COLUMNS", "TIMING_COLUMNS", "ManifestWriter", "read_manifest", "latest_rows", "new_run_id",
-           "check_manifest_folder", "QUARANTINE"]
+           "check_manifest_folder", "QUARANTINE", "quarantine_folder"]
 
-#: Folder inside the manifest where unreadable parts are moved.
-QUARANTINE = "quarantine"
+#: Suffix of the folder beside the manifest where unreadable parts are moved (``manifest.parquet.quarantine``).
+QUARANTINE = ".quarantine"
+#: Where earlier versions put the quarantine: inside the manifest (a Parquet reader of the folder read it back).
+_LEGACY_QUARANTINE = "quarantine"
+
+
+def quarantine_folder(folder: str | os.PathLike) -> Path:
+    """The quarantine of the manifest ``folder``: beside it, outside the dataset.
+
+    Examples
+    --------
+    >>> quarantine_folder("out/manifest.parquet").as_posix()
+    'out/manifest.parquet.quarantine'
+    """
+    folder = Path(folder)
+    return folder.with_name(folder.name + QUARANTINE)
 
 #: Columns that differ between two runs of the same photos with the same settings.
 TIMING_COLUMNS = ("timings", "seconds", "worker", "run_id", "finished_utc", "seq")
@@ -209,7 +227,7 @@ _CORE_COLUMNS = ("path", "status", "settings_hash", "run_id", "seq")
 
 def _quarantine(part: Path, why: str, on_quarantine) -> None:
     """Move an unreadable part aside (never delete it) and say so in one line."""
-    dest = part.parent / QUARANTINE
+    dest = quarantine_folder(part.parent)
     with contextlib.suppress(OSError):
         dest.mkdir(exist_ok=True)
     target = dest / f"{part.name}.{uuid.uuid4().hex[:8]}"
@@ -221,6 +239,30 @@ def _quarantine(part: Path, why: str, on_quarantine) -> None:
     line = f"manifest part {part.name} is unreadable ({why}); {where}; its photos are redone"
     if on_quarantine is not None:
         on_quarantine(line)
+
+
+def _move_legacy_quarantine(folder: Path, on_quarantine) -> None:
+    """Move a ``quarantine/`` folder an earlier version made inside the manifest out beside it (never delete)."""
+    inner = folder / _LEGACY_QUARANTINE
+    if not inner.is_dir() or inner.is_symlink():
+        return
+    dest = quarantine_folder(folder)
+    moved, kept = 0, []
+    try:
+        dest.mkdir(exist_ok=True)
+        for item in sorted(inner.iterdir()):
+            target = dest / item.name
+            if os.path.lexists(target):
+                target = dest / f"{item.name}.{uuid.uuid4().hex[:8]}"
+            os.replace(item, target)
+            moved += 1
+        inner.rmdir()
+    except OSError as exc:
+        kept.append(exc.strerror or str(exc))
+    if on_quarantine is not None and (moved or kept):
+        tail = f"; some left in place ({kept[0]})" if kept else ""
+        on_quarantine(f"manifest {folder.name}: moved the {moved} quarantined parts of its inner quarantine/ "
+                      f"folder to {dest} (outside the dataset, so Parquet readers see only the manifest's rows){tail}")
 
 
 def _read_part(part: Path, cols: list[str] | None):
@@ -267,6 +309,7 @@ def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None 
     if not os.path.lexists(folder):
         return []
     check_manifest_folder(folder)
+    _move_legacy_quarantine(folder, on_quarantine)
     rows: list[dict] = []
     cols = None if columns is None else list(dict.fromkeys((*columns, "run_id", "seq")))
     for part in _parts(folder):

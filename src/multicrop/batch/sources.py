@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError, MissingExtraError
 from ..io import SUPPORTED_SUFFIXES
-from ..io.files import MANIFEST_LIMIT, file_kind
+from ..io.files import MANIFEST_LIMIT, check_regular, file_kind, read_bytes_bounded
+from ..io.names import shown
 
 __all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "PROTOCOLS", "output_stems"]
 
@@ -198,13 +199,7 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
 def _check_manifest_file(fs, path: str, text: str) -> None:
     """A manifest must be a regular file of bounded size (a FIFO or /dev/zero never ends)."""
     if _is_local(fs):
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc.strerror or exc})") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise InvalidParameterError(f"SRC {text!r}: the manifest is {file_kind(st.st_mode)}, not a regular file")
-        size = st.st_size
+        size = check_regular(path, what=f"SRC {shown(text)!r}: the manifest", error=InvalidParameterError).st_size
     else:
         size = int(fs.info(path).get("size") or 0)
     if size > MANIFEST_LIMIT:
@@ -240,18 +235,43 @@ def _not_image(path: str) -> str:
             f"multicrop reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
 
 
-def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PROTOCOLS,
-                   allow_outside: bool = False) -> list[Photo]:
+def _read_manifest_table(fs, path: str, text: str):
+    """The manifest's table, read from its bytes in memory on one thread.
+
+    A local manifest is read through the bounded reader (regular file, at most
+    :data:`~multicrop.io.files.MANIFEST_LIMIT` bytes); a Parquet file whose
+    footer says it holds no row is refused from its footer alone, before any
+    column is decoded.
+    """
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
-    _check_manifest_file(fs, path, text)
     try:
-        with fs.open(path, "rb") as fh:
-            table = pyarrow.csv.read_csv(fh) if path.lower().endswith(".csv") else pyarrow.parquet.read_table(fh)
+        if _is_local(fs):
+            data = read_bytes_bounded(path, limit=MANIFEST_LIMIT, what=f"SRC {shown(text)!r}: the manifest",
+                                      error=InvalidParameterError)
+        else:
+            with fs.open(path, "rb") as fh:
+                data = fh.read(MANIFEST_LIMIT + 1)
+        buf = pa.BufferReader(data)
+        if path.lower().endswith(".csv"):
+            return pyarrow.csv.read_csv(buf, read_options=pyarrow.csv.ReadOptions(use_threads=False))
+        meta = pyarrow.parquet.read_metadata(buf)
+        if meta.num_rows == 0:
+            raise InvalidParameterError(f"SRC {shown(text)!r}: the manifest has no rows (no photo to do)")
+        return pyarrow.parquet.read_table(pa.BufferReader(data), use_threads=False, pre_buffer=False)
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc})") from None
+        if isinstance(exc, InvalidParameterError):
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidParameterError(f"SRC {shown(text)!r}: cannot read the manifest ({first[:200]})") from None
+
+
+def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PROTOCOLS,
+                   allow_outside: bool = False) -> list[Photo]:
+    _check_manifest_file(fs, path, text)
+    table = _read_manifest_table(fs, path, text)
     column = next((c for c in MANIFEST_COLUMNS if c in table.column_names), None)
     if column is None:
         raise InvalidParameterError(
