@@ -33,7 +33,7 @@ from pathlib import Path
 from ..errors import InvalidParameterError, MissingExtraError
 
 __all__ = ["SCHEMA_COLUMNS", "TIMING_COLUMNS", "ManifestWriter", "read_manifest", "latest_rows", "new_run_id",
-           "check_manifest_folder", "QUARANTINE", "quarantine_folder"]
+           "check_manifest_folder", "QUARANTINE", "quarantine_folder", "failed_rows"]
 
 #: Suffix of the folder beside the manifest where unreadable parts are moved (``manifest.parquet.quarantine``).
 QUARANTINE = ".quarantine"
@@ -212,13 +212,41 @@ def _parts(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("part-*.parquet") if not p.name.startswith("."))
 
 
-def check_manifest_folder(folder: str | os.PathLike) -> None:
-    """Refuse a manifest path that exists but is not a folder (one line saying what to do)."""
+def check_manifest_folder(folder: str | os.PathLike, *, must_exist: bool = False) -> None:
+    """Refuse a manifest path that is not a manifest folder (one line saying what to do).
+
+    A file, or a folder that holds files but no manifest part (a photo
+    folder, the batch's OUT folder itself) is refused: reading it would say
+    "nothing failed", writing would put parts among someone's files.  An
+    empty folder is a new manifest, unless ``must_exist`` (what ``batch
+    failed`` reads must be a manifest already).
+    """
+    from ..io.names import shown
+
     folder = Path(folder)
-    if os.path.lexists(folder) and not folder.is_dir():
+    name = shown(folder)
+    if not os.path.lexists(folder):
+        if must_exist:
+            raise InvalidParameterError(f"manifest {name}: no such folder (a batch's manifest is "
+                                        "OUT/manifest.parquet)")
+        return
+    if not folder.is_dir():
         raise InvalidParameterError(
-            f"manifest {folder}: is a file, not a manifest folder (a batch's manifest is a folder of Parquet "
+            f"manifest {name}: is a file, not a manifest folder (a batch's manifest is a folder of Parquet "
             f"parts); move the file away, or name another folder with --manifest")
+    if _parts(folder):
+        return
+    try:
+        others = [e for e in os.listdir(folder) if not e.startswith(".") and e != _LEGACY_QUARANTINE]
+    except OSError as exc:
+        raise InvalidParameterError(f"manifest {name}: cannot list it ({exc.strerror or exc})") from None
+    if not others and not must_exist:
+        return
+    hint = (f"; did you mean {shown(folder / 'manifest.parquet')}?" if "manifest.parquet" in others
+            else "; a batch's manifest is OUT/manifest.parquet")
+    what = f"holds {len(others)} entries but" if others else "is empty:"
+    raise InvalidParameterError(f"manifest {name}: not a batch manifest (the folder {what} no manifest part, "
+                                f"part-*.parquet){hint}")
 
 
 #: Columns every part must have for its rows to mean anything.
@@ -296,19 +324,24 @@ def _read_part(part: Path, cols: list[str] | None):
 
 
 def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None = None,
-                  on_quarantine=None) -> list[dict]:
-    """Every row of every part, oldest first (a missing folder reads as empty).
+                  on_quarantine=None, must_exist: bool = False) -> list[dict]:
+    """Every row of every part, oldest first (a missing or empty folder reads as empty, unless ``must_exist``).
 
     ``columns`` reads only those (plus ``run_id`` and ``seq``, which order the
     rows): a rerun over millions of photos needs a few small columns, not the boxes.
     A part that cannot be read is quarantined (see the module's text) and
     ``on_quarantine(line)`` is called with the one line that says so.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``folder`` is not a manifest folder (:func:`check_manifest_folder`).
     """
     _pa()
     folder = Path(folder)
+    check_manifest_folder(folder, must_exist=must_exist)
     if not os.path.lexists(folder):
         return []
-    check_manifest_folder(folder)
     _move_legacy_quarantine(folder, on_quarantine)
     rows: list[dict] = []
     cols = None if columns is None else list(dict.fromkeys((*columns, "run_id", "seq")))
@@ -320,6 +353,16 @@ def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None 
         rows.extend(table.to_pylist())
     rows.sort(key=lambda r: (r["run_id"] or "", r["seq"] if r["seq"] is not None else -1))
     return rows
+
+
+def failed_rows(folder: str | os.PathLike, *, on_quarantine=None) -> list[dict]:
+    """The latest row of every photo whose latest row failed, by path: what ``batch failed`` lists.
+
+    ``folder`` must be a manifest already (a missing, empty or foreign folder is one line).
+    """
+    rows = latest_rows(read_manifest(folder, columns=("path", "status", "error_kind", "error"),
+                                     on_quarantine=on_quarantine, must_exist=True))
+    return sorted((r for r in rows.values() if r["status"] == "failed"), key=lambda r: r["path"])
 
 
 def latest_rows(rows: Iterable[dict]) -> dict[str, dict]:
