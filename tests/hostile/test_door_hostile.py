@@ -314,3 +314,21 @@ def test_store_export_of_a_score_edited_to_text_is_one_line_and_writes_nothing(t
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "stored as str 'high'" in err and "Traceback" not in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "gone"])
+def test_a_batch_judge_photo_that_stopped_being_a_file_fails_alone(tmp_path, hb, kind):
+    from multicrop.batch.judge_job import judge_task
+
+    good = hb.good_photo(tmp_path / "good.png")
+    bad = tmp_path / "bad.png"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    panel = {"families": [{"name": "measured", "backend": "measured", "model": "measured-v1"}],
+             "holistic_repetitions": 1, "dimension_repetitions": 0}
+    out = judge_task([str(good), str(bad)], panel, None, [])
+    rows = {r["path"]: r for r in out["images"]}
+    assert rows[str(good)]["status"] == "done"
+    assert rows[str(bad)]["status"] == "failed" and rows[str(bad)]["error_kind"] == "ImageLoadError"
+    assert "\n" not in rows[str(bad)]["error"] and ("FIFO" in rows[str(bad)]["error"] or "no such file"
+                                                     in rows[str(bad)]["error"])
