@@ -83,6 +83,11 @@ def check_scale(scale, *, what: str = "scale") -> tuple[float, float]:
     return lo, hi
 
 
+def most_folds(n_rows: int) -> int:
+    """The most folds ``n_rows`` rated photos allow (:data:`MAX_FOLDS`, and :data:`MIN_FOLD_ROWS` photos a fold)."""
+    return max(2, min(MAX_FOLDS, n_rows // MIN_FOLD_ROWS))
+
+
 def check_folds(n_folds, n_rows: int, *, what: str = "n_folds") -> int:
     """``n_folds`` when it is an integer from 2 to :data:`MAX_FOLDS` and leaves ``MIN_FOLD_ROWS`` photos a fold.
 
@@ -95,7 +100,7 @@ def check_folds(n_folds, n_rows: int, *, what: str = "n_folds") -> int:
     ...
     multicrop.errors.InvalidParameterError: --folds must be an integer from 2 to 15 for 30 rated photos (at most 20, and at least 2 photos a fold), got 1000
     """
-    top = max(2, min(MAX_FOLDS, n_rows // MIN_FOLD_ROWS))
+    top = most_folds(n_rows)
     if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or not 2 <= n_folds <= top:
         raise InvalidParameterError(f"{what} must be an integer from 2 to {top} for {n_rows} rated photos (at most "
                                     f"{MAX_FOLDS}, and at least {MIN_FOLD_ROWS} photos a fold), got {n_folds!r}")
@@ -224,6 +229,9 @@ def fit_head(features: np.ndarray, targets: Mapping[str, np.ndarray], *, scales:
     if not targets:
         raise InvalidParameterError("targets: nothing to fit (no overall score and no matching attribute)")
     attributes = dict(attributes or {})
+    rows = max(int(np.isfinite(np.asarray(v, np.float64)).sum()) for v in targets.values())
+    if rows >= MIN_TARGET_ROWS:  # fewer: the target itself is refused below, naming the 20-photo rule
+        n_folds = check_folds(n_folds, rows)  # against the best-rated target; a sparser one uses what it allows
     out = []
     for name, values in targets.items():
         if name != OVERALL and name not in DIMENSION_IDS:
@@ -239,7 +247,7 @@ def fit_head(features: np.ndarray, targets: Mapping[str, np.ndarray], *, scales:
             raise InvalidParameterError(f"target {name!r}: all {len(yk)} ratings are {yk[0]:g}; a head needs ratings "
                                         "that differ to learn from")
         scale = check_scale(scales[name], what=f"target {name!r}: scale")
-        folds = fold_ids(len(yk), n_folds=check_folds(n_folds, len(yk)), seed=seed)
+        folds = fold_ids(len(yk), n_folds=min(n_folds, most_folds(len(yk))), seed=seed)
         oof = ridge_out_of_fold(Xk, yk, folds=folds)
         fit = ridge_cv(Xk, yk, folds=folds)
         t = HeadTarget(name=name, attribute=attributes.get(name, "score" if name == OVERALL else name),

@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image
 
 from ..errors import ImageLoadError
-from ..io import load_image, open_regular
+from ..io import load_image, open_regular, shown
 from ..hashing import hash_stream, new_hasher, prefixed
 
 __all__ = ["ImageRef", "JudgeRequest", "JudgeReply"]
@@ -69,7 +69,7 @@ class ImageRef:
                 try:
                     arr = load_image(self._source, max_side=max_side).analysis
                 except OSError as exc:  # e.g. deleted or unreadable since it was hashed
-                    raise ImageLoadError(f"{self.label}: cannot read ({exc.strerror or exc})") from None
+                    raise ImageLoadError(f"{shown(self.label)}: cannot read ({exc.strerror or exc})") from None
                 self._arrays[max_side] = arr
             return arr
 
