@@ -97,3 +97,35 @@ def no_subprocess(monkeypatch):
     monkeypatch.setattr(EpsImagePlugin.EpsImageFile, "_open", lambda self: refuse("EpsImageFile._open"))
     monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: refuse("Ghostscript"))
     return started
+
+
+def finished_batch(base: Path, *, crop, output):
+    """Three photos under ``base/src`` and a finished batch over them in ``base/out``: ``(src, out)``."""
+    from multicrop.batch import run_crop_batch
+
+    src = base / "src"
+    src.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        a = rng.integers(20, 70, (160, 240, 3), dtype=np.uint8)
+        a[40:100, 30 + 50 * i:90 + 50 * i] = 230
+        Image.fromarray(a).save(src / f"p{i}.jpg")
+    out = base / "out"
+    s = run_crop_batch(src, out, crop=crop, output=output, workers=1)
+    assert s.done == 3
+    return src, out
+
+
+def copied_batch(done: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """``(src, out)`` with ``out`` a fresh copy of a finished batch's folder under ``tmp_path``."""
+    import shutil
+
+    src, out = done
+    shutil.copytree(out, tmp_path / "out")
+    return src, tmp_path / "out"
+
+
+@pytest.fixture(scope="session")
+def batch_builder():
+    """:func:`finished_batch` and :func:`copied_batch`, for module-scoped fixtures."""
+    return types.SimpleNamespace(finished=finished_batch, copy=copied_batch)

@@ -31,23 +31,9 @@ QUIET = OutputConfig(preview=False)
 
 
 @pytest.fixture(scope="module")
-def done_once(tmp_path_factory):
+def done_once(tmp_path_factory, batch_builder):
     """A source of three photos and a finished batch over it (copied per test)."""
-    import numpy as np
-    from PIL import Image
-
-    base = tmp_path_factory.mktemp("heal")
-    src = base / "src"
-    src.mkdir()
-    rng = np.random.default_rng(0)
-    for i in range(3):
-        a = rng.integers(20, 70, (160, 240, 3), dtype=np.uint8)
-        a[40:100, 30 + 50 * i:90 + 50 * i] = 230
-        Image.fromarray(a).save(src / f"p{i}.jpg")
-    out = base / "out"
-    s = run_crop_batch(src, out, crop=FAST, output=QUIET, workers=1)
-    assert s.done == 3
-    return src, out
+    return batch_builder.finished(tmp_path_factory.mktemp("heal"), crop=FAST, output=QUIET)
 
 
 def _copy(done_once, tmp_path):
@@ -94,7 +80,7 @@ def test_a_damaged_manifest_part_is_quarantined_and_its_photos_redone(done_once,
     assert (s.done, s.skipped, s.failed) == (3, 0, 0)
     assert len(s.quarantined) == 1 and part.name in s.quarantined[0] and notes == s.quarantined
     assert "\n" not in notes[0] and "redone" in notes[0]
-    kept = list((out / "manifest.parquet" / "quarantine").iterdir())
+    kept = list((out / "manifest.parquet.quarantine").iterdir())
     assert len(kept) == 1 and kept[0].name.startswith(part.name)  # moved aside, not deleted
     # the next run is clean: nothing more to quarantine, everything skipped
     s2 = run_crop_batch(src, out, crop=FAST, output=QUIET, workers=1)

@@ -14,13 +14,13 @@ import json
 import math
 import os
 import socket
-import time
 
 import numpy as np
 import pytest
 
 from multicrop.batch.admission import header_pixels
 from multicrop.errors import ImageLoadError, InputFileError, InvalidParameterError
+from multicrop.judges.clock import ManualClock
 from multicrop.io import load_image, read_bytes_bounded, read_header, read_text_bounded
 
 
@@ -117,8 +117,9 @@ def test_a_manifest_naming_devices_and_fifos_records_them_and_crops_the_good_pho
                            "memory://x.jpg", "notes.txt"]}).to_csv(manifest, index=False)
     s = run_crop_batch(manifest, tmp_path / "out", crop=CropConfig(saliency="spectral", faces=False, k=2),
                        output=OutputConfig(preview=False), workers=1)
-    assert (s.total, s.done, s.failed) == (8, 1, 7)
-    assert s.failed_by_reason == {"RefusedInput": 7}
+    # the link zero.jpg and /dev/zero are one file: one entry once normalised
+    assert (s.total, s.done, s.failed) == (7, 1, 6)
+    assert s.failed_by_reason == {"RefusedInput": 6}
     from multicrop.batch.manifest import latest_rows, read_manifest
 
     rows = latest_rows(read_manifest(tmp_path / "out" / "manifest.parquet"))
@@ -163,6 +164,10 @@ def _date(year: int) -> str:
     return f"Fri, 31 Dec {year} 23:59:59 GMT"
 
 
+#: The instant the waits are measured from (an injected clock: no test reads the wall clock).
+_NOW = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
+
+
 @pytest.mark.parametrize("header,expect_capped", [
     ({"retry-after": _date(2099)}, True), ({"retry-after": "1e9"}, True), ({"retry-after": "1e400"}, True),
     ({"retry-after": "86400"}, True), ({"retry-after-ms": "1e15"}, True), ({"retry-after": _date(99999)}, True),
@@ -172,7 +177,7 @@ def _date(year: int) -> str:
 def test_retry_after_is_capped_by_the_call_timeout_and_said(header, expect_capped):
     from multicrop.judges.backends.openai_compatible import capped_wait, retry_after_s
 
-    wait, note = capped_wait(retry_after_s(header), 30.0)
+    wait, note = capped_wait(retry_after_s(header, now=_NOW), 30.0)
     assert wait is None or 0.0 <= wait <= 30.0
     assert bool(note) == expect_capped
     if expect_capped:
@@ -208,6 +213,7 @@ def test_a_429_asking_for_a_long_wait_raises_with_the_capped_wait(monkeypatch, r
     httpx = _httpx()
     be = _mock_backend(monkeypatch, lambda req: httpx.Response(429, headers={"Retry-After": retry_after},
                                                                json={"error": {"message": "slow"}}))
+    be.clock = ManualClock(now=_NOW)
 
     async def go():
         try:
@@ -293,8 +299,43 @@ def test_the_store_refuses_records_with_impossible_counts(field, value):
 def test_a_date_header_is_read_as_a_wait_from_now():
     from multicrop.judges.backends.openai_compatible import retry_after_s
 
-    soon = email.utils.formatdate(time.time() + 5, usegmt=True)
-    assert 2.0 <= retry_after_s({"retry-after": soon}) <= 6.0
+    soon = email.utils.formatdate(_NOW + 5, usegmt=True)
+    assert retry_after_s({"retry-after": soon}, now=_NOW) == 5.0
+
+
+def test_a_429_date_is_measured_by_the_backends_clock_and_the_wait_by_the_runs(monkeypatch):
+    import random
+
+    from multicrop.judges.config import RunConfig
+    from multicrop.judges.execute import call_with_retries
+    from multicrop.judges.types import ImageRef, JudgeRequest
+
+    httpx = _httpx()
+    seen = []
+
+    def handler(req):
+        seen.append(1)
+        if len(seen) == 1:
+            return httpx.Response(429, headers={"Retry-After": email.utils.formatdate(_NOW + 7, usegmt=True)},
+                                  json={"error": {"message": "slow"}})
+        return httpx.Response(200, text=_reply('{"score": 4, "reason": "ok"}'))
+
+    be = _mock_backend(monkeypatch, handler)
+    clock = ManualClock(now=_NOW)
+    be.clock = clock
+    img = ImageRef(np.full((16, 16, 3), 90, np.uint8), label="g")
+    req = JudgeRequest(prompt="p", prompt_kind="holistic", dimension="overall", scale=(1, 10), image=img,
+                       temperature=0.3, repetition=0)
+
+    async def go():
+        try:
+            return await call_with_retries(be, req, RunConfig(max_retries=2, timeout_s=30.0), random.Random(0),
+                                           clock=clock)
+        finally:
+            await be.aclose()
+
+    tried = asyncio.run(go())
+    assert tried.reply is not None and tried.attempts == 2 and clock.waits == [7.0]
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "socket"])

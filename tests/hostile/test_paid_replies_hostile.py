@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from multicrop.judges.clock import ManualClock
 from multicrop.errors import InvalidParameterError
 from multicrop.judges.backends import JudgeBackend
 from multicrop.judges.execute import MAX_RAW_REPLY, RunSummary, execute_calls
@@ -53,7 +54,8 @@ def test_no_reply_aborts_the_run_or_loses_a_neighbour(tmp_path):
     plan = plan_calls(images, panel, {"f": be})
     summary = RunSummary()
     with CallStore(tmp_path / "r.sqlite") as store:
-        asyncio.run(execute_calls(plan, {"f": be}, store, temperature=0.3, config=_FAST, summary=summary))
+        asyncio.run(execute_calls(plan, {"f": be}, store, temperature=0.3, config=_FAST, summary=summary,
+                                  clock=ManualClock()))
         records = {r.image: r for r in store.iter_records()}
     assert sorted(records) == sorted(REPLIES) and summary.performed == len(REPLIES) and summary.failed == 0
     assert records["good"].score == 4.0 and records["good"].reason == "fine"

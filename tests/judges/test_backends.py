@@ -6,11 +6,11 @@ import dataclasses
 import email.utils
 import math
 import sqlite3
-import time
 
 import numpy as np
 import pytest
 
+from multicrop.judges.clock import ManualClock
 from multicrop.errors import InvalidParameterError, JudgeError, MissingCredentialsError, RegistryError
 from multicrop.judges.backends import JUDGE_BACKENDS, JudgeBackend
 from multicrop.judges.backends.openai_compatible import retry_after_s
@@ -104,7 +104,7 @@ def test_execute_sends_image_prompt_schema_and_parses_usage(fake_server):
 def test_scores_parsed_and_failures_recorded_as_data(fake_server, tmp_path):
     panel = _panel(fake_server, "ok", "malformed", "wrongtype", "outofrange")
     with CallStore(tmp_path / "r.sqlite") as store:
-        summary, plan = judge_images(_refs(2), panel, store, config=_FAST)
+        summary, plan = judge_images(_refs(2), panel, store, config=_FAST, clock=ManualClock())
         df = scores_table(plan, store)
         recs = {r.call_key: r for r in store.iter_records()}
     assert summary.planned == 4 * 2 * 6 and summary.performed == 48 and summary.failed == 0
@@ -128,7 +128,7 @@ def test_scores_parsed_and_failures_recorded_as_data(fake_server, tmp_path):
 def test_429_with_retry_after_is_retried_until_success(fake_server, tmp_path):
     panel = _panel(fake_server, "429:2", reps=(1, 0))
     with CallStore(tmp_path / "r.sqlite") as store:
-        summary, plan = judge_images(_refs(1), panel, store, config=_FAST)
+        summary, plan = judge_images(_refs(1), panel, store, config=_FAST, clock=ManualClock())
         rec = next(store.iter_records())
     assert summary.performed == 1 and summary.failed == 0 and summary.retries == 2
     assert fake_server.requests == 3 and rec.attempts == 3 and rec.score == rec.score
@@ -136,19 +136,20 @@ def test_429_with_retry_after_is_retried_until_success(fake_server, tmp_path):
 
 def test_retry_after_is_honoured(fake_server, tmp_path):
     panel = _panel(fake_server, "429ms:400", reps=(1, 0))
+    clock = ManualClock()
     with CallStore(tmp_path / "r.sqlite") as store:
-        t = time.perf_counter()
-        summary, _ = judge_images(_refs(1), panel, store, config=_FAST)
-        elapsed = time.perf_counter() - t
+        summary, _ = judge_images(_refs(1), panel, store, config=_FAST, clock=clock)
     assert summary.performed == 1 and summary.retries == 1 and fake_server.requests == 2
-    assert elapsed >= 0.4  # waited as told, not the 10 ms backoff
+    assert clock.waits == [0.4]  # waited as told, not the 10 ms backoff (and no real sleep)
 
 
 def test_retry_after_header_forms():
     assert retry_after_s({"retry-after": "3"}) == 3.0
     assert retry_after_s({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 < retry_after_s({"retry-after": future}) <= 31
+    now = 1_767_225_600.0  # a fixed instant: the date is measured from the clock given, not the wall clock
+    future = email.utils.formatdate(now + 30, usegmt=True)
+    assert retry_after_s({"retry-after": future}, now=now) == 30.0
+    assert retry_after_s({"retry-after": email.utils.formatdate(now - 30, usegmt=True)}, now=now) == 0.0
     assert retry_after_s({"retry-after": "soon"}) is None and retry_after_s({}) is None
 
 
@@ -158,7 +159,7 @@ def test_authentication_failure_stops_the_run_and_keeps_completed_calls(fake_ser
     cfg = RunConfig(concurrency=1, timeout_s=2.0, max_retries=3)
     with CallStore(tmp_path / "r.sqlite") as store:
         with pytest.raises(JudgeError, match="authentication failed"):
-            judge_images(_refs(3), panel, store, config=cfg)
+            judge_images(_refs(3), panel, store, config=cfg, clock=ManualClock())
         assert fake_server.requests == 1  # not retried
         assert len(store) >= 1 and {r.family for r in store.iter_records()} == {"m"}
 
@@ -167,11 +168,11 @@ def test_persistent_500_stops_after_max_retries_and_is_retried_on_resume(fake_se
     panel = _panel(fake_server, "500:always", reps=(1, 0))
     cfg = RunConfig(concurrency=2, timeout_s=2.0, max_retries=3, backoff_base_s=0.001)
     with CallStore(tmp_path / "r.sqlite") as store:
-        s1, _ = judge_images(_refs(1), panel, store, config=cfg)
+        s1, _ = judge_images(_refs(1), panel, store, config=cfg, clock=ManualClock())
         assert fake_server.requests == 4 and s1.failed == 1 and len(store) == 0
         assert "gave up after 4 attempts: HTTP 500" in s1.failures[0][1]
         assert store.stats().n_failures == 1
-        s2, _ = judge_images(_refs(1), panel, store, config=cfg)  # failed calls are still missing
+        s2, _ = judge_images(_refs(1), panel, store, config=cfg, clock=ManualClock())  # failed calls are still missing
     assert fake_server.requests == 8 and s2.already_done == 0
 
 
@@ -179,7 +180,7 @@ def test_timeouts_become_failures(fake_server, tmp_path):
     panel = _panel(fake_server, "hang", reps=(1, 0))
     cfg = RunConfig(concurrency=4, timeout_s=0.3, max_retries=1, backoff_base_s=0.001)
     with CallStore(tmp_path / "r.sqlite") as store:
-        summary, _ = judge_images(_refs(1), panel, store, config=cfg)
+        summary, _ = judge_images(_refs(1), panel, store, config=cfg, clock=ManualClock())
         assert len(store) == 0
     assert summary.failed == 1 and fake_server.by_model["hang"] == 2
     assert summary.failures[0][1].startswith("gave up after 2 attempts: timed out")
@@ -191,9 +192,9 @@ def test_unreadable_200_bodies_are_recorded_as_parse_failures(fake_server, tmp_p
     panel = _panel(fake_server, "badbody", "nochoices", "numcontent", reps=(1, 0))
     cfg = RunConfig(concurrency=4, timeout_s=2.0, max_retries=3, backoff_base_s=0.001)
     with CallStore(tmp_path / "r.sqlite") as store:
-        summary, plan = judge_images(_refs(1), panel, store, config=cfg)
+        summary, plan = judge_images(_refs(1), panel, store, config=cfg, clock=ManualClock())
         recs = {r.family: r for r in store.iter_records()}
-        again, _ = judge_images(_refs(1), panel, store, config=cfg)
+        again, _ = judge_images(_refs(1), panel, store, config=cfg, clock=ManualClock())
     assert summary.failed == 0 and summary.performed == 3 and summary.parse_failures == 3
     assert again.already_done == 3 and again.performed == 0
     assert fake_server.requests == 3  # one attempt each, none repeated by the resume
@@ -239,7 +240,7 @@ def test_api_key_is_sent_but_never_stored_or_logged(fake_server, tmp_path, monke
     panel = _panel(fake_server, "ok", "malformed", api_key_env="MULTICROP_TEST_KEY")
     db = tmp_path / "r.sqlite"
     with caplog.at_level("DEBUG"), CallStore(db) as store:
-        judge_images(_refs(1), panel, store, config=_FAST)
+        judge_images(_refs(1), panel, store, config=_FAST, clock=ManualClock())
         store.export(tmp_path / "e.jsonl")
         open_blobs = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())  # incl. the WAL
     assert fake_server.auth_headers == {f"Bearer {secret}"}

@@ -8,6 +8,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from multicrop.judges.clock import ManualClock
 from multicrop.errors import ImageLoadError
 from multicrop.judges.backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
 from multicrop.judges.execute import (FamilyHealth, Outcome, OutcomeKind, RunSummary, call_with_retries,
@@ -62,7 +63,7 @@ def _request():
 ])
 def test_call_with_retries_ends_in_exactly_one_way(errors, reply, error, attempts, retries, abandoned):
     be = Scripted(model="m", errors=errors)
-    tried = asyncio.run(call_with_retries(be, _request(), _FAST, random.Random(0)))
+    tried = asyncio.run(call_with_retries(be, _request(), _FAST, random.Random(0), clock=ManualClock()))
     assert (tried.reply is not None, tried.error, tried.attempts, tried.retries, tried.abandoned) == (
         reply, error, attempts, retries, abandoned)
     assert (tried.latency_s is not None) == reply
@@ -72,7 +73,7 @@ def test_a_stopped_family_makes_no_attempt():
     health = FamilyHealth(1)
     health.connection_error("refused")
     be = Scripted(model="m")
-    tried = asyncio.run(call_with_retries(be, _request(), _FAST, random.Random(0), health))
+    tried = asyncio.run(call_with_retries(be, _request(), _FAST, random.Random(0), health, clock=ManualClock()))
     assert tried.abandoned and tried.attempts == 0 and be.calls == 0
     assert health.why_stopped() == "stopped after 1 connection errors in a row with no reply (last: refused)"
 

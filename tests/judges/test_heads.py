@@ -119,8 +119,11 @@ def test_fit_from_ratings_embeds_each_photo_once_and_the_cache_serves_a_refit(tm
     np.testing.assert_array_equal(res2.head.target("overall").coef, res.head.target("overall").coef)
     with pytest.raises(InvalidParameterError, match="holds embeddings of"):
         FeatureCache(tmp_path / "cache.npz", model_id="other@0")
-    with pytest.raises(InvalidParameterError, match="only 0 of the 2 rated images were found"):
+    with pytest.raises(InvalidParameterError, match="the ratings rate 2 photos; a head needs at least 20"):
         fit_head_from_ratings(_Ratings(["a.jpg", "b.jpg"], [1.0, 2.0]), paths)
+    names = [f"x{i}.jpg" for i in range(25)]
+    with pytest.raises(InvalidParameterError, match="only 0 of the 25 rated images were found .* at least 20"):
+        fit_head_from_ratings(_Ratings(names, [1.0 + i % 3 for i in range(25)]), paths)
 
 
 def _request(img, dimension, scale):

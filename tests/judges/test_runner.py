@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from multicrop.judges.clock import ManualClock
 from multicrop.errors import InvalidParameterError
 from multicrop.judges.backends import JUDGE_BACKENDS
 from multicrop.judges.panel import Family, Panel, default_panel, load_panel, parse_panel
@@ -236,7 +237,7 @@ def test_an_unreachable_endpoint_stops_its_family_and_the_others_run_on(tmp_path
     })
     cfg = RunConfig(concurrency=1, timeout_s=5.0, max_retries=1, backoff_base_s=0.001, max_connection_errors=3)
     with CallStore(tmp_path / "r.sqlite") as store:
-        summary, plan = judge_images(_refs(2), panel, store, config=cfg)
+        summary, plan = judge_images(_refs(2), panel, store, config=cfg, clock=ManualClock())
         assert {r.family for r in store.iter_records()} == {"measured"} and len(store) == 12
     # call 1: 2 attempts, both refused -> a failure; call 2: the 3rd refusal stops the family
     assert summary.performed == 12 and summary.failed == 1 and summary.abandoned == 13

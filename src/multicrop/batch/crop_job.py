@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..crop.config import CropConfig, OutputConfig
-from ..errors import ImageLoadError, InputFileError
+from ..errors import ImageLoadError, InputFileError, MulticropError
 from ..hashing import canonical_json, content_hash, hash_stream
 from ..io.files import check_regular
 from .sources import Photo
@@ -87,8 +87,18 @@ def _local_copy(photo: Photo, stack: contextlib.ExitStack) -> str:
 
 
 def _one_line(exc: BaseException, path: str) -> str:
+    """The row's reason: a library error's own line (the path it starts with dropped).
+
+    An exception that is no multicrop error and no file error (a ``ValueError``
+    from deep inside numpy, say) is not a reason the photo can be blamed for:
+    it is recorded as what it is, an internal error to report, never as if it
+    described the photo.
+    """
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return msg[len(path) + 2:] if msg.startswith(f"{path}: ") else msg
+    msg = msg[len(path) + 2:] if msg.startswith(f"{path}: ") else msg
+    if not isinstance(exc, (MulticropError, OSError, MemoryError)):
+        return f"internal error in multicrop ({type(exc).__name__}: {msg[:200]}); please report it with this photo"
+    return msg
 
 
 def row_outputs(rec: dict) -> list[str]:

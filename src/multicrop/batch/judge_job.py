@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import ImageLoadError, InvalidParameterError
 from ..hashing import hash_stream
 from ..serialize import Serializable
 from .engines import Item, dispatch, make_engine
@@ -105,6 +105,9 @@ def judge_task(paths: list[str], panel_data: dict, db: str | None, seed: list[di
                 refs.append(ImageRef(local, label=p))
             except OSError as exc:
                 unreadable[p] = f"cannot read ({exc.strerror or exc})"
+            except ImageLoadError as exc:  # no longer a regular file (deleted, or a FIFO put in its place)
+                text = str(exc)
+                unreadable[p] = text[len(p) + 2:] if text.startswith(f"{p}: ") else text
         if db is None:
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="multicrop-judge-"))
             store = stack.enter_context(CallStore(Path(tmp) / "chunk.sqlite"))

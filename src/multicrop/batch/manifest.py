@@ -11,9 +11,13 @@ of a run the parts are compacted into one file.  Nothing is ever rewritten
 in place: a rerun appends new rows, and the latest row of a path wins.
 
 A part that cannot be read as this schema (truncated, emptied, overwritten,
-another program's Parquet) is *quarantined*: moved into the manifest's
-``quarantine/`` folder with one line said, never deleted; the photos only it
-recorded are simply redone.
+another program's Parquet) is *quarantined*: moved into the folder beside
+the manifest, ``manifest.parquet.quarantine/`` (:func:`quarantine_folder`),
+with one line said, never deleted; the photos only it recorded are simply
+redone.  The quarantine lies outside the dataset folder, so a Parquet reader
+of the folder (``pd.read_parquet("OUT/manifest.parquet")``, which reads every
+file below it) sees only our rows; a ``quarantine/`` folder that an earlier
+version made inside the manifest is moved out the same way.
 """
 
 from __future__ import annotations
@@ -29,10 +33,24 @@ from pathlib import Path
 from ..errors import InvalidParameterError, MissingExtraError
 
 __all__ = ["SCHEMA_COLUMNS", "TIMING_COLUMNS", "ManifestWriter", "read_manifest", "latest_rows", "new_run_id",
-           "check_manifest_folder", "QUARANTINE"]
+           "check_manifest_folder", "QUARANTINE", "quarantine_folder", "failed_rows"]
 
-#: Folder inside the manifest where unreadable parts are moved.
-QUARANTINE = "quarantine"
+#: Suffix of the folder beside the manifest where unreadable parts are moved (``manifest.parquet.quarantine``).
+QUARANTINE = ".quarantine"
+#: Where earlier versions put the quarantine: inside the manifest (a Parquet reader of the folder read it back).
+_LEGACY_QUARANTINE = "quarantine"
+
+
+def quarantine_folder(folder: str | os.PathLike) -> Path:
+    """The quarantine of the manifest ``folder``: beside it, outside the dataset.
+
+    Examples
+    --------
+    >>> quarantine_folder("out/manifest.parquet").as_posix()
+    'out/manifest.parquet.quarantine'
+    """
+    folder = Path(folder)
+    return folder.with_name(folder.name + QUARANTINE)
 
 #: Columns that differ between two runs of the same photos with the same settings.
 TIMING_COLUMNS = ("timings", "seconds", "worker", "run_id", "finished_utc", "seq")
@@ -194,13 +212,41 @@ def _parts(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("part-*.parquet") if not p.name.startswith("."))
 
 
-def check_manifest_folder(folder: str | os.PathLike) -> None:
-    """Refuse a manifest path that exists but is not a folder (one line saying what to do)."""
+def check_manifest_folder(folder: str | os.PathLike, *, must_exist: bool = False) -> None:
+    """Refuse a manifest path that is not a manifest folder (one line saying what to do).
+
+    A file, or a folder that holds files but no manifest part (a photo
+    folder, the batch's OUT folder itself) is refused: reading it would say
+    "nothing failed", writing would put parts among someone's files.  An
+    empty folder is a new manifest, unless ``must_exist`` (what ``batch
+    failed`` reads must be a manifest already).
+    """
+    from ..io.names import shown
+
     folder = Path(folder)
-    if os.path.lexists(folder) and not folder.is_dir():
+    name = shown(folder)
+    if not os.path.lexists(folder):
+        if must_exist:
+            raise InvalidParameterError(f"manifest {name}: no such folder (a batch's manifest is "
+                                        "OUT/manifest.parquet)")
+        return
+    if not folder.is_dir():
         raise InvalidParameterError(
-            f"manifest {folder}: is a file, not a manifest folder (a batch's manifest is a folder of Parquet "
+            f"manifest {name}: is a file, not a manifest folder (a batch's manifest is a folder of Parquet "
             f"parts); move the file away, or name another folder with --manifest")
+    if _parts(folder):
+        return
+    try:
+        others = [e for e in os.listdir(folder) if not e.startswith(".") and e != _LEGACY_QUARANTINE]
+    except OSError as exc:
+        raise InvalidParameterError(f"manifest {name}: cannot list it ({exc.strerror or exc})") from None
+    if not others and not must_exist:
+        return
+    hint = (f"; did you mean {shown(folder / 'manifest.parquet')}?" if "manifest.parquet" in others
+            else "; a batch's manifest is OUT/manifest.parquet")
+    what = f"holds {len(others)} entries but" if others else "is empty:"
+    raise InvalidParameterError(f"manifest {name}: not a batch manifest (the folder {what} no manifest part, "
+                                f"part-*.parquet){hint}")
 
 
 #: Columns every part must have for its rows to mean anything.
@@ -209,7 +255,7 @@ _CORE_COLUMNS = ("path", "status", "settings_hash", "run_id", "seq")
 
 def _quarantine(part: Path, why: str, on_quarantine) -> None:
     """Move an unreadable part aside (never delete it) and say so in one line."""
-    dest = part.parent / QUARANTINE
+    dest = quarantine_folder(part.parent)
     with contextlib.suppress(OSError):
         dest.mkdir(exist_ok=True)
     target = dest / f"{part.name}.{uuid.uuid4().hex[:8]}"
@@ -221,6 +267,30 @@ def _quarantine(part: Path, why: str, on_quarantine) -> None:
     line = f"manifest part {part.name} is unreadable ({why}); {where}; its photos are redone"
     if on_quarantine is not None:
         on_quarantine(line)
+
+
+def _move_legacy_quarantine(folder: Path, on_quarantine) -> None:
+    """Move a ``quarantine/`` folder an earlier version made inside the manifest out beside it (never delete)."""
+    inner = folder / _LEGACY_QUARANTINE
+    if not inner.is_dir() or inner.is_symlink():
+        return
+    dest = quarantine_folder(folder)
+    moved, kept = 0, []
+    try:
+        dest.mkdir(exist_ok=True)
+        for item in sorted(inner.iterdir()):
+            target = dest / item.name
+            if os.path.lexists(target):
+                target = dest / f"{item.name}.{uuid.uuid4().hex[:8]}"
+            os.replace(item, target)
+            moved += 1
+        inner.rmdir()
+    except OSError as exc:
+        kept.append(exc.strerror or str(exc))
+    if on_quarantine is not None and (moved or kept):
+        tail = f"; some left in place ({kept[0]})" if kept else ""
+        on_quarantine(f"manifest {folder.name}: moved the {moved} quarantined parts of its inner quarantine/ "
+                      f"folder to {dest} (outside the dataset, so Parquet readers see only the manifest's rows){tail}")
 
 
 def _read_part(part: Path, cols: list[str] | None):
@@ -254,19 +324,25 @@ def _read_part(part: Path, cols: list[str] | None):
 
 
 def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None = None,
-                  on_quarantine=None) -> list[dict]:
-    """Every row of every part, oldest first (a missing folder reads as empty).
+                  on_quarantine=None, must_exist: bool = False) -> list[dict]:
+    """Every row of every part, oldest first (a missing or empty folder reads as empty, unless ``must_exist``).
 
     ``columns`` reads only those (plus ``run_id`` and ``seq``, which order the
     rows): a rerun over millions of photos needs a few small columns, not the boxes.
     A part that cannot be read is quarantined (see the module's text) and
     ``on_quarantine(line)`` is called with the one line that says so.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``folder`` is not a manifest folder (:func:`check_manifest_folder`).
     """
     _pa()
     folder = Path(folder)
+    check_manifest_folder(folder, must_exist=must_exist)
     if not os.path.lexists(folder):
         return []
-    check_manifest_folder(folder)
+    _move_legacy_quarantine(folder, on_quarantine)
     rows: list[dict] = []
     cols = None if columns is None else list(dict.fromkeys((*columns, "run_id", "seq")))
     for part in _parts(folder):
@@ -277,6 +353,16 @@ def read_manifest(folder: str | os.PathLike, *, columns: tuple[str, ...] | None 
         rows.extend(table.to_pylist())
     rows.sort(key=lambda r: (r["run_id"] or "", r["seq"] if r["seq"] is not None else -1))
     return rows
+
+
+def failed_rows(folder: str | os.PathLike, *, on_quarantine=None) -> list[dict]:
+    """The latest row of every photo whose latest row failed, by path: what ``batch failed`` lists.
+
+    ``folder`` must be a manifest already (a missing, empty or foreign folder is one line).
+    """
+    rows = latest_rows(read_manifest(folder, columns=("path", "status", "error_kind", "error"),
+                                     on_quarantine=on_quarantine, must_exist=True))
+    return sorted((r for r in rows.values() if r["status"] == "failed"), key=lambda r: r["path"])
 
 
 def latest_rows(rows: Iterable[dict]) -> dict[str, dict]:

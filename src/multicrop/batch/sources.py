@@ -24,7 +24,8 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError, MissingExtraError
 from ..io import SUPPORTED_SUFFIXES
-from ..io.files import MANIFEST_LIMIT, file_kind
+from ..io.files import MANIFEST_LIMIT, check_regular, file_kind, read_bytes_bounded
+from ..io.names import shown
 
 __all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "PROTOCOLS", "output_stems"]
 
@@ -74,6 +75,34 @@ def _fsspec():
     except ImportError:  # pragma: no cover - fsspec ships with the batch extra
         raise MissingExtraError.for_module("fsspec", extra="batch", feature="`multicrop batch`") from None
     return fsspec
+
+
+#: The package the fsspec filesystem of each remote protocol needs (fsspec itself names none of them as an extra).
+PROTOCOL_PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs",
+                     "abfss": "adlfs", "http": "aiohttp", "https": "aiohttp"}
+
+
+def _missing_filesystem(text: str, exc: ImportError, what: str) -> MissingExtraError:
+    """One line naming the package a URL's protocol needs (fsspec raises a bare ImportError)."""
+    protos = _protocols(text) or ["file"]
+    proto = next((p for p in protos if p in PROTOCOL_PACKAGES), protos[-1])
+    pkg = PROTOCOL_PACKAGES.get(proto)
+    if pkg is None:
+        return MissingExtraError(f"{what}: reading {proto}:// needs a package that is not installed ({exc})")
+    return MissingExtraError(f"{what}: reading {proto}:// needs the optional package {pkg!r}, which is not "
+                             f"installed; install it with: pip install {pkg}")
+
+
+def _url_to_fs(text: str, what: str):
+    """``fsspec.core.url_to_fs(text)`` with a missing filesystem package or a bad URL said in one line."""
+    fsspec = _fsspec()
+    try:
+        return fsspec.core.url_to_fs(text)
+    except ImportError as exc:
+        raise _missing_filesystem(text, exc, what) from None
+    except (OSError, ValueError, TypeError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidParameterError(f"{what}: cannot open that location ({first[:200]})") from None
 
 
 def _stamp(info: dict) -> str:
@@ -162,12 +191,11 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
     InputFileError
         A local manifest that is not a regular file or is too large.
     """
-    fsspec = _fsspec()
     text = os.fspath(source)
     why = _protocol_refusal(text, protocols)
     if why:
         raise InvalidParameterError(f"SRC {text!r}: {why}")
-    fs, path = fsspec.core.url_to_fs(text)
+    fs, path = _url_to_fs(text, f"SRC {text!r}")
     suffix = posixpath.splitext(path)[1].lower()  # as named: a link to a manifest is still a manifest
     if _is_local(fs):
         path = Path(path).resolve().as_posix() if not any(c in path for c in _GLOB_CHARS) else path
@@ -198,13 +226,7 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
 def _check_manifest_file(fs, path: str, text: str) -> None:
     """A manifest must be a regular file of bounded size (a FIFO or /dev/zero never ends)."""
     if _is_local(fs):
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc.strerror or exc})") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise InvalidParameterError(f"SRC {text!r}: the manifest is {file_kind(st.st_mode)}, not a regular file")
-        size = st.st_size
+        size = check_regular(path, what=f"SRC {shown(text)!r}: the manifest", error=InvalidParameterError).st_size
     else:
         size = int(fs.info(path).get("size") or 0)
     if size > MANIFEST_LIMIT:
@@ -214,12 +236,16 @@ def _check_manifest_file(fs, path: str, text: str) -> None:
 
 def _entry(fs, base: str, value: str, *, protocols: tuple[str, ...], allow_outside: bool):
     """``(filesystem, path, refusal)`` of one manifest entry."""
-    fsspec = _fsspec()
+    if "\0" in value:
+        return None, value, "the manifest entry holds a NUL character, which no file name can"
     why = _protocol_refusal(value, protocols)
     if why:
         return None, value, why
     if "://" in value or "::" in value:
-        efs, epath = fsspec.core.url_to_fs(value)
+        try:
+            efs, epath = _url_to_fs(value, "the manifest entry")
+        except (MissingExtraError, InvalidParameterError) as exc:
+            return None, value, str(exc).removeprefix("the manifest entry: ")
         return efs, epath, None if _is_image(epath) else _not_image(epath)
     relative = not posixpath.isabs(value)
     epath = posixpath.join(base, value) if relative else value
@@ -240,25 +266,50 @@ def _not_image(path: str) -> str:
             f"multicrop reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
 
 
-def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PROTOCOLS,
-                   allow_outside: bool = False) -> list[Photo]:
+def _read_manifest_table(fs, path: str, text: str):
+    """The manifest's table, read from its bytes in memory on one thread.
+
+    A local manifest is read through the bounded reader (regular file, at most
+    :data:`~multicrop.io.files.MANIFEST_LIMIT` bytes); a Parquet file whose
+    footer says it holds no row is refused from its footer alone, before any
+    column is decoded.
+    """
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
-    _check_manifest_file(fs, path, text)
     try:
-        with fs.open(path, "rb") as fh:
-            table = pyarrow.csv.read_csv(fh) if path.lower().endswith(".csv") else pyarrow.parquet.read_table(fh)
+        if _is_local(fs):
+            data = read_bytes_bounded(path, limit=MANIFEST_LIMIT, what=f"SRC {shown(text)!r}: the manifest",
+                                      error=InvalidParameterError)
+        else:
+            with fs.open(path, "rb") as fh:
+                data = fh.read(MANIFEST_LIMIT + 1)
+        buf = pa.BufferReader(data)
+        if path.lower().endswith(".csv"):
+            return pyarrow.csv.read_csv(buf, read_options=pyarrow.csv.ReadOptions(use_threads=False))
+        meta = pyarrow.parquet.read_metadata(buf)
+        if meta.num_rows == 0:
+            raise InvalidParameterError(f"SRC {shown(text)!r}: the manifest has no rows (no photo to do)")
+        return pyarrow.parquet.read_table(pa.BufferReader(data), use_threads=False, pre_buffer=False)
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise InvalidParameterError(f"SRC {text!r}: cannot read the manifest ({exc})") from None
+        if isinstance(exc, InvalidParameterError):
+            raise
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidParameterError(f"SRC {shown(text)!r}: cannot read the manifest ({first[:200]})") from None
+
+
+def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PROTOCOLS,
+                   allow_outside: bool = False) -> list[Photo]:
+    _check_manifest_file(fs, path, text)
+    table = _read_manifest_table(fs, path, text)
     column = next((c for c in MANIFEST_COLUMNS if c in table.column_names), None)
     if column is None:
         raise InvalidParameterError(
             f"SRC {text!r}: a manifest needs a column {' or '.join(MANIFEST_COLUMNS)}, has {table.column_names}")
     base = posixpath.dirname(path)
-    entries = [_entry(fs, base, value, protocols=protocols, allow_outside=allow_outside)
-               for value in dict.fromkeys(str(v) for v in table.column(column).to_pylist() if v is not None)]
+    entries = _unique([_entry(fs, base, value, protocols=protocols, allow_outside=allow_outside) if why is None
+                       else (None, value, why) for value, why in _decoded(table.column(column).to_pylist())])
     root = _common_root([p for efs, p, why in entries if why is None and efs is not None])
     photos = []
     for efs, epath, why in entries:
@@ -272,6 +323,44 @@ def _from_manifest(fs, path: str, text: str, *, protocols: tuple[str, ...] = PRO
             info = {"size": -1}  # listed but missing: the worker reports it as a failed photo
         photos.append(_photo(efs, epath, root, info))
     return photos
+
+
+def _decoded(values: list) -> list[tuple[str, str | None]]:
+    """``(text, refusal)`` of each manifest cell, decoded once: a CSV cell that is not UTF-8 reads as bytes.
+
+    One undecodable entry is refused (its bytes shown escaped); its neighbours
+    are decoded as the text they are.  Missing cells are skipped.
+
+    Examples
+    --------
+    >>> _decoded([b"a.jpg", b"\\xff.jpg", None, "c.jpg"])
+    [('a.jpg', None), ('\\\\xff.jpg', 'the manifest entry is not UTF-8 text (byte 0)'), ('c.jpg', None)]
+    """
+    out = []
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, (bytes, bytearray)):
+            try:
+                out.append((bytes(v).decode("utf-8"), None))
+            except UnicodeDecodeError as exc:
+                out.append((bytes(v).decode("utf-8", "backslashreplace"),
+                            f"the manifest entry is not UTF-8 text (byte {exc.start})"))
+            continue
+        out.append((str(v), None))
+    return out
+
+
+def _unique(entries: list[tuple]) -> list[tuple]:
+    """Entries de-duplicated by what they name once normalised (``p.jpg`` and ``./p.jpg`` are one photo)."""
+    seen: set = set()
+    out = []
+    for efs, epath, why in entries:
+        key = (type(efs).__name__, getattr(efs, "protocol", None), epath) if efs is not None else (None, epath)
+        if key not in seen:
+            seen.add(key)
+            out.append((efs, epath, why))
+    return out
 
 
 def _common_root(paths: list[str]) -> str:

@@ -4,7 +4,8 @@
 remembers how to get the full-resolution pixels for the crops themselves.
 """
 
-from .files import check_regular, read_bytes_bounded, read_text_bounded
+from .files import CONFIG_LIMIT, check_regular, loads_json, open_regular, read_bytes_bounded, read_json_bounded, read_text_bounded
+from .names import shown
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, is_photo
 from .load import LoadedImage, load_image
 from .opener import Header, open_image, read_header
@@ -14,6 +15,7 @@ from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write
 from .tables import write_table
 
 __all__ = [
+    "CONFIG_LIMIT",
     "DEFAULT_MAX_PIXELS",
     "DEFAULT_QUALITY",
     "FORMATS",
@@ -28,6 +30,10 @@ __all__ = [
     "check_regular",
     "read_bytes_bounded",
     "read_text_bounded",
+    "read_json_bounded",
+    "loads_json",
+    "open_regular",
+    "shown",
     "LoadedImage",
     "load_image",
     "to_rgb",

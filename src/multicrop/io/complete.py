@@ -37,6 +37,7 @@ import os
 from pathlib import Path
 
 from ..errors import ImageTruncatedError
+from .names import shown
 
 __all__ = ["jpeg_problem", "check_complete_jpeg", "libjpeg_warning"]
 
@@ -185,7 +186,7 @@ def check_complete_jpeg(path: str | os.PathLike, label: str | None = None) -> No
 
     See the module docstring for what is checked.
     """
-    label = label or os.fspath(path)
+    label = label or shown(path)
     data = Path(path).read_bytes()
     why = jpeg_problem(data)
     if why is None:

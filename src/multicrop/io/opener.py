@@ -18,6 +18,7 @@ from PIL import Image, UnidentifiedImageError
 
 from ..errors import ImageFormatError, ImageLoadError, ImageMetadataError, ImageTooLargeError, ImageTruncatedError
 from .files import file_kind
+from .names import shown
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, OPEN_FORMATS, _prefix, identify_format, register_heif
 from .integrity import check_complete
 from .metadata import WARNINGS_LOCK
@@ -42,7 +43,7 @@ def _too_large(name: object, w: int, h: int, max_pixels: int) -> ImageTooLargeEr
 
 
 def _label(source: object, name: str | None) -> str:
-    return name if name is not None else os.fspath(source) if isinstance(source, (str, os.PathLike)) else "image"
+    return shown(name) if name is not None else shown(source) if isinstance(source, (str, os.PathLike)) else "image"
 
 
 def _refused(source: str | os.PathLike | BinaryIO, label: str) -> ImageLoadError:

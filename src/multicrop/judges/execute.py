@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import ImageLoadError
 from .backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
+from .clock import SYSTEM_CLOCK, Clock
 from .config import RunConfig
 from .plan import PlannedCall
 from .prompts import ParsedReply, parse_reply, reply_schema, typed_score
@@ -153,8 +154,10 @@ def _backoff_s(exc: TransientCallError | TimeoutError, attempt: int, cfg: RunCon
 
 
 async def call_with_retries(backend: JudgeBackend, request: JudgeRequest, cfg: RunConfig, rng: random.Random,
-                            health: FamilyHealth | None = None) -> Attempts:
+                            health: FamilyHealth | None = None, *, clock: Clock = SYSTEM_CLOCK) -> Attempts:
     """Run ``request``, retrying transient failures; never raises for a failed call.
+
+    The waits between attempts are ``clock.sleep`` (:mod:`multicrop.judges.clock`).
 
     ``health`` counts the family's connection errors; once it says the family
     is stopped (by this call's or another call's errors) the call is abandoned.
@@ -186,7 +189,7 @@ async def call_with_retries(backend: JudgeBackend, request: JudgeRequest, cfg: R
             if attempt > cfg.max_retries:
                 msg = str(exc) or f"timed out after {cfg.timeout_s:g} s"
                 return Attempts(None, f"gave up after {attempt} attempts: {msg}", False, attempt, None, attempt - 1)
-            await asyncio.sleep(_backoff_s(exc, attempt, cfg, rng))
+            await clock.sleep(_backoff_s(exc, attempt, cfg, rng))
         except CallFailedError as exc:
             health.reply()  # the service answered
             return Attempts(None, str(exc), False, attempt, None, attempt - 1)
@@ -198,8 +201,10 @@ class _Execution:
     def __init__(self, backends: dict[str, JudgeBackend], store: CallStore, *, temperature: float,
                  config: RunConfig, summary: RunSummary,
                  on_progress: Callable[[int, int, float], None] | None,
-                 on_bad_image: Callable[[str, str], None] | None, owner: str, run_id: int | None) -> None:
+                 on_bad_image: Callable[[str, str], None] | None, owner: str, run_id: int | None,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.backends, self.store, self.temperature = backends, store, temperature
+        self.clock = clock
         self.owner, self.run_id = owner, run_id
         self.cfg, self.summary = config, summary
         self.on_progress, self.on_bad_image = on_progress, on_bad_image
@@ -253,7 +258,8 @@ class _Execution:
             return Outcome(OutcomeKind.ABANDONED, call)
         backend = self.backends[call.family.name]
         try:
-            tried = await call_with_retries(backend, self.request(call, backend), self.cfg, self.rng, health)
+            tried = await call_with_retries(backend, self.request(call, backend), self.cfg, self.rng, health,
+                                            clock=self.clock)
         except ImageLoadError as exc:
             return self.image_unreadable(call, str(exc))
         self.summary.retries += tried.retries
@@ -400,7 +406,7 @@ async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeB
                         temperature: float, config: RunConfig, summary: RunSummary,
                         on_progress: Callable[[int, int, float], None] | None = None,
                         on_bad_image: Callable[[str, str], None] | None = None, owner: str | None = None,
-                        run_id: int | None = None) -> None:
+                        run_id: int | None = None, clock: Clock | None = None) -> None:
     """Make ``calls`` (each key once), recording every outcome in ``store`` and ``summary``.
 
     Each call is claimed in the store before it is made
@@ -432,5 +438,5 @@ async def execute_calls(calls: Sequence[PlannedCall], backends: dict[str, JudgeB
     """
     run = _Execution(backends, store, temperature=temperature, config=config, summary=summary,
                      on_progress=on_progress, on_bad_image=on_bad_image, owner=owner or new_owner(),
-                     run_id=run_id)
+                     run_id=run_id, clock=clock or SYSTEM_CLOCK)
     await run.run(calls)

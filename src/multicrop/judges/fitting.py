@@ -18,6 +18,10 @@ Examples
 
 from __future__ import annotations
 
+import io
+import os
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -27,7 +31,7 @@ import numpy as np
 from ..datasets.ratings_columns import DIMENSION_ATTRIBUTES, infer_scale
 from ..errors import InvalidParameterError
 from ..schema import OVERALL
-from .heads import Head, HeadTarget, fit_head
+from .heads import MIN_TARGET_ROWS, Head, HeadTarget, check_folds, fit_head
 from .types import ImageRef
 
 __all__ = ["match_images", "FeatureCache", "FitResult", "embed_images", "head_targets", "fit_head_from_ratings"]
@@ -58,26 +62,52 @@ def match_images(rated: Iterable[str], files: Sequence[str | Path]) -> dict[str,
     return out
 
 
+#: Largest embedding cache read (bytes): 5 KB a photo, so about 800,000 photos.
+CACHE_LIMIT = 4 << 30
+
+
 class FeatureCache:
-    """Embeddings kept by image SHA-256 in one ``.npz`` file (model id checked on open)."""
+    """Embeddings kept by image SHA-256 in one ``.npz`` file (model id checked on open).
+
+    The file is read bounded (a regular file, at most :data:`CACHE_LIMIT`
+    bytes, never a FIFO) and checked whole: a corrupt or foreign file, keys
+    and rows that do not pair up, or rows that are not finite vectors of one
+    length end in one line naming it, never a traceback.
+    """
 
     def __init__(self, path: str | Path | None, *, model_id: str) -> None:
         self.path = Path(path) if path is not None else None
         self.model_id = model_id
         self.rows: dict[str, np.ndarray] = {}
         self.dirty = False
-        if self.path is not None and self.path.is_file():
-            try:
-                with np.load(self.path, allow_pickle=False) as z:
-                    if str(z["model"]) != model_id:
-                        raise InvalidParameterError(
-                            f"--cache {self.path}: holds embeddings of {str(z['model'])!r}, not {model_id!r}; "
-                            "give another cache file")
-                    self.rows = dict(zip((str(k) for k in z["keys"]), z["features"]))
-            except (OSError, KeyError, ValueError) as exc:
-                if isinstance(exc, InvalidParameterError):
-                    raise
-                raise InvalidParameterError(f"--cache {self.path}: not an embedding cache ({exc})") from None
+        if self.path is not None and os.path.lexists(self.path):
+            self.rows = self._read(self.path, model_id)
+
+    @staticmethod
+    def _read(path: Path, model_id: str) -> dict[str, np.ndarray]:
+        from ..io import read_bytes_bounded
+        from ..io.names import shown
+
+        data = read_bytes_bounded(path, limit=CACHE_LIMIT, what="--cache")
+        where = f"--cache {shown(path)}"
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                model, keys, feats = z["model"], z["keys"], z["features"]
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise InvalidParameterError(f"{where}: not an embedding cache written by `judge fit --cache` "
+                                        f"({type(exc).__name__}: {str(exc)[:120]})") from None
+        if model.shape != () or model.dtype.kind != "U":
+            raise InvalidParameterError(f"{where}: not an embedding cache (no model id)")
+        if str(model) != model_id:
+            raise InvalidParameterError(f"{where}: holds embeddings of {shown(str(model))!r}, not {model_id!r}; "
+                                        "give another cache file")
+        if keys.size == 0:
+            return {}
+        if keys.ndim != 1 or keys.dtype.kind != "U" or feats.ndim != 2 or len(feats) != len(keys) \
+                or feats.dtype.kind != "f" or not np.isfinite(feats).all():
+            raise InvalidParameterError(f"{where}: damaged ({keys.shape} keys for features of shape "
+                                        f"{feats.shape} {feats.dtype}); delete it to embed again")
+        return dict(zip((str(k) for k in keys), feats.astype(np.float32)))
 
     def get(self, sha: str) -> np.ndarray | None:
         return self.rows.get(sha)
@@ -191,18 +221,25 @@ def fit_head_from_ratings(ratings, files: Sequence[str | Path], *, n_folds: int 
     Raises
     ------
     InvalidParameterError
-        If fewer than 20 rated photos are found.
+        If fewer than :data:`~multicrop.judges.heads.MIN_TARGET_ROWS` rated
+        photos are found, or ``n_folds`` is outside
+        :func:`~multicrop.judges.heads.check_folds` for them (both said
+        before any photo is embedded).
     """
     from ..embeddings import EMBEDDING
 
     means = ratings.means
     matched = match_images(means.index.astype(str), files)
     unmatched = tuple(r for r in means.index.astype(str) if r not in matched)
-    if len(matched) < 20:
+    need = f"a head needs at least {MIN_TARGET_ROWS} rated photos"
+    if len(means) < MIN_TARGET_ROWS:
+        raise InvalidParameterError(f"the ratings rate {len(means)} photos; {need}")
+    if len(matched) < MIN_TARGET_ROWS:
         raise InvalidParameterError(
-            f"only {len(matched)} of the {len(means)} rated images were found among {len(files)} photo files "
-            "(matched by file name, then by name without extension); check --images (and -R for sub-folders)")
+            f"only {len(matched)} of the {len(means)} rated images were found among {len(files)} photo files, and "
+            f"{need} (matched by file name, then by name without extension); check --images (and -R for sub-folders)")
     ids = [r for r in means.index.astype(str) if r in matched]
+    check_folds(n_folds, len(ids), what="--folds")
     if on_start:
         on_start(len(ids))
     refs = [ImageRef(matched[r], label=r) for r in ids]

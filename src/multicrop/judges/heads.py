@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,12 +46,65 @@ from ..hashing import hash_bytes
 from ..schema import DIMENSION_IDS, OVERALL
 
 __all__ = ["HEAD_FORMAT", "HEAD_VERSION", "HeadTarget", "Head", "fit_head", "save_head", "load_head",
-           "head_sha256", "rescale", "MIN_TARGET_ROWS"]
+           "head_sha256", "rescale", "check_scale", "check_folds", "MIN_TARGET_ROWS", "MAX_FOLDS", "HEAD_LIMIT"]
 
 HEAD_FORMAT = "multicrop-judge-head"
 HEAD_VERSION = 1
 #: Fewest rated photos a target is fitted on (below this its out-of-fold rho means little).
 MIN_TARGET_ROWS = 20
+#: Most cross-validation folds of a fit: the nested fit solves about ``folds**2`` ridge systems of the
+#: embedding's size, so 1000 folds would run for hours; each fold also holds at least ``MIN_FOLD_ROWS`` photos.
+MAX_FOLDS = 20
+MIN_FOLD_ROWS = 2
+#: Largest head file read (bytes): a head is about 7 KB per target.
+HEAD_LIMIT = 1 << 20
+
+
+def check_scale(scale, *, what: str = "scale") -> tuple[float, float]:
+    """``scale`` as ``(low, high)``: two finite numbers with ``low < high``; else one clear error.
+
+    A reversed scale is refused, never mirrored; a zero-width one would divide by zero.
+
+    Examples
+    --------
+    >>> check_scale([1, 5])
+    (1.0, 5.0)
+    >>> check_scale([10, 1], what="targets[0].scale")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: targets[0].scale must be [low, high] with low < high, got [10.0, 1.0]
+    """
+    try:
+        lo, hi = (float(v) for v in scale)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{what} must be two numbers [low, high], got {scale!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
+        raise InvalidParameterError(f"{what} must be [low, high] with low < high, got [{lo!r}, {hi!r}]")
+    return lo, hi
+
+
+def most_folds(n_rows: int) -> int:
+    """The most folds ``n_rows`` rated photos allow (:data:`MAX_FOLDS`, and :data:`MIN_FOLD_ROWS` photos a fold)."""
+    return max(2, min(MAX_FOLDS, n_rows // MIN_FOLD_ROWS))
+
+
+def check_folds(n_folds, n_rows: int, *, what: str = "n_folds") -> int:
+    """``n_folds`` when it is an integer from 2 to :data:`MAX_FOLDS` and leaves ``MIN_FOLD_ROWS`` photos a fold.
+
+    Examples
+    --------
+    >>> check_folds(5, 30)
+    5
+    >>> check_folds(1000, 30, what="--folds")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: --folds must be an integer from 2 to 15 for 30 rated photos (at most 20, and at least 2 photos a fold), got 1000
+    """
+    top = most_folds(n_rows)
+    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or not 2 <= n_folds <= top:
+        raise InvalidParameterError(f"{what} must be an integer from 2 to {top} for {n_rows} rated photos (at most "
+                                    f"{MAX_FOLDS}, and at least {MIN_FOLD_ROWS} photos a fold), got {n_folds!r}")
+    return int(n_folds)
 
 
 def rescale(value: float, source: tuple[float, float], target: tuple[float, float]) -> float:
@@ -61,8 +115,8 @@ def rescale(value: float, source: tuple[float, float], target: tuple[float, floa
     >>> rescale(3.0, (1, 5), (1, 10)), rescale(9.0, (1, 5), (1, 10))
     (5.5, 10.0)
     """
-    lo, hi = source
-    a, b = target
+    lo, hi = check_scale(source, what="the head's scale")
+    a, b = check_scale(target, what="the prompt's scale")
     out = a + (float(value) - lo) / (hi - lo) * (b - a)
     return float(min(max(out, a), b))
 
@@ -160,7 +214,9 @@ def fit_head(features: np.ndarray, targets: Mapping[str, np.ndarray], *, scales:
     ------
     InvalidParameterError
         A target that is not ``"overall"`` or a rubric dimension, one with
-        fewer than :data:`MIN_TARGET_ROWS` rated photos, or no target at all.
+        fewer than :data:`MIN_TARGET_ROWS` rated photos or with all ratings
+        equal, a scale that is not ``low < high``, folds outside
+        :func:`check_folds`, non-finite features, or no target at all.
     """
     from ..fusion.ridge import fold_ids, ridge_cv, ridge_out_of_fold
     from ..stats import spearman
@@ -168,9 +224,14 @@ def fit_head(features: np.ndarray, targets: Mapping[str, np.ndarray], *, scales:
     X = np.asarray(features, np.float64)
     if X.ndim != 2:
         raise InvalidParameterError(f"features must be (n, d), got shape {X.shape}")
+    if not np.isfinite(X).all():
+        raise InvalidParameterError("features hold NaN or infinite values")
     if not targets:
         raise InvalidParameterError("targets: nothing to fit (no overall score and no matching attribute)")
     attributes = dict(attributes or {})
+    rows = max(int(np.isfinite(np.asarray(v, np.float64)).sum()) for v in targets.values())
+    if rows >= MIN_TARGET_ROWS:  # fewer: the target itself is refused below, naming the 20-photo rule
+        n_folds = check_folds(n_folds, rows)  # against the best-rated target; a sparser one uses what it allows
     out = []
     for name, values in targets.items():
         if name != OVERALL and name not in DIMENSION_IDS:
@@ -182,11 +243,15 @@ def fit_head(features: np.ndarray, targets: Mapping[str, np.ndarray], *, scales:
             raise InvalidParameterError(f"target {name!r}: {int(keep.sum())} rated photos, need at least "
                                         f"{MIN_TARGET_ROWS}")
         Xk, yk = X[keep], y[keep]
-        folds = fold_ids(len(yk), n_folds=min(n_folds, len(yk)), seed=seed)
+        if np.ptp(yk) == 0:
+            raise InvalidParameterError(f"target {name!r}: all {len(yk)} ratings are {yk[0]:g}; a head needs ratings "
+                                        "that differ to learn from")
+        scale = check_scale(scales[name], what=f"target {name!r}: scale")
+        folds = fold_ids(len(yk), n_folds=min(n_folds, most_folds(len(yk))), seed=seed)
         oof = ridge_out_of_fold(Xk, yk, folds=folds)
         fit = ridge_cv(Xk, yk, folds=folds)
         t = HeadTarget(name=name, attribute=attributes.get(name, "score" if name == OVERALL else name),
-                       scale=(float(scales[name][0]), float(scales[name][1])), coef=fit.coef.astype(np.float32),
+                       scale=scale, coef=fit.coef.astype(np.float32),
                        intercept=float(fit.intercept), alpha=fit.alpha, n=int(len(yk)),
                        oof_spearman=float(spearman(oof, yk)))
         out.append(t)
@@ -230,53 +295,87 @@ def save_head(head: Head, path: str | Path) -> str:
 
 
 def head_sha256(path: str | Path) -> str:
-    """SHA-256 (``sha256:...``) of a head file's bytes: what enters the call keys."""
+    """SHA-256 (``sha256:...``) of a head file's bytes: what enters the call keys (a bounded read)."""
+    from ..io import read_bytes_bounded
+
+    return hash_bytes(read_bytes_bounded(path, limit=HEAD_LIMIT, what="head file"))
+
+
+def _number(value, what: str, *, finite: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameterError(f"{what} must be a number, got {value!r}")
+    out = float(value)
+    if finite and not math.isfinite(out):
+        raise InvalidParameterError(f"{what} must be finite, got {out!r}")
+    return out
+
+
+def _integer(value, what: str, *, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidParameterError(f"{what} must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _target(t, w: str, dim: int | None) -> HeadTarget:
+    if not isinstance(t, dict):
+        raise InvalidParameterError(f"{w}: must be an object, got {type(t).__name__}")
     try:
-        return hash_bytes(Path(path).read_bytes())
-    except OSError as exc:
-        raise InvalidParameterError(f"head file {path}: cannot read ({exc.strerror or exc})") from None
+        coef = _decode(t["coef"], w) if isinstance(t["coef"], str) else None
+        if coef is None:
+            raise InvalidParameterError(f"{w}: coef is not base64")
+        d = _integer(t["dim"], f"{w}: dim", low=1)
+        if coef.shape != (d,):
+            raise InvalidParameterError(f"{w}: coef has {coef.shape[0]} values, dim says {d}")
+        if dim is not None and d != dim:
+            raise InvalidParameterError(f"{w}: {d} weights, but the embedding has {dim} dimensions; "
+                                        "refit it with `multicrop judge fit`")
+        if not np.isfinite(coef).all():
+            raise InvalidParameterError(f"{w}: coef holds {int((~np.isfinite(coef)).sum())} NaN or infinite weights")
+        return HeadTarget(name=str(t["name"]), attribute=str(t["attribute"]),
+                          scale=check_scale(t["scale"], what=f"{w}: scale"), coef=coef,
+                          intercept=_number(t["intercept"], f"{w}: intercept"),
+                          alpha=_number(t["alpha"], f"{w}: alpha"), n=_integer(t["n"], f"{w}: n", low=1),
+                          oof_spearman=_number(t["oof_spearman"], f"{w}: oof_spearman", finite=False))
+    except KeyError as exc:
+        raise InvalidParameterError(f"{w}: malformed (no {exc.args[0]!r})") from None
 
 
-def load_head(path: str | Path, *, embedding: str | None = None) -> Head:
-    """Read a head file, checking its format, version and (if given) its embedding.
+def load_head(path: str | Path, *, embedding: str | None = None, dim: int | None = None) -> Head:
+    """Read a head file, checking its format, version, values and (if given) its embedding and dimension.
+
+    The file is read bounded (regular files only, at most :data:`HEAD_LIMIT`
+    bytes) and parsed with a depth limit; every value is checked: scales
+    ``low < high``, finite weights and intercepts, ``dim`` weights a target.
 
     Raises
     ------
+    InputFileError
+        Not a regular file, too large, not UTF-8 or not JSON (nested too deep).
     InvalidParameterError
         Not a head file, another format version, a malformed target, or a
-        head fitted on another embedding than ``embedding``.
+        head fitted on another embedding than ``embedding`` or with another
+        number of weights than ``dim``.
     """
-    where = f"head file {path}"
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidParameterError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidParameterError(f"{where}: not JSON (a head is written by `multicrop judge fit`)") from None
+    from ..io import read_json_bounded
+    from ..io.names import shown
+
+    where = f"head file {shown(path)}"
+    doc = read_json_bounded(path, limit=HEAD_LIMIT, what="head file")
     if not isinstance(doc, dict) or doc.get("format") != HEAD_FORMAT:
-        raise InvalidParameterError(f"{where}: not a multicrop judge head (format {HEAD_FORMAT!r})")
+        raise InvalidParameterError(f"{where}: not a multicrop judge head (format {HEAD_FORMAT!r}; a head is "
+                                    "written by `multicrop judge fit`)")
     if doc.get("version") != HEAD_VERSION:
         raise InvalidParameterError(f"{where}: head format version {doc.get('version')!r}; this multicrop reads "
                                     f"version {HEAD_VERSION} (refit it with `multicrop judge fit`)")
     if embedding is not None and doc.get("embedding") != embedding:
         raise InvalidParameterError(f"{where}: fitted on embedding {doc.get('embedding')!r}, this multicrop "
                                     f"embeds with {embedding!r}; refit it with `multicrop judge fit`")
-    targets = []
-    for i, t in enumerate(doc.get("targets") or []):
-        w = f"{where}: targets[{i}]"
-        try:
-            coef = _decode(t["coef"], w)
-            if coef.shape != (int(t["dim"]),):
-                raise InvalidParameterError(f"{w}: coef has {coef.shape[0]} values, dim says {t['dim']}")
-            targets.append(HeadTarget(name=str(t["name"]), attribute=str(t["attribute"]),
-                                      scale=(float(t["scale"][0]), float(t["scale"][1])), coef=coef,
-                                      intercept=float(t["intercept"]), alpha=float(t["alpha"]), n=int(t["n"]),
-                                      oof_spearman=float(t["oof_spearman"])))
-        except (KeyError, TypeError, IndexError, ValueError) as exc:
-            if isinstance(exc, InvalidParameterError):
-                raise
-            raise InvalidParameterError(f"{w}: malformed ({type(exc).__name__}: {exc})") from None
+    raw = doc.get("targets") or []
+    if not isinstance(raw, list):
+        raise InvalidParameterError(f"{where}: targets must be a list")
+    targets = tuple(_target(t, f"{where}: targets[{i}]", dim) for i, t in enumerate(raw))
     if not targets:
         raise InvalidParameterError(f"{where}: has no targets")
-    return Head(embedding=str(doc.get("embedding")), targets=tuple(targets), source=str(doc.get("source", "")),
-                n_folds=int(doc.get("n_folds", 5)), seed=int(doc.get("seed", 0)))
+    return Head(embedding=str(doc.get("embedding")), targets=targets, source=str(doc.get("source", "")),
+                n_folds=_integer(doc.get("n_folds", 5), f"{where}: n_folds", low=2),
+                seed=_integer(doc.get("seed", 0), f"{where}: seed", low=0))

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputFileError, InvalidParameterError
-from ..io import read_text_bounded
+from ..io import read_text_bounded, shown
 from ..hashing import canonical_json
 from ..serialize import Serializable
 from .backends import JUDGE_BACKENDS, JudgeBackend, validate_options
@@ -213,11 +213,13 @@ def load_panel(path: str | Path) -> Panel:
             raise FileNotFoundError(path)
         doc = tomllib.loads(read_text_bounded(path, what="panel file"))  # regular files only, size-bounded
     except FileNotFoundError:
-        raise InvalidParameterError(f"panel file {path} does not exist") from None
+        raise InvalidParameterError(f"panel file {shown(path)} does not exist") from None
     except InputFileError as exc:
         raise InvalidParameterError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError(f"panel file {path}: not valid TOML ({exc})") from None
+        raise InvalidParameterError(f"panel file {shown(path)}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise InvalidParameterError(f"panel file {shown(path)}: not a panel (arrays or tables nested too deep)") from None
     return parse_panel(doc, source=str(path))
 
 

@@ -53,10 +53,11 @@ def head_panel(head) -> Panel:
     InvalidParameterError
         If ``head`` is not a readable head file.
     """
-    from .heads import load_head
+    from ..embeddings import EMBEDDING
     from ..schema import OVERALL
+    from .heads import load_head
 
-    h = load_head(head)
+    h = load_head(head, embedding=EMBEDDING.id, dim=EMBEDDING.dim)  # checked whole before the first call
     doc = {"families": [{"name": "embedding", "backend": "embedding", "model": "efficientnet_lite0",
                          "options": {"head": str(head)}}]}
     if all(t.name == OVERALL for t in h.targets):

@@ -119,6 +119,8 @@ def parse_rubric(data: bytes, *, source: str = "<bytes>") -> Rubric:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InvalidParameterError(f"rubric {source}: not valid UTF-8 TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise InvalidParameterError(f"rubric {source}: not a rubric (arrays or tables nested too deep)") from None
     try:
         dims = tuple(
             Dimension(id=str(d["id"]), name=str(d["name"]), question=str(d["question"]),
@@ -149,7 +151,9 @@ def _load_cached(path: str | None) -> Rubric:
     if path is None:
         data = resources.files("multicrop").joinpath("data/rubric.toml").read_bytes()
         return parse_rubric(data, source="multicrop/data/rubric.toml")
-    return parse_rubric(Path(path).read_bytes(), source=path)
+    from ..io import CONFIG_LIMIT, read_bytes_bounded  # regular files only, size-bounded
+
+    return parse_rubric(read_bytes_bounded(path, limit=CONFIG_LIMIT, what="rubric"), source=path)
 
 
 def load_rubric(path: str | Path | None = None) -> Rubric:

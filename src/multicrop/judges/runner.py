@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 
 from ..schema import TABLE_COLUMNS
 from .backends import JudgeBackend
+from .clock import Clock
 from .config import RunConfig
 from .execute import RunSummary, execute_calls
 from .panel import Panel
@@ -70,6 +71,7 @@ async def run_panel(
     on_bad_image: Callable[[str, str], None] | None = None,
     backends: dict[str, JudgeBackend] | None = None,
     command: str | None = None,
+    clock: Clock | None = None,
 ) -> tuple[RunSummary, list[PlannedCall]]:
     """Perform the missing calls of ``panel`` over ``images``, recording each in ``store``.
 
@@ -88,6 +90,10 @@ async def run_panel(
     command : str, optional
         The command line logged with the run (default: this process's
         arguments); user-info in URLs is removed before it is stored.
+    clock : Clock, optional
+        What retry waits sleep by and ``Retry-After`` dates are measured
+        against (default the system's; tests pass a
+        :class:`~multicrop.judges.clock.ManualClock`, which never sleeps).
 
     Returns
     -------
@@ -108,6 +114,8 @@ async def run_panel(
         for fam in panel.families:
             created[fam.name] = given.get(fam.name) or fam.create()
             created[fam.name].prepare(concurrency=cfg.concurrency)
+            if clock is not None:
+                created[fam.name].clock = clock
         plan = plan_calls(images, panel, created, rubric)
         done = store.completed_keys()
         missing, n_missing = missing_calls(plan, done)
@@ -126,7 +134,7 @@ async def run_panel(
             if missing:
                 await execute_calls(missing, created, store, temperature=panel.temperature, config=cfg,
                                     summary=summary, on_progress=on_progress, on_bad_image=on_bad_image,
-                                    owner=owner, run_id=run_id)
+                                    owner=owner, run_id=run_id, clock=clock)
             status = "finished"
         except (KeyboardInterrupt, asyncio.CancelledError):
             status = "interrupted"

@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image
 
 from ..errors import ImageLoadError
-from ..io import load_image
+from ..io import load_image, open_regular, shown
 from ..hashing import hash_stream, new_hasher, prefixed
 
 __all__ = ["ImageRef", "JudgeRequest", "JudgeReply"]
@@ -50,9 +50,10 @@ class ImageRef:
             self.sha256 = prefixed(h)
             self.label = label or "<array>"
         else:
-            with open(source, "rb") as fh:
-                self.sha256 = hash_stream(fh)
             self.label = label or str(source)
+            # a regular file only (a FIFO or /dev/zero named in a list would block the hash or never end)
+            with open_regular(source, error=ImageLoadError) as fh:
+                self.sha256 = hash_stream(fh)
         self._arrays: dict[int, np.ndarray] = {}
         self._urls: dict[tuple[int, int], str] = {}
         self._lock = threading.Lock()
@@ -68,7 +69,7 @@ class ImageRef:
                 try:
                     arr = load_image(self._source, max_side=max_side).analysis
                 except OSError as exc:  # e.g. deleted or unreadable since it was hashed
-                    raise ImageLoadError(f"{self.label}: cannot read ({exc.strerror or exc})") from None
+                    raise ImageLoadError(f"{shown(self.label)}: cannot read ({exc.strerror or exc})") from None
                 self._arrays[max_side] = arr
             return arr
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from ...errors import InvalidParameterError, JudgeError
 from ...serialize import from_data
+from ..clock import SYSTEM_CLOCK, Clock
 from ..types import JudgeReply, JudgeRequest
 
 __all__ = ["JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "validate_options"]
@@ -94,6 +95,10 @@ class JudgeBackend(abc.ABC):
         Dataclass of accepted options (unknown options fail).
     model_id : str
         The model this instance calls.
+    clock : Clock
+        What a ``Retry-After`` date is measured against
+        (:data:`~multicrop.judges.clock.SYSTEM_CLOCK`; a run given a clock
+        sets it on its backends).
     """
 
     name: ClassVar[str]
@@ -104,6 +109,7 @@ class JudgeBackend(abc.ABC):
     needs_network: ClassVar[bool] = True
     deterministic: ClassVar[bool] = False
     reads_prompt: ClassVar[bool] = True
+    clock: Clock = SYSTEM_CLOCK
 
     @dataclasses.dataclass(frozen=True)
     class Options:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidParameterError
+from ...io import shown
 from ..heads import Head, head_sha256, load_head, rescale
 from ..types import JudgeReply, JudgeRequest
 from .base import JudgeBackend
@@ -39,14 +40,14 @@ EMBEDDING_MODEL = "efficientnet_lite0"
 def _head(path: str, mtime_ns: int, size: int) -> tuple[Head, str]:
     from ...embeddings import EMBEDDING
 
-    return load_head(path, embedding=EMBEDDING.id), head_sha256(path)
+    return load_head(path, embedding=EMBEDDING.id, dim=EMBEDDING.dim), head_sha256(path)
 
 
 def _read_head(path: str) -> tuple[Head, str]:
     try:
         st = os.stat(path)
     except OSError as exc:
-        raise InvalidParameterError(f"backend 'embedding': head file {path} cannot be read "
+        raise InvalidParameterError(f"backend 'embedding': head file {shown(path)} cannot be read "
                                     f"({exc.strerror or exc}); fit one with `multicrop judge fit`") from None
     return _head(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
 

@@ -51,15 +51,20 @@ def _limits(n: int):
     return type(openai.DEFAULT_CONNECTION_LIMITS)(max_connections=max(n, 100), max_keepalive_connections=n)
 
 
-def retry_after_s(headers) -> float | None:
+def retry_after_s(headers, *, now: float | None = None) -> float | None:
     """Seconds to wait from ``Retry-After`` / ``retry-after-ms`` headers, or None.
 
-    ``Retry-After`` may be seconds or an HTTP date; ``retry-after-ms`` wins.
+    ``Retry-After`` may be seconds or an HTTP date, measured from ``now``
+    (seconds since the epoch; default the system clock's, a backend passes
+    its :attr:`~multicrop.judges.backends.JudgeBackend.clock`'s);
+    ``retry-after-ms`` wins.
 
     Examples
     --------
     >>> retry_after_s({"retry-after-ms": "250", "retry-after": "9"}), retry_after_s({})
     (0.25, None)
+    >>> retry_after_s({"retry-after": "Thu, 01 Jan 2026 00:00:30 GMT"}, now=1767225600.0)
+    30.0
     """
     if headers is None:
         return None
@@ -79,7 +84,7 @@ def retry_after_s(headers) -> float | None:
             parsed = email.utils.parsedate_tz(value)
             if parsed is None:
                 return None
-            seconds = email.utils.mktime_tz(parsed) - time.time()
+            seconds = email.utils.mktime_tz(parsed) - (time.time() if now is None else now)
         except (OverflowError, ValueError, TypeError):  # a date no clock can hold
             return math.inf
     if math.isnan(seconds):
@@ -264,7 +269,8 @@ class OpenAICompatibleBackend(JudgeBackend):
         except openai.APIStatusError as exc:
             code = exc.status_code
             if code == 429 or code == 408 or code >= 500:
-                wait, note = capped_wait(retry_after_s(getattr(exc.response, "headers", None)), timeout_s)
+                wait, note = capped_wait(retry_after_s(getattr(exc.response, "headers", None),
+                                                       now=self.clock.now()), timeout_s)
                 raise TransientCallError(f"HTTP {code}{note}", retry_after=wait) from None
             raise CallFailedError(f"HTTP {code}: {str(exc)[:200]}") from None
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from ...errors import InvalidParameterError
+from ...errors import InvalidParameterError, StoreError
 from .records import CALL_COLUMNS, CallRecord
 
 __all__ = ["EXPORTERS", "export_records"]
@@ -29,7 +29,23 @@ def export_records(records: Iterable[CallRecord], path: Path) -> int:
     writer = EXPORTERS.get(path.suffix.lower())
     if writer is None:
         raise InvalidParameterError(f"export path must end in .csv, .jsonl or .parquet, got {path.name!r}")
-    return writer(records, path)
+    return writer(_numeric(records), path)
+
+
+def _numeric(records: Iterable[CallRecord]) -> Iterable[CallRecord]:
+    """``records``, each checked to hold a number as its score (SQLite lets an edit store text there).
+
+    Raises
+    ------
+    StoreError
+        A score that is not a number; the writers are atomic, so nothing is written.
+    """
+    for r in records:
+        if isinstance(r.score, bool) or not isinstance(r.score, (int, float)):
+            raise StoreError(f"call {r.call_key}: its score is stored as {type(r.score).__name__} "
+                             f"{str(r.score)[:40]!r}, not a number (the store was edited by hand); nothing "
+                             "exported; `multicrop store verify` lists the edited calls")
+        yield r
 
 
 def _export_parquet(records: Iterable[CallRecord], path: Path) -> int:

@@ -209,7 +209,33 @@ class ReadsMixin:
                     bad.append((rec.call_key, f"column {col}={getattr(rec, col)!r} but key says {kf[kname]!r}"))
             if CallRecord.content_sha256(rec.to_dict()) != rec.row_sha256:
                 bad.append((rec.call_key, "row content does not match row_sha256"))
+        bad.extend(self._verify_links())
         return VerifyReport(n, tuple(bad))
+
+    def _verify_links(self) -> list[tuple[str, str]]:
+        """Rows of the tables a call points to, checked: each prompt present and matching its hash.
+
+        A call row stores its prompt, question and image by reference; a row
+        deleted from ``prompts`` (or ``questions``, ``images``) leaves calls
+        that re-hash fine but no longer say what was asked.
+        """
+        bad: list[tuple[str, str]] = []
+        orphans = self._read("SELECT c.key FROM calls c LEFT JOIN questions q ON q.id = c.question_id "
+                             "LEFT JOIN images i ON i.id = c.image_id WHERE q.id IS NULL OR i.id IS NULL")
+        bad.extend((digest_text(k), "its question or image row is missing (deleted from the store)")
+                   for (k,) in orphans)
+        rows = self._read("SELECT c.key, q.prompt_sha256, p.text FROM calls c JOIN questions q ON q.id = c.question_id "
+                          "LEFT JOIN prompts p ON p.sha256 = q.prompt_sha256 WHERE q.prompt_sha256 IS NOT NULL")
+        checked: dict[tuple[str, str | None], str | None] = {}
+        for key, sha, text in rows:
+            if (sha, text) not in checked:
+                checked[(sha, text)] = (f"its prompt {sha[:19]}... is missing from the prompts table (deleted)"
+                                        if text is None else None if hash_text(text) == sha
+                                        else f"its prompt text does not match its sha256 {sha[:19]}...")
+            problem = checked[(sha, text)]
+            if problem:
+                bad.append((digest_text(key), problem))
+        return bad
 
     def export(self, path: str | Path) -> int:
         """Write every record to ``path`` (.csv, .jsonl, .parquet); returns the count.
