@@ -9,11 +9,12 @@ from pathlib import Path
 import typer
 
 from ..errors import InvalidParameterError
-from .crop import HELP_DEFAULTS  # help-text defaults, checked against CropConfig by the crop CLI tests
+from .lazy import plain_app
+from .options import HELP_DEFAULTS  # help-text defaults, checked against CropConfig by the crop CLI tests
 
 __all__ = ["register"]
 
-batch_app = typer.Typer(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
+batch_app = plain_app(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
                         no_args_is_help=True)
 
 

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import InvalidParameterError, MulticropError
-from ..ratios import DEFAULT_RATIOS
-from ..ratios import PRESETS as RATIO_SPECS
-from .options import count_or_auto
+from .lazy import plain_app
+from .options import HELP_DEFAULTS, PRESET_LIST, count_or_auto
 
 if TYPE_CHECKING:
     from ..crop.config import CropConfig, OutputConfig
@@ -31,16 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
+saliency_app = plain_app(help="Saliency backends.", no_args_is_help=True)
 
-# Help-text copies of defaults whose home is crop.config / datasets.examples (checked by tests;
-# importing those here would import numpy and Pillow on `multicrop --help`).  Ratios and presets come
-# from their one table, multicrop.ratios, which imports nothing heavy.
-HELP_DEFAULTS = {"k": 2, "ratios": DEFAULT_RATIOS, "strategy": "direct", "strategies": ("partition", "topk", "direct"),
-                 "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
-                 "example_width": 3600, "example_height": 1400,
-                 "presets": {name: spec.text for name, spec in RATIO_SPECS.items()}}
-_PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items())
 _WRITE_KEYS = ("keep_metadata", "lossless")
 H = HELP_DEFAULTS
 
@@ -135,13 +126,13 @@ def _ratios(ratio: str | None, preset: str | None) -> Any:
     if ratio and preset:
         raise InvalidParameterError("give --ratio or --preset, not both")
     if preset is not None and preset.strip().lower() not in PRESETS:
-        raise InvalidParameterError(f"--preset: unknown preset {preset!r}; presets: {_PRESET_LIST}")
+        raise InvalidParameterError(f"--preset: unknown preset {preset!r}; presets: {PRESET_LIST}")
     if not (ratio or preset):
         return None
     try:
         return parse_ratio_spec(preset.strip().lower() if preset else ratio)
     except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {_PRESET_LIST}") from None
+        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {PRESET_LIST}") from None
 
 
 def _settings(base: tuple[CropConfig, OutputConfig], crop_options: dict[str, Any],
@@ -356,7 +347,7 @@ def crop(
     ratio: str | None = typer.Option(
         None, "--ratio", "-r", help=f"Ratio or comma list, e.g. 2:3,3:2 (default {H['ratios']}).",
     ),
-    preset: str | None = typer.Option(None, "--preset", "-p", help=f"Ratio preset: {_PRESET_LIST}."),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=f"Ratio preset: {PRESET_LIST}."),
     strategy: str | None = typer.Option(
         None, "--strategy", "-s", help=f"{' or '.join(H['strategies'])} (default {H['strategy']})."
     ),

@@ -12,11 +12,13 @@ from typer.core import TyperGroup
 
 from ..errors import InvalidParameterError, JudgeError, StoreError
 from ..judges.config import RunConfig
+from .invocation import command_line
+from .lazy import plain_app
 
 __all__ = ["register"]
 
-judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
-store_app = typer.Typer(help="The SQLite checkpoint store of judge calls.", no_args_is_help=True)
+judges_app = plain_app(help="Judge backends.", no_args_is_help=True)
+store_app = plain_app(help="The SQLite checkpoint store of judge calls.", no_args_is_help=True)
 
 
 def _expand_inputs(inputs: list[Path], *, recursive: bool = False):
@@ -83,15 +85,6 @@ def _paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
 _RUN = RunConfig()
 
 
-#: The command line as typed (set by ``multicrop.cli.main.main``), logged with each run.
-_COMMAND_LINE: list[str] = []
-
-
-def set_command_line(argv: list[str]) -> None:
-    """Remember the command line of this invocation, for the run log."""
-    _COMMAND_LINE[:] = argv
-
-
 _DB_HELP = "Store file (default: runs.sqlite in the user data directory; see `multicrop store path`)."
 
 
@@ -143,7 +136,7 @@ def judge_command(
     with CallStore(db) as store, bar:
         summary, plan = judge_images(images, pnl, store, config=cfg, backends=backends, on_start=bar.start,
                                      on_progress=bar.advance, on_bad_image=bar.bad_image,
-                                     command=shlex.join(_COMMAND_LINE) if _COMMAND_LINE else None)
+                                     command=shlex.join(command_line()) if command_line() else None)
         table = scores_table(plan, store)
     if output is not None:
         write_table(table, output)
@@ -493,7 +486,7 @@ class _JudgeGroup(TyperGroup):
 
 
 _DEFAULT = "run"
-judge_app = typer.Typer(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
+judge_app = plain_app(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
                         no_args_is_help=False, add_completion=False)
 
 

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from ..errors import InvalidParameterError
+from ..ratios import DEFAULT_RATIOS
+from ..ratios import PRESETS as RATIO_SPECS
 
-__all__ = ["count_or_auto"]
+__all__ = ["HELP_DEFAULTS", "PRESET_LIST", "count_or_auto"]
+
+# Help-text copies of defaults whose home is crop.config / datasets.examples (checked by tests;
+# importing those here would import numpy and Pillow on `multicrop --help`).  Ratios and presets come
+# from their one table, multicrop.ratios, which imports nothing heavy.
+HELP_DEFAULTS = {"k": 2, "ratios": DEFAULT_RATIOS, "strategy": "direct", "strategies": ("partition", "topk", "direct"),
+                 "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
+                 "example_width": 3600, "example_height": 1400,
+                 "presets": {name: spec.text for name, spec in RATIO_SPECS.items()}}
+#: The presets as ``--help`` and the errors list them: ``carousel (2:3,3:2), instagram (...), ...``.
+PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items())
 
 
 def count_or_auto(value: str, option: str) -> int | str:
