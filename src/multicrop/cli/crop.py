@@ -12,9 +12,8 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,9 @@ import typer
 
 from ..errors import InvalidParameterError, MulticropError
 from .lazy import plain_app
-from .options import HELP_DEFAULTS, PRESET_LIST, count_or_auto
+from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, RATIO_HELP, ProgressBar,
+                      apply_options, count_or_auto, detectors_option, focus_option, given, k_option,
+                      ratios_option, read_config_file, write_options)
 
 if TYPE_CHECKING:
     from ..crop.config import CropConfig, OutputConfig
@@ -32,7 +33,6 @@ __all__ = ["register"]
 
 saliency_app = plain_app(help="Saliency backends.", no_args_is_help=True)
 
-_WRITE_KEYS = ("keep_metadata", "lossless")
 H = HELP_DEFAULTS
 
 
@@ -53,127 +53,6 @@ def _check_out_dir(out_dir: Path) -> None:
         raise InvalidParameterError(f"--out {out_dir}: cannot create the directory ({exc.strerror or exc})") from None
     if not os.access(out_dir, os.W_OK | os.X_OK):
         raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
-
-
-def _parse_config_text(path: Path) -> Any:
-    """A ``-c`` file's data: TOML when it ends in ``.toml``, else JSON.
-
-    Read bounded (:func:`multicrop.io.read_text_bounded`): a FIFO, a device
-    such as ``/dev/zero`` or a file over the config limit is refused at once
-    in one line, never read without end.
-    """
-    from ..io import read_text_bounded
-
-    text = read_text_bounded(path, what="-c")
-    if path.suffix.lower() == ".toml":
-        import tomllib
-
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InvalidParameterError(f"{path}: not valid TOML ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidParameterError(
-            f"{path}: not valid JSON ({exc}); a TOML config must end in .toml") from None
-
-
-def _read_config_file(path: Path) -> tuple[CropConfig, OutputConfig, dict[str, Any]]:
-    """The settings of a ``-c`` file (JSON or TOML): CropConfig fields, OutputConfig fields, write options.
-
-    A record's ``config`` is such a file; so is one from before the two were
-    split (its ``quality`` and ``max_pixels`` go to the OutputConfig).
-    """
-    from ..crop.config import CropConfig, OutputConfig
-
-    data = _parse_config_text(path)
-    if not isinstance(data, dict):
-        raise InvalidParameterError(f"{path}: a config file holds an object (table), got {type(data).__name__}")
-    output_keys = {f.name for f in dataclasses.fields(OutputConfig)}
-    write = {k: data.pop(k) for k in _WRITE_KEYS if k in data}
-    try:
-        crop_cfg = CropConfig.from_dict({k: v for k, v in data.items() if k not in output_keys})
-        out_cfg = OutputConfig.from_dict({k: v for k, v in data.items() if k in output_keys})
-        _write_options(write)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"{path}: {exc}") from None
-    return crop_cfg, out_cfg, write
-
-
-def _write_options(options: dict[str, Any], **extra: Any) -> WriteOptions:
-    from ..crop.outputs import WriteOptions
-
-    keep = options.get("keep_metadata", False)
-    if not isinstance(keep, bool):
-        raise InvalidParameterError(f"keep_metadata must be true or false, got {keep!r}")
-    return WriteOptions(keep_metadata=keep, lossless=options.get("lossless", "auto"), **extra)
-
-
-def _given(**options: Any) -> dict[str, Any]:
-    """The options the user gave (not None)."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
-def _ratios(ratio: str | None, preset: str | None) -> Any:
-    """``--ratio`` / ``--preset`` as a :class:`~multicrop.ratios.RatioSpec` (None: not given).
-
-    The spec carries the preset's one-ratio rule (``instagram``: one ratio for
-    all crops) into the CropConfig.  Every preset error lists the presets.
-    """
-    from ..ratios import PRESETS, parse_ratio_spec
-
-    if ratio and preset:
-        raise InvalidParameterError("give --ratio or --preset, not both")
-    if preset is not None and preset.strip().lower() not in PRESETS:
-        raise InvalidParameterError(f"--preset: unknown preset {preset!r}; presets: {PRESET_LIST}")
-    if not (ratio or preset):
-        return None
-    try:
-        return parse_ratio_spec(preset.strip().lower() if preset else ratio)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {PRESET_LIST}") from None
-
-
-def _settings(base: tuple[CropConfig, OutputConfig], crop_options: dict[str, Any],
-              output_options: dict[str, Any]) -> tuple[CropConfig, OutputConfig]:
-    """``base`` (the config file's settings, or the defaults) with the command-line options applied.
-
-    Options wrong for the whole batch (a bad value, saliency backend or
-    format) fail here, before the first photo.
-    """
-    crop_cfg = base[0].replace(**crop_options)
-    if "saliency" in crop_options:
-        from ..saliency import SALIENCY
-
-        SALIENCY.get(crop_options["saliency"])  # fail once, before the batch, on a bad name
-    if "format" in output_options:
-        from ..io import format_suffix
-
-        try:
-            format_suffix(output_options["format"])
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(f"--format: {exc}") from None
-    return crop_cfg, base[1].replace(**output_options)
-
-
-@contextmanager
-def _progress(total: int, *, show: bool) -> Iterator[Callable[[], None]]:
-    """A progress bar on stderr while the block runs (when ``show``); yields the function that advances it."""
-    if not show:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-    progress.start()
-    task = progress.add_task("cropping", total=total)
-    try:
-        yield lambda: progress.advance(task)
-    finally:
-        progress.stop()
 
 
 def _check_crops(result: Any, path: Path) -> None:
@@ -262,40 +141,6 @@ def _seamless(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides
         image=loaded, saliency=sal)
 
 
-def _k_option(value: str | None) -> int | str | None:
-    """``--k``: a positive integer or ``auto``."""
-    return None if value is None else count_or_auto(value, "--k")
-
-
-def _focus_option(value: str | None) -> Any:
-    """``--focus``: ``X,Y`` or ``X,Y,W,H`` in source pixels, as a Box."""
-    if value is None:
-        return None
-    from ..crop.analysis import parse_focus
-
-    try:
-        return parse_focus(value)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--focus: {exc}") from None
-
-
-def _detectors_option(value: str | None) -> tuple[str, ...] | None:
-    """``--detectors``: a comma list of registered detector names, or ``none``."""
-    if value is None:
-        return None
-    if value.strip().lower() in ("none", ""):
-        return ()
-    names = tuple(n.strip() for n in value.split(",") if n.strip())
-    from ..detectors import DETECTORS
-
-    for n in names:
-        try:
-            DETECTORS.get(n)
-        except MulticropError as exc:
-            raise InvalidParameterError(f"--detectors: {exc}") from None
-    return names
-
-
 def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
             write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
     """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
@@ -334,9 +179,7 @@ def crop(
     photos: list[str] = typer.Argument(
         ..., help="Photos, folders (photos inside; -R: also in subfolders), globs, or - for a list on stdin."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory for crops, JSON and preview."),
-    k: str | None = typer.Option(
-        None, "--k", "-k", help=f"Crops per photo, or auto (strategy direct: as many as the photo has distinct "
-                                f"subjects, at most --max-k; default {H['k']})."),
+    k: str | None = typer.Option(None, "--k", "-k", help=K_HELP),
     max_k: int | None = typer.Option(None, "--max-k", min=1, help="Most crops --k auto may choose (default 6)."),
     force_k: bool = typer.Option(
         False, "--force-k", help="Strategy direct: write k crops even when the photo has fewer distinct subjects."),
@@ -344,10 +187,8 @@ def crop(
         None, "--one-ratio/--per-crop-ratio",
         help="One ratio for the whole carousel (the platforms re-crop every slide to the first's ratio; default "
              "on for the instagram preset) or each crop its own ratio from the list."),
-    ratio: str | None = typer.Option(
-        None, "--ratio", "-r", help=f"Ratio or comma list, e.g. 2:3,3:2 (default {H['ratios']}).",
-    ),
-    preset: str | None = typer.Option(None, "--preset", "-p", help=f"Ratio preset: {PRESET_LIST}."),
+    ratio: str | None = typer.Option(None, "--ratio", "-r", help=RATIO_HELP),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
     strategy: str | None = typer.Option(
         None, "--strategy", "-s", help=f"{' or '.join(H['strategies'])} (default {H['strategy']})."
     ),
@@ -381,11 +222,7 @@ def crop(
     recursive: bool = typer.Option(False, "--recursive", "-R", help="Folders: also take photos in subfolders."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Print each photo's JSON (boxes, scores); write nothing."),
     strict: bool = typer.Option(False, "--strict", help="Treat a partition failure as an error (no output)."),
-    config_file: Path | None = typer.Option(
-        None, "--config", "-c",
-        help="JSON or TOML (.toml) of CropConfig and OutputConfig fields, keep_metadata, lossless "
-             "(options override it).",
-    ),
+    config_file: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
     judge: Path | None = typer.Option(
         None, "--judge", help="Judge panel TOML: the panel chooses each crop among its shortlist (strategy direct; "
@@ -398,9 +235,7 @@ def crop(
     focus: str | None = typer.Option(
         None, "--focus", help="X,Y or X,Y,W,H in source pixels: a point or region one crop must hold (strategy "
                               "direct); the record says it was given."),
-    detectors: str | None = typer.Option(
-        None, "--detectors", help="Comma list of detectors whose subjects crops are built on, or none "
-                                  "(default: all shipped; see docs/cropping.md)."),
+    detectors: str | None = typer.Option(None, "--detectors", help=DETECTORS_HELP),
     layout: str = typer.Option(
         "crops", "--layout", help="crops: k distinct crops; seamless: adjacent slides of one ratio tiling one "
                                   "band of the photo, for a panorama swiped across (the best ratio of the setting)."),
@@ -409,29 +244,25 @@ def crop(
                                "the first --width is the narrowest slide preferred)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
-    from ..crop.config import CropConfig, OutputConfig
     from ..io import list_photos
     from ..crop.outputs import unique_stems
     from ..io.guard import file_id
 
-    if config_file is not None:
-        crop_base, out_base, write_base = _read_config_file(config_file)
-    else:
-        crop_base, out_base, write_base = CropConfig(), OutputConfig(), {}
-    ratios = _ratios(ratio, preset)
-    focus_box = _focus_option(focus)
+    base = read_config_file(config_file, option="-c")
+    ratios = ratios_option(ratio, preset)
+    focus_box = focus_option(focus)
     seamless, n_slides = _slides_option(layout, slides)
     if seamless and (judge is not None or focus_box is not None):
         raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge and no --focus")
-    crop_cfg, out_cfg = _settings(
-        (crop_base, out_base),
-        _given(k=_k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
-               force_k=force_k or None, one_ratio=one_ratio, detectors=_detectors_option(detectors)),
-        _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
+    crop_cfg, out_cfg = apply_options(
+        base,
+        given(k=k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
+              force_k=force_k or None, one_ratio=one_ratio, detectors=detectors_option(detectors)),
+        given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
-    write_settings = {**write_base, **_given(lossless=lossless, keep_metadata=keep_metadata or None)}
+    write_settings = {**base.write, **given(lossless=lossless, keep_metadata=keep_metadata or None)}
     try:
-        _write_options(write_settings)
+        write_options(write_settings)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--lossless: {exc}") from None
     if dry_run and judge is not None:
@@ -449,15 +280,16 @@ def crop(
     if not dry_run:
         _check_out_dir(out_dir)
         protected = frozenset(i for i in map(file_id, paths) if i is not None)
-        write = _write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
+        write = write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
     failed = 0
     # Photo i's files are written (decode, encode, libturbojpeg via ctypes: GIL released) on a second
     # thread while photo i+1 is analysed; its lines are printed before anything about photo i+1, so
     # output order holds.
     overlap = write is not None and len(paths) > 1
-    with _progress(len(paths), show=show) as advance, \
+    with ProgressBar("cropping", enabled=show, transient=True) as bar, \
             (ThreadPoolExecutor(1, thread_name_prefix="multicrop-write") if overlap else nullcontext()) as pool:
+        bar.start(len(paths))
         pending = None
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
@@ -470,17 +302,17 @@ def crop(
                 result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
             if pending is not None:
                 failed += not pending.result()
-                advance()
+                bar.advance()
             args = (path, result, stem, earlier, out_cfg, out_dir, own)
             if pool is not None and not isinstance(result, Exception):
                 pending = pool.submit(_finish, *args, as_json=as_json, list_files=not show)
                 continue
             pending = None
             failed += not _finish(*args, as_json=as_json, list_files=not show)
-            advance()
+            bar.advance()
         if pending is not None:
             failed += not pending.result()
-            advance()
+            bar.advance()
     if failed:
         raise typer.Exit(1)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 from pathlib import Path
 
 import typer
@@ -14,6 +13,7 @@ from ..errors import InvalidParameterError, JudgeError, StoreError
 from ..judges.config import RunConfig
 from .invocation import command_line
 from .lazy import plain_app
+from .options import ProgressBar
 
 __all__ = ["register"]
 
@@ -132,10 +132,16 @@ def judge_command(
     # Create the backends before the store is opened: a missing API key (or a
     # bad option) must fail without leaving an empty store file behind.
     backends = {fam.name: fam.create() for fam in pnl.families}
-    bar = _ProgressBar(enabled=progress)
+    bar = ProgressBar("judging", enabled=progress, unit="calls", fields={"spend": "${:.4f}"})
+
+    def bad_image(label: str, problem: str) -> None:  # one line per unreadable image, as it is found
+        what = problem if problem.startswith(label) else f"{label}: {problem}"
+        bar.echo(f"multicrop: skipping unreadable image {what}")
+
     with CallStore(db) as store, bar:
         summary, plan = judge_images(images, pnl, store, config=cfg, backends=backends, on_start=bar.start,
-                                     on_progress=bar.advance, on_bad_image=bar.bad_image,
+                                     on_progress=lambda n, failed, cost: bar.advance(n, failed, spend=cost),
+                                     on_bad_image=bad_image,
                                      command=shlex.join(command_line()) if command_line() else None)
         table = scores_table(plan, store)
     if output is not None:
@@ -183,48 +189,6 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
     overrides = {k: v for k, v in (("holistic_repetitions", holistic_repetitions),
                                    ("dimension_repetitions", dimension_repetitions)) if v is not None}
     return parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
-
-
-class _ProgressBar:
-    """The rich progress bar of a run (on stderr, terminals only) and the run's callbacks into it."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        console = Console(stderr=True)
-        self.bar = Progress(
-            TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TextColumn("${task.fields[spend]:.4f}"), TextColumn("{task.fields[failed]} failed"),
-            TimeElapsedColumn(), console=console, disable=not (enabled and console.is_terminal),
-        )
-        self.task = None
-        self.t0 = time.perf_counter()
-        self.n, self.cost, self.failed = 0, 0.0, 0
-
-    def __enter__(self) -> _ProgressBar:
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.__exit__(*exc)
-
-    def start(self, total: int, done: int) -> None:
-        self.task = self.bar.add_task("judge", total=total, rate="", spend=0.0, failed=0)
-        self.t0 = time.perf_counter()
-
-    def advance(self, n: int, failed: int, cost: float) -> None:
-        self.n += n
-        self.cost += cost
-        self.failed += failed
-        rate = self.n / max(time.perf_counter() - self.t0, 1e-9)
-        self.bar.update(self.task, advance=n, rate=f"{rate:.0f} calls/s", spend=self.cost, failed=self.failed)
-
-    def bad_image(self, label: str, problem: str) -> None:
-        # One line per unreadable image, as it is found; its calls are skipped.
-        what = problem if problem.startswith(label) else f"{label}: {problem}"
-        self.bar.console.print(f"multicrop: skipping unreadable image {what}", soft_wrap=True, markup=False,
-                               highlight=False)
 
 
 def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> str:
@@ -418,7 +382,7 @@ def judge_fit(
         if not as_json:
             typer.echo(line)
 
-    bar = _EmbedBar(enabled=progress)
+    bar = ProgressBar("embedding", enabled=progress, failures=False)
     with bar:
         res = fit_head_from_ratings(rat, files, n_folds=folds, seed=seed,
                                     cache=FeatureCache(cache, model_id=EMBEDDING.id) if cache else None,
@@ -447,25 +411,6 @@ def _guess_format(path: Path) -> str:
     except OSError as exc:
         raise InvalidParameterError(f"ratings file {path}: cannot read ({exc.strerror or exc})") from None
     return guess_format(header.split(",") if "=" not in header else [header]) or "csv"
-
-
-class _EmbedBar(_ProgressBar):
-    """Progress of embedding the rated photos."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        console = Console(stderr=True)
-        self.bar = Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=console, disable=not (enabled and console.is_terminal))
-        self.task = None
-
-    def start(self, total: int, done: int = 0) -> None:
-        self.task = self.bar.add_task("embed", total=total)
-
-    def advance(self, n: int, failed: int = 0, cost: float = 0.0) -> None:
-        self.bar.update(self.task, advance=n)
 
 
 class _JudgeGroup(TyperGroup):
