@@ -1,178 +1,31 @@
-"""``multicrop crop``, ``multicrop saliency list`` and ``multicrop example``.
+"""``multicrop crop``: the command and its loop over the photos (each photo's steps: :mod:`.crop_steps`).
 
 Nothing heavy is imported here (no numpy, Pillow or config): ``multicrop
---help`` stays fast.  The defaults shown in ``--help`` are the constants
-below; ``tests/cli/test_crop_cli.py`` checks them against their one home,
+crop --help`` stays fast.  The defaults shown in ``--help`` are
+:data:`~multicrop.cli.options.HELP_DEFAULTS`; ``tests/cli/test_crop_cli.py``
+checks them against their one home,
 :class:`~multicrop.crop.config.CropConfig` and ``OutputConfig``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..errors import InvalidParameterError, MulticropError
-from .lazy import plain_app
+from ..errors import InvalidParameterError
+from .crop_steps import analyse_photo, check_out_dir, finish, seamless_result, slides_option
 from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, RATIO_HELP, ProgressBar,
-                      apply_options, count_or_auto, detectors_option, focus_option, given, k_option,
+                      apply_options, detectors_option, focus_option, given, k_option,
                       ratios_option, read_config_file, write_options)
-
-if TYPE_CHECKING:
-    from ..crop.config import CropConfig, OutputConfig
-    from ..crop.outputs import Stem, WriteOptions
 
 __all__ = ["register"]
 
-saliency_app = plain_app(help="Saliency backends.", no_args_is_help=True)
-
 H = HELP_DEFAULTS
-
-
-def _problem(path: Path, exc: Exception) -> str:
-    """The error text without a leading ``<path>: `` (the CLI adds its own)."""
-    msg = str(exc)
-    prefix = f"{path}: "
-    return msg[len(prefix):] if msg.startswith(prefix) else msg
-
-
-def _check_out_dir(out_dir: Path) -> None:
-    """Create ``--out`` (once, before the batch) or say in one line why it cannot be used."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InvalidParameterError(f"--out {out_dir}: exists and is not a directory")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvalidParameterError(f"--out {out_dir}: cannot create the directory ({exc.strerror or exc})") from None
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
-
-
-def _check_crops(result: Any, path: Path) -> None:
-    """A photo that got no crop at all is an error, not a quiet success."""
-    if not result.crops:
-        ratios = ",".join(str(r) for r in result.config.ratios)
-        raise MulticropError(
-            f"no crop of ratio {ratios} at least {result.config.min_crop_side} px on each side fits "
-            f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
-
-
-def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None,
-             focus: Any = None) -> Any:
-    """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
-    from ..crop import pipeline
-
-    try:
-        result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
-                                     shortlist=judge.shortlist if judge else 1, focus=focus)
-        _check_crops(result, path)
-        if result.failure and strict:
-            raise MulticropError(f"partition failure: {result.failure}")
-        if judge:
-            result = judge.rank(result)
-            typer.echo(f"multicrop: {path}: {judge.summary(result)}", err=True)
-    except (MulticropError, OSError) as exc:
-        return exc
-    return result
-
-
-LAYOUTS = ("crops", "seamless")
-
-
-def _slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
-    """``--layout`` / ``--slides``: (seamless?, the slide count or None for auto)."""
-    if layout not in LAYOUTS:
-        raise InvalidParameterError(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    n = None if value is None else count_or_auto(value, "--slides")
-    if n is None or n == "auto":
-        return layout == "seamless", None
-    if layout != "seamless":
-        raise InvalidParameterError(f"--slides {value} needs --layout seamless (crops take --k)")
-    return True, n
-
-
-def _seamless(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
-              min_slide_width: int | None) -> Any:
-    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
-
-    The photo is analysed once; each ratio of the setting is laid out and the
-    one slicing the fewest subjects, then cutting the fewest, then keeping
-    the most of the photo is taken (as the web page chooses).  The slides
-    carry no score (NaN); the layout's notes go into the record.
-    """
-    import math
-
-    import numpy as np
-
-    from ..crop.analysis import analyse
-    from ..crop.pipeline import CropResult, pipeline_versions
-    from ..crop.scoring import ScoredCrop
-    from ..crop.seamless import seamless_layout
-    from ..io import load_image
-
-    try:
-        loaded = load_image(path, max_side=crop_cfg.analysis_max_side, max_pixels=out_cfg.max_pixels)
-        analysis = analyse(loaded.analysis, crop_cfg)
-        sal = np.asarray(analysis.saliency, dtype=np.float64)
-        subjects = list(analysis.subjects) or list(analysis.faces)
-        lays = [seamless_layout(sal, size=loaded.size, ratio=r, subjects=subjects, slides=slides,
-                                min_slide_width=min_slide_width) for r in crop_cfg.ratios]
-    except (MulticropError, OSError) as exc:
-        return exc
-    lay = min(lays, key=lambda la: (len(la.sliced), len(la.cut), -la.kept))
-    h, w = loaded.analysis.shape[:2]
-    sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    band = lay.band
-    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
-             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
-    return CropResult(
-        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
-        size=loaded.size, analysis_size=(w, h), config=crop_cfg, versions=pipeline_versions(crop_cfg),
-        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
-        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
-        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
-        image=loaded, saliency=sal)
-
-
-def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
-            write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
-    """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
-    from ..crop.outputs import write_outputs
-
-    if isinstance(result, Exception):
-        typer.echo(f"multicrop: {path}: {_problem(path, result)}", err=True)
-        return False
-    notes = ()
-    if earlier is not None:
-        notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
-                 f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
-    try:
-        if write is None:
-            rec = result.to_dict()
-            rec.update(stem=stem.name, warnings=list(notes) + list(result.image.warnings), dry_run=True)
-        else:
-            rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes, options=write)
-    except (MulticropError, OSError) as exc:
-        typer.echo(f"multicrop: {path}: {_problem(path, exc)}", err=True)
-        return False
-    if result.failure:
-        typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
-    for note in rec["warnings"]:
-        typer.echo(f"multicrop: {path}: warning: {note}", err=True)
-    for note in getattr(result, "notes", ()):  # e.g. fewer distinct subjects than the k asked for
-        typer.echo(f"multicrop: {path}: {note}", err=True)
-    if as_json or write is None:
-        typer.echo(json.dumps(rec, sort_keys=True))
-    elif list_files:
-        typer.echo(f"{path}: {', '.join(c['path'] for c in rec['crops'])}")
-    return True
 
 
 def crop(
@@ -251,7 +104,7 @@ def crop(
     base = read_config_file(config_file, option="-c")
     ratios = ratios_option(ratio, preset)
     focus_box = focus_option(focus)
-    seamless, n_slides = _slides_option(layout, slides)
+    seamless, n_slides = slides_option(layout, slides)
     if seamless and (judge is not None or focus_box is not None):
         raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge and no --focus")
     crop_cfg, out_cfg = apply_options(
@@ -278,7 +131,7 @@ def crop(
     stems = unique_stems(paths)
     write = None
     if not dry_run:
-        _check_out_dir(out_dir)
+        check_out_dir(out_dir)
         protected = frozenset(i for i in map(file_id, paths) if i is not None)
         write = write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
@@ -295,20 +148,20 @@ def crop(
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
             if seamless:  # slides must meet exactly: re-encode rather than cut on the JPEG block grid
-                result = _seamless(path, crop_cfg, out_cfg, slides=n_slides,
+                result = seamless_result(path, crop_cfg, out_cfg, slides=n_slides,
                                    min_slide_width=width[0] if width else None)
                 own = None if own is None else dataclasses.replace(own, lossless="never")
             else:
-                result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
+                result = analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
             if pending is not None:
                 failed += not pending.result()
                 bar.advance()
             args = (path, result, stem, earlier, out_cfg, out_dir, own)
             if pool is not None and not isinstance(result, Exception):
-                pending = pool.submit(_finish, *args, as_json=as_json, list_files=not show)
+                pending = pool.submit(finish, *args, as_json=as_json, list_files=not show)
                 continue
             pending = None
-            failed += not _finish(*args, as_json=as_json, list_files=not show)
+            failed += not finish(*args, as_json=as_json, list_files=not show)
             bar.advance()
         if pending is not None:
             failed += not pending.result()
@@ -317,35 +170,6 @@ def crop(
         raise typer.Exit(1)
 
 
-@saliency_app.command("list")
-def saliency_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the registered saliency methods."""
-    from ..saliency import SALIENCY
-
-    rows = [
-        {"name": b.name, "version": b.version, "needs_weights": b.needs_weights, "description": b.description}
-        for _, b in SALIENCY.items()
-    ]
-    if as_json:
-        typer.echo(json.dumps(rows, sort_keys=True))
-        return
-    for r in rows:
-        typer.echo(f"{r['name']:<10} {r['version']:<10} {r['description']}")
-
-
-def example(
-    path: Path = typer.Argument(Path("example.jpg"), help="Where to write the example photo."),
-    width: int = typer.Option(HELP_DEFAULTS["example_width"], "--width", "-w", min=300, help="Width in pixels."),
-    height: int = typer.Option(HELP_DEFAULTS["example_height"], "--height", "-H", min=100, help="Height in pixels."),
-) -> None:
-    """Write a multi-subject example photo built from scikit-image's sample images."""
-    from ..datasets.examples import example_photo
-
-    typer.echo(str(example_photo(path, width=width, height=height)))
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``crop``, ``example`` and the ``saliency`` group to ``app``."""
+    """Add ``crop`` to ``app``."""
     app.command("crop")(crop)
-    app.command("example")(example)
-    app.add_typer(saliency_app, name="saliency")

@@ -26,12 +26,12 @@ from .lazy import Lazy, lazy_group
 COMMANDS: dict[str, Lazy] = {
     "crop": Lazy("Cut k distinct full-resolution crops from each photo; originals are never written over.",
                  "crop"),
-    "example": Lazy("Write a multi-subject example photo built from scikit-image's sample images.", "crop"),
-    "saliency": Lazy("Saliency backends.", "crop"),
+    "example": Lazy("Write a multi-subject example photo built from scikit-image's sample images.", "shipped"),
+    "saliency": Lazy("Saliency backends.", "shipped"),
     "batch": Lazy("Resumable batch jobs over folders, globs or manifests (local pool or Ray).", "batch"),
     "judge": Lazy("Score photos with judges; `judge fit` fits a head.", "judge"),
     "judges": Lazy("Judge backends.", "judge"),
-    "store": Lazy("The SQLite checkpoint store of judge calls.", "judge"),
+    "store": Lazy("The SQLite checkpoint store of judge calls.", "store"),
     "eval": Lazy("Evaluate cropping methods and aesthetic judges.", commands={
         "carousel": Lazy("Evaluate a multi-crop method on Carousel: kIoU@0.5:0.95, kIoU@0.5, k, orientation and "
                          "blob-cut share.", "eval_carousel"),
