@@ -88,45 +88,14 @@ def slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
 
 def seamless_result(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
                     min_slide_width: int | None) -> Any:
-    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
-
-    The photo is analysed once; each ratio of the setting is laid out and the
-    one slicing the fewest subjects, then cutting the fewest, then keeping
-    the most of the photo is taken (as the web page chooses).  The slides
-    carry no score (NaN); the layout's notes go into the record.
-    """
-    import math
-
-    import numpy as np
-
-    from ..crop.analysis import analyse
-    from ..crop.pipeline import CropResult, pipeline_versions
-    from ..crop.scoring import ScoredCrop
-    from ..crop.seamless import seamless_layout
-    from ..io import load_image
+    """:func:`multicrop.crop.seamless.seamless_photo` on one photo: its CropResult, or the exception that makes it fail."""
+    from ..crop.seamless import seamless_photo
 
     try:
-        loaded = load_image(path, max_side=crop_cfg.analysis_max_side, max_pixels=out_cfg.max_pixels)
-        analysis = analyse(loaded.analysis, crop_cfg)
-        sal = np.asarray(analysis.saliency, dtype=np.float64)
-        subjects = list(analysis.subjects) or list(analysis.faces)
-        lays = [seamless_layout(sal, size=loaded.size, ratio=r, subjects=subjects, slides=slides,
-                                min_slide_width=min_slide_width) for r in crop_cfg.ratios]
+        return seamless_photo(path, crop_cfg, slides=slides, min_slide_width=min_slide_width,
+                              max_pixels=out_cfg.max_pixels)
     except (MulticropError, OSError) as exc:
         return exc
-    lay = min(lays, key=lambda la: (len(la.sliced), len(la.cut), -la.kept))
-    h, w = loaded.analysis.shape[:2]
-    sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    band = lay.band
-    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
-             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
-    return CropResult(
-        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
-        size=loaded.size, analysis_size=(w, h), config=crop_cfg, versions=pipeline_versions(crop_cfg),
-        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
-        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
-        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
-        image=loaded, saliency=sal)
 
 
 def finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
