@@ -99,7 +99,7 @@ def test_a_command_imports_only_its_own_modules(args, modules):
     mods = _modules_after(f"from multicrop.cli.main import main; main({args!r})")
     assert not [m for m in ("numpy", "PIL", "cv2", "onnxruntime", "pillow_heif", "pandas") if m in mods]
     own = {m.split(".")[2] for m in mods if m.startswith("multicrop.cli.") and m.count(".") == 2}
-    assert own - {"main", "lazy", "invocation", "options"} == modules
+    assert own - {"main", "lazy", "invocation", "options", "progress"} == modules
 
 
 def _commands_of(group, prefix=()):
