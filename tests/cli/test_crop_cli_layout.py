@@ -76,3 +76,24 @@ def test_layout_option_errors_are_one_line(tmp_path, panorama, args, message, ca
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_the_cli_writes_the_library_s_seamless_carousel(tmp_path, panorama, capsys):
+    """`crop --layout seamless` is seamless_photo; seamless_photo is seamless_carousel over the photo's analysis."""
+    from multicrop.crop.analysis import analyse
+    from multicrop.crop.config import CropConfig
+    from multicrop.crop.seamless import seamless_carousel, seamless_photo
+    from multicrop.io import load_image
+    from multicrop.ratios import parse_ratio_spec
+
+    root, _ = panorama
+    cfg = CropConfig(saliency="spectral", faces=False, ratios=parse_ratio_spec("instagram"))
+    res = seamless_photo(root / "pano.png", cfg)
+    loaded = load_image(root / "pano.png", max_side=cfg.analysis_max_side)
+    lay = seamless_carousel(analyse(loaded.analysis, cfg), size=loaded.size, ratios=cfg.ratios)
+    assert [c.box for c in res.crops] == list(lay.boxes) and res.notes[1:] == lay.notes
+    assert main(["crop", str(root / "pano.png"), "-o", str(tmp_path), "-p", "instagram", "--layout", "seamless",
+                 "--json", *FAST]) == 0
+    rec, _ = _record(capsys)
+    assert [c["box"] for c in rec["crops"]] == [b.to_dict() for b in lay.boxes]
+    assert {c["ratio"] for c in rec["crops"]} == {str(lay.ratio)} and rec["notes"] == list(res.notes)

@@ -60,3 +60,80 @@ def test_a_missing_package_of_no_extra_is_not_disguised():
     assert str(cli_main.missing_extra(pandas, ["judge", "photos/"])).startswith("`multicrop judge` needs")
     assert "multicrop[judges]" in str(cli_main.missing_extra(pandas, ["judge", "photos/"]))
     assert "multicrop[eval]" in str(cli_main.missing_extra(pandas, ["eval", "probe"]))
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has imported after running ``code`` (stdout silenced)."""
+    import subprocess
+    import sys
+
+    prog = ("import contextlib, io, sys\n"
+            f"with contextlib.redirect_stdout(io.StringIO()):\n    {code}\n"
+            "print('\\n'.join(sorted(sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120, check=True)
+    return set(out.stdout.split())
+
+
+#: What `import multicrop` and the help pages must never import: the array, image and model stacks,
+#: the judge tables, and rich (its help renderer alone costs as much as Typer).
+_HEAVY = ("numpy", "PIL", "cv2", "onnxruntime", "pillow_heif", "pandas", "scipy", "sklearn", "rich")
+
+
+def test_import_multicrop_imports_nothing_heavy():
+    mods = _modules_after("import multicrop")
+    assert not [m for m in _HEAVY if m in mods]
+    assert not [m for m in mods if m.startswith("multicrop.") and m not in ("multicrop.serialize",)]
+
+
+def test_root_help_imports_no_command_module():
+    mods = _modules_after("from multicrop.cli.main import main; main(['--help'])")
+    assert not [m for m in _HEAVY if m in mods]
+    commands = {m.split(".")[2] for m in mods if m.startswith("multicrop.cli.") and m.count(".") == 2}
+    assert commands == {"main", "lazy", "invocation"}
+
+
+@pytest.mark.parametrize(("args", "modules"), [(["crop", "--help"], {"crop", "crop_steps"}),
+                                               (["batch", "crop", "--help"], {"batch"}),
+                                               (["eval", "probe", "--help"], {"eval_judges"})])
+def test_a_command_imports_only_its_own_modules(args, modules):
+    mods = _modules_after(f"from multicrop.cli.main import main; main({args!r})")
+    assert not [m for m in ("numpy", "PIL", "cv2", "onnxruntime", "pillow_heif", "pandas") if m in mods]
+    own = {m.split(".")[2] for m in mods if m.startswith("multicrop.cli.") and m.count(".") == 2}
+    assert own - {"main", "lazy", "invocation", "options", "progress"} == modules
+
+
+def _commands_of(group, prefix=()):
+    """(path, Lazy entry, the loaded Click command) of every command under a lazy group, recursively."""
+    import click  # noqa: F401 - typer's vendored click is what the group returns
+
+    from multicrop.cli.lazy import LazyGroup
+
+    for name, entry in group.table.items():
+        cmd = group.get_command(None, name)
+        yield (*prefix, name), entry, cmd
+        if isinstance(cmd, LazyGroup):
+            yield from _commands_of(cmd, (*prefix, name))
+
+
+def test_the_help_table_says_what_each_command_says():
+    import typer
+
+    group = typer.main.get_command(cli_main.app)
+    seen = list(_commands_of(group))
+    assert len(seen) >= 15
+    for path, entry, cmd in seen:
+        assert cmd is not None, path
+        own = cmd.short_help or (cmd.help or "").split("\n\n")[0].replace("\n", " ").strip()
+        assert entry.help == own, path
+
+
+def test_help_lists_every_command_in_table_order(capsys):
+    assert cli_main.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.startswith("  ")]
+    assert listed == list(cli_main.COMMANDS)
+
+
+def test_a_mistyped_command_is_suggested(capsys):
+    assert cli_main.main(["cropp"]) == 2
+    assert "Did you mean 'crop'?" in capsys.readouterr().err

@@ -3,53 +3,20 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import typer
 
 from ..errors import InvalidParameterError
-from .crop import HELP_DEFAULTS  # help-text defaults, checked against CropConfig by the crop CLI tests
+from .lazy import plain_app
+from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, ProgressBar, apply_options,
+                      detectors_option, given, k_option, ratios_option, read_config_file)
 
 __all__ = ["register"]
 
-batch_app = typer.Typer(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
+batch_app = plain_app(help="Resumable batch jobs over folders, globs or manifests (local pool or Ray).",
                         no_args_is_help=True)
 
-
-
-class _Bar:
-    """Rich progress on stderr: photos done of todo, photos/s, failures, ETA."""
-
-    def __init__(self, *, enabled: bool, what: str) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        console = Console(stderr=True)
-        self.bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]:.2f} photos/s"), TextColumn("{task.fields[failed]} failed"),
-                            TimeRemainingColumn(), console=console, disable=not (enabled and console.is_terminal))
-        self.task = None
-        self.t0 = time.perf_counter()
-        self.n = self.failed = 0
-
-    def __enter__(self) -> _Bar:
-        self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.stop()
-
-    def start(self, todo: int, skipped: int) -> None:
-        self.t0 = time.perf_counter()
-        self.task = self.bar.add_task("batch", total=todo, rate=0.0, failed=0)
-
-    def row(self, row: dict) -> None:
-        self.n += 1
-        self.failed += row["status"] != "done"
-        rate = self.n / max(time.perf_counter() - self.t0, 1e-9)
-        if self.task is not None:
-            self.bar.update(self.task, advance=1, rate=rate, failed=self.failed)
 
 
 def _summary_text(s) -> str:
@@ -66,17 +33,6 @@ def _summary_text(s) -> str:
     return text
 
 
-def _read_config(config_file: Path):
-    from ..crop.config import CropConfig
-    from ..io import read_text_bounded
-
-    text = read_text_bounded(config_file, what="--config")  # bounded, regular files only: never /dev/zero
-    try:
-        return CropConfig.from_dict(json.loads(text))
-    except (RecursionError, ValueError, TypeError) as exc:
-        raise InvalidParameterError(f"--config {config_file}: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
-
-
 def crop(
     source: str = typer.Argument(
         ..., help="Folder tree, glob ('photos/**/*.jpg') or CSV/Parquet manifest of paths or URIs."),
@@ -85,13 +41,17 @@ def crop(
         "local", "--engine", "-e", help="local (process pool) or ray (RAY_ADDRESS or a local Ray)."),
     workers: int | None = typer.Option(None, "--workers", "-j", min=1, help="Workers (default: CPUs / threads)."),
     threads: int = typer.Option(1, "--threads", "-t", min=1, help="Threads per worker for the saliency model."),
-    k: int | None = typer.Option(None, "--k", "-k", min=1, help=f"Crops per photo (default {HELP_DEFAULTS['k']})."),
+    k: str | None = typer.Option(None, "--k", "-k", help=K_HELP),
+    max_k: int | None = typer.Option(None, "--max-k", min=1, help="Most crops --k auto may choose (default 6)."),
     ratio: str | None = typer.Option(None, "--ratio", "-r", help="Ratio or comma list, or a preset name."),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
     saliency: str | None = typer.Option(None, "--saliency", help=f"Saliency backend (default {HELP_DEFAULTS['saliency']})."),
     faces: bool | None = typer.Option(None, "--faces/--no-faces", help="Protect faces (YuNet)."),
+    detectors: str | None = typer.Option(None, "--detectors", help=DETECTORS_HELP),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format (default: the source's)."),
     preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.png."),
-    config_file: Path | None = typer.Option(None, "--config", "-c", help="JSON of CropConfig fields."),
+    config_file: Path | None = typer.Option(
+        None, "--config", "-c", help=CONFIG_HELP.replace(", keep_metadata, lossless", "")),
     manifest: Path | None = typer.Option(
         None, "--manifest", "-m", help="Results manifest folder (default OUT/manifest.parquet)."),
     max_megapixels: int | None = typer.Option(
@@ -110,17 +70,14 @@ def crop(
     """Crop every photo of SOURCE into OUT, resumably; a rerun skips what is done with the same settings."""
     from ..batch import run_crop_batch
     from ..batch.sources import PROTOCOLS
-    from ..crop.config import CropConfig, OutputConfig
-    from ..ratios import parse_ratio_spec
 
-    base = CropConfig() if config_file is None else _read_config(config_file)
-    changes = {k2: v for k2, v in (("k", k), ("saliency", saliency), ("faces", faces)) if v is not None}
-    if ratio:
-        changes["ratios"] = parse_ratio_spec(ratio)  # a spec keeps its one-ratio rule (instagram)
-    crop_cfg = base.replace(**changes)
-    out_changes = {k2: v for k2, v in (("format", fmt), ("preview", preview)) if v is not None}
-    out_cfg = OutputConfig().replace(**out_changes)
-    with _Bar(enabled=progress and not as_json, what="cropping") as bar:
+    base = read_config_file(config_file, write=False)
+    crop_cfg, out_cfg = apply_options(
+        base,
+        given(k=k_option(k), ratios=ratios_option(ratio, preset), saliency=saliency, faces=faces, max_k=max_k,
+              detectors=detectors_option(detectors)),
+        given(format=fmt, preview=preview))
+    with ProgressBar("cropping", enabled=progress and not as_json) as bar:
         summary = run_crop_batch(source, out_dir, crop=crop_cfg, output=out_cfg, engine=engine, workers=workers,
                                  threads=threads, manifest=manifest,
                                  pixel_budget=max_megapixels * 1_000_000 if max_megapixels else None,
@@ -167,7 +124,7 @@ def judge(
     """Judge every image of SOURCE with a panel; calls go through one store, each paid for once."""
     from ..batch.judge_job import run_judge_batch
 
-    with _Bar(enabled=progress and not as_json, what="judging") as bar:
+    with ProgressBar("judging", enabled=progress and not as_json, unit="images") as bar:
         summary = run_judge_batch(source, db, panel=panel, engine=engine, workers=workers, chunk=chunk,
                                   output=output, on_start=bar.start, on_row=bar.row)
     if as_json:

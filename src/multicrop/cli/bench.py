@@ -12,6 +12,8 @@ from pathlib import Path
 
 import typer
 
+from .options import PRESET_HELP, ProgressBar, k_option, ratios_option
+
 __all__ = ["register", "synth", "subjects"]
 
 
@@ -33,9 +35,6 @@ def synth(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
     """Render carousel-synth: one image per real label file, the labelled boxes as ground truth."""
-    from rich.console import Console
-    from rich.progress import Progress
-
     from ..datasets.carousel import load_carousel
     from ..datasets.carousel_labels import label_names
     from ..datasets.synth import make_synth
@@ -46,23 +45,16 @@ def synth(
         names = list(label_names() if labels is None
                      else (i.name for i in load_carousel(labels, require_images=False).items))[:limit]
         total = len(names)
-    with Progress(console=Console(stderr=True), disable=not progress) as bar:
-        task = bar.add_task("rendering", total=total)
+    with ProgressBar("rendering", enabled=progress, unit="images", failures=False) as bar:
+        bar.start(total)
         summary = make_synth(labels, out_dir, seed=seed, max_side=max_side, names=names,
-                             progress=lambda name: bar.advance(task), hard=hard, backgrounds=backgrounds)
+                             progress=lambda name: bar.advance(), hard=hard, backgrounds=backgrounds)
     if as_json:
         typer.echo(json.dumps(summary.to_dict(), indent=2))
     else:
         variant = "carousel-synth-hard" if hard else "carousel-synth"
         typer.echo(f"{variant}: {summary.n_images} images, {summary.n_boxes} boxes, {summary.n_hard_failures} hard "
                    f"failures written to {summary.out_dir} (seed {seed})")
-
-
-def _k_list(values: list[str]) -> list[int | str]:
-    """``-k`` values: positive integers or ``auto``."""
-    from .options import count_or_auto
-
-    return [count_or_auto(v, "-k") for v in values]
 
 
 def subjects(
@@ -77,7 +69,7 @@ def subjects(
         [], "--peer", help="Also a single-crop peer, one crop per photo: smartcrop or vips (repeatable; "
                            "needs the peers extra)."),
     ratio: str | None = typer.Option(None, "--ratio", "-r", help="Ratios offered, e.g. 2:3,3:2 (default)."),
-    preset: str | None = typer.Option(None, "--preset", "-p", help="A ratio preset instead: carousel, instagram, ..."),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
     all_photos: bool = typer.Option(
         False, "--all-photos", help="Crop and count every photo (default: only photos with at least two objects of "
                                     ">= 3 % of the frame)."),
@@ -89,25 +81,20 @@ def subjects(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
     """Measure crops against human outlines: person-cut, subject-cut, empty, covered, featured."""
-    from rich.console import Console
-    from rich.progress import Progress
-
     from ..datasets.outlines import load_outlines
-    from ..errors import InvalidParameterError
     from ..evaluation.subjects import methods_for, run_subjects
     from ..evaluation.subjects.report import summary_dict, summary_table, write_report
     from ..ratios import DEFAULT_RATIOS
 
-    if ratio and preset:
-        raise InvalidParameterError("give --ratio or --preset, not both")
-    methods = methods_for(strategies=strategy or ["direct", "partition"], ks=_k_list(k) or ["auto", 2],
-                          peers=peer, ratios=(preset or ratio or DEFAULT_RATIOS))
+    ks = [k_option(v, "-k") for v in k] or ["auto", 2]
+    methods = methods_for(strategies=strategy or ["direct", "partition"], ks=ks, peers=peer,
+                          ratios=ratios_option(ratio, preset) or DEFAULT_RATIOS)
     outlines = load_outlines(source)
     total = len(outlines) if limit is None else None
-    with Progress(console=Console(stderr=True), disable=not progress) as bar:
-        task = bar.add_task("cropping", total=total)
+    with ProgressBar("cropping", enabled=progress, failures=False) as bar:
+        bar.start(total)
         run = run_subjects(outlines, methods, all_photos=all_photos, limit=limit,
-                           progress=lambda photo_id: bar.advance(task))
+                           progress=lambda photo_id: bar.advance())
     written = write_report(run, out_dir, worst=worst) if out_dir is not None else {}
     if as_json:
         typer.echo(json.dumps(summary_dict(run), indent=2, sort_keys=True))

@@ -1,351 +1,38 @@
-"""``multicrop crop``, ``multicrop saliency list`` and ``multicrop example``.
+"""``multicrop crop``: the command and its loop over the photos (each photo's steps: :mod:`.crop_steps`).
 
 Nothing heavy is imported here (no numpy, Pillow or config): ``multicrop
---help`` stays fast.  The defaults shown in ``--help`` are the constants
-below; ``tests/cli/test_crop_cli.py`` checks them against their one home,
+crop --help`` stays fast.  The defaults shown in ``--help`` are
+:data:`~multicrop.cli.options.HELP_DEFAULTS`; ``tests/cli/test_crop_cli.py``
+checks them against their one home,
 :class:`~multicrop.crop.config.CropConfig` and ``OutputConfig``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import sys
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..errors import InvalidParameterError, MulticropError
-from ..ratios import DEFAULT_RATIOS
-from ..ratios import PRESETS as RATIO_SPECS
-from .options import count_or_auto
-
-if TYPE_CHECKING:
-    from ..crop.config import CropConfig, OutputConfig
-    from ..crop.outputs import Stem, WriteOptions
+from ..errors import InvalidParameterError
+from .crop_steps import analyse_photo, check_out_dir, finish, seamless_result, slides_option
+from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, RATIO_HELP, ProgressBar,
+                      apply_options, detectors_option, focus_option, given, k_option,
+                      ratios_option, read_config_file, write_options)
 
 __all__ = ["register"]
 
-saliency_app = typer.Typer(help="Saliency backends.", no_args_is_help=True)
-
-# Help-text copies of defaults whose home is crop.config / datasets.examples (checked by tests;
-# importing those here would import numpy and Pillow on `multicrop --help`).  Ratios and presets come
-# from their one table, multicrop.ratios, which imports nothing heavy.
-HELP_DEFAULTS = {"k": 2, "ratios": DEFAULT_RATIOS, "strategy": "direct", "strategies": ("partition", "topk", "direct"),
-                 "saliency": "u2netp", "faces": True, "quality": 92, "max_pixels": 300_000_000, "preview": True,
-                 "example_width": 3600, "example_height": 1400,
-                 "presets": {name: spec.text for name, spec in RATIO_SPECS.items()}}
-_PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items())
-_WRITE_KEYS = ("keep_metadata", "lossless")
 H = HELP_DEFAULTS
-
-
-def _problem(path: Path, exc: Exception) -> str:
-    """The error text without a leading ``<path>: `` (the CLI adds its own)."""
-    msg = str(exc)
-    prefix = f"{path}: "
-    return msg[len(prefix):] if msg.startswith(prefix) else msg
-
-
-def _check_out_dir(out_dir: Path) -> None:
-    """Create ``--out`` (once, before the batch) or say in one line why it cannot be used."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InvalidParameterError(f"--out {out_dir}: exists and is not a directory")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvalidParameterError(f"--out {out_dir}: cannot create the directory ({exc.strerror or exc})") from None
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
-
-
-def _parse_config_text(path: Path) -> Any:
-    """A ``-c`` file's data: TOML when it ends in ``.toml``, else JSON.
-
-    Read bounded (:func:`multicrop.io.read_text_bounded`): a FIFO, a device
-    such as ``/dev/zero`` or a file over the config limit is refused at once
-    in one line, never read without end.
-    """
-    from ..io import read_text_bounded
-
-    text = read_text_bounded(path, what="-c")
-    if path.suffix.lower() == ".toml":
-        import tomllib
-
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise InvalidParameterError(f"{path}: not valid TOML ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidParameterError(
-            f"{path}: not valid JSON ({exc}); a TOML config must end in .toml") from None
-
-
-def _read_config_file(path: Path) -> tuple[CropConfig, OutputConfig, dict[str, Any]]:
-    """The settings of a ``-c`` file (JSON or TOML): CropConfig fields, OutputConfig fields, write options.
-
-    A record's ``config`` is such a file; so is one from before the two were
-    split (its ``quality`` and ``max_pixels`` go to the OutputConfig).
-    """
-    from ..crop.config import CropConfig, OutputConfig
-
-    data = _parse_config_text(path)
-    if not isinstance(data, dict):
-        raise InvalidParameterError(f"{path}: a config file holds an object (table), got {type(data).__name__}")
-    output_keys = {f.name for f in dataclasses.fields(OutputConfig)}
-    write = {k: data.pop(k) for k in _WRITE_KEYS if k in data}
-    try:
-        crop_cfg = CropConfig.from_dict({k: v for k, v in data.items() if k not in output_keys})
-        out_cfg = OutputConfig.from_dict({k: v for k, v in data.items() if k in output_keys})
-        _write_options(write)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"{path}: {exc}") from None
-    return crop_cfg, out_cfg, write
-
-
-def _write_options(options: dict[str, Any], **extra: Any) -> WriteOptions:
-    from ..crop.outputs import WriteOptions
-
-    keep = options.get("keep_metadata", False)
-    if not isinstance(keep, bool):
-        raise InvalidParameterError(f"keep_metadata must be true or false, got {keep!r}")
-    return WriteOptions(keep_metadata=keep, lossless=options.get("lossless", "auto"), **extra)
-
-
-def _given(**options: Any) -> dict[str, Any]:
-    """The options the user gave (not None)."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
-def _ratios(ratio: str | None, preset: str | None) -> Any:
-    """``--ratio`` / ``--preset`` as a :class:`~multicrop.ratios.RatioSpec` (None: not given).
-
-    The spec carries the preset's one-ratio rule (``instagram``: one ratio for
-    all crops) into the CropConfig.  Every preset error lists the presets.
-    """
-    from ..ratios import PRESETS, parse_ratio_spec
-
-    if ratio and preset:
-        raise InvalidParameterError("give --ratio or --preset, not both")
-    if preset is not None and preset.strip().lower() not in PRESETS:
-        raise InvalidParameterError(f"--preset: unknown preset {preset!r}; presets: {_PRESET_LIST}")
-    if not (ratio or preset):
-        return None
-    try:
-        return parse_ratio_spec(preset.strip().lower() if preset else ratio)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {_PRESET_LIST}") from None
-
-
-def _settings(base: tuple[CropConfig, OutputConfig], crop_options: dict[str, Any],
-              output_options: dict[str, Any]) -> tuple[CropConfig, OutputConfig]:
-    """``base`` (the config file's settings, or the defaults) with the command-line options applied.
-
-    Options wrong for the whole batch (a bad value, saliency backend or
-    format) fail here, before the first photo.
-    """
-    crop_cfg = base[0].replace(**crop_options)
-    if "saliency" in crop_options:
-        from ..saliency import SALIENCY
-
-        SALIENCY.get(crop_options["saliency"])  # fail once, before the batch, on a bad name
-    if "format" in output_options:
-        from ..io import format_suffix
-
-        try:
-            format_suffix(output_options["format"])
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(f"--format: {exc}") from None
-    return crop_cfg, base[1].replace(**output_options)
-
-
-@contextmanager
-def _progress(total: int, *, show: bool) -> Iterator[Callable[[], None]]:
-    """A progress bar on stderr while the block runs (when ``show``); yields the function that advances it."""
-    if not show:
-        yield lambda: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-    progress.start()
-    task = progress.add_task("cropping", total=total)
-    try:
-        yield lambda: progress.advance(task)
-    finally:
-        progress.stop()
-
-
-def _check_crops(result: Any, path: Path) -> None:
-    """A photo that got no crop at all is an error, not a quiet success."""
-    if not result.crops:
-        ratios = ",".join(str(r) for r in result.config.ratios)
-        raise MulticropError(
-            f"no crop of ratio {ratios} at least {result.config.min_crop_side} px on each side fits "
-            f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
-
-
-def _analyse(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None,
-             focus: Any = None) -> Any:
-    """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
-    from ..crop import pipeline
-
-    try:
-        result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
-                                     shortlist=judge.shortlist if judge else 1, focus=focus)
-        _check_crops(result, path)
-        if result.failure and strict:
-            raise MulticropError(f"partition failure: {result.failure}")
-        if judge:
-            result = judge.rank(result)
-            typer.echo(f"multicrop: {path}: {judge.summary(result)}", err=True)
-    except (MulticropError, OSError) as exc:
-        return exc
-    return result
-
-
-LAYOUTS = ("crops", "seamless")
-
-
-def _slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
-    """``--layout`` / ``--slides``: (seamless?, the slide count or None for auto)."""
-    if layout not in LAYOUTS:
-        raise InvalidParameterError(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    n = None if value is None else count_or_auto(value, "--slides")
-    if n is None or n == "auto":
-        return layout == "seamless", None
-    if layout != "seamless":
-        raise InvalidParameterError(f"--slides {value} needs --layout seamless (crops take --k)")
-    return True, n
-
-
-def _seamless(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
-              min_slide_width: int | None) -> Any:
-    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
-
-    The photo is analysed once; each ratio of the setting is laid out and the
-    one slicing the fewest subjects, then cutting the fewest, then keeping
-    the most of the photo is taken (as the web page chooses).  The slides
-    carry no score (NaN); the layout's notes go into the record.
-    """
-    import math
-
-    import numpy as np
-
-    from ..crop.analysis import analyse
-    from ..crop.pipeline import CropResult, pipeline_versions
-    from ..crop.scoring import ScoredCrop
-    from ..crop.seamless import seamless_layout
-    from ..io import load_image
-
-    try:
-        loaded = load_image(path, max_side=crop_cfg.analysis_max_side, max_pixels=out_cfg.max_pixels)
-        analysis = analyse(loaded.analysis, crop_cfg)
-        sal = np.asarray(analysis.saliency, dtype=np.float64)
-        subjects = list(analysis.subjects) or list(analysis.faces)
-        lays = [seamless_layout(sal, size=loaded.size, ratio=r, subjects=subjects, slides=slides,
-                                min_slide_width=min_slide_width) for r in crop_cfg.ratios]
-    except (MulticropError, OSError) as exc:
-        return exc
-    lay = min(lays, key=lambda la: (len(la.sliced), len(la.cut), -la.kept))
-    h, w = loaded.analysis.shape[:2]
-    sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    band = lay.band
-    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
-             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
-    return CropResult(
-        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
-        size=loaded.size, analysis_size=(w, h), config=crop_cfg, versions=pipeline_versions(crop_cfg),
-        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
-        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
-        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
-        image=loaded, saliency=sal)
-
-
-def _k_option(value: str | None) -> int | str | None:
-    """``--k``: a positive integer or ``auto``."""
-    return None if value is None else count_or_auto(value, "--k")
-
-
-def _focus_option(value: str | None) -> Any:
-    """``--focus``: ``X,Y`` or ``X,Y,W,H`` in source pixels, as a Box."""
-    if value is None:
-        return None
-    from ..crop.analysis import parse_focus
-
-    try:
-        return parse_focus(value)
-    except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--focus: {exc}") from None
-
-
-def _detectors_option(value: str | None) -> tuple[str, ...] | None:
-    """``--detectors``: a comma list of registered detector names, or ``none``."""
-    if value is None:
-        return None
-    if value.strip().lower() in ("none", ""):
-        return ()
-    names = tuple(n.strip() for n in value.split(",") if n.strip())
-    from ..detectors import DETECTORS
-
-    for n in names:
-        try:
-            DETECTORS.get(n)
-        except MulticropError as exc:
-            raise InvalidParameterError(f"--detectors: {exc}") from None
-    return names
-
-
-def _finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
-            write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
-    """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
-    from ..crop.outputs import write_outputs
-
-    if isinstance(result, Exception):
-        typer.echo(f"multicrop: {path}: {_problem(path, result)}", err=True)
-        return False
-    notes = ()
-    if earlier is not None:
-        notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
-                 f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
-    try:
-        if write is None:
-            rec = result.to_dict()
-            rec.update(stem=stem.name, warnings=list(notes) + list(result.image.warnings), dry_run=True)
-        else:
-            rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes, options=write)
-    except (MulticropError, OSError) as exc:
-        typer.echo(f"multicrop: {path}: {_problem(path, exc)}", err=True)
-        return False
-    if result.failure:
-        typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
-    for note in rec["warnings"]:
-        typer.echo(f"multicrop: {path}: warning: {note}", err=True)
-    for note in getattr(result, "notes", ()):  # e.g. fewer distinct subjects than the k asked for
-        typer.echo(f"multicrop: {path}: {note}", err=True)
-    if as_json or write is None:
-        typer.echo(json.dumps(rec, sort_keys=True))
-    elif list_files:
-        typer.echo(f"{path}: {', '.join(c['path'] for c in rec['crops'])}")
-    return True
 
 
 def crop(
     photos: list[str] = typer.Argument(
         ..., help="Photos, folders (photos inside; -R: also in subfolders), globs, or - for a list on stdin."),
     out_dir: Path = typer.Option(Path("."), "--out", "-o", help="Directory for crops, JSON and preview."),
-    k: str | None = typer.Option(
-        None, "--k", "-k", help=f"Crops per photo, or auto (strategy direct: as many as the photo has distinct "
-                                f"subjects, at most --max-k; default {H['k']})."),
+    k: str | None = typer.Option(None, "--k", "-k", help=K_HELP),
     max_k: int | None = typer.Option(None, "--max-k", min=1, help="Most crops --k auto may choose (default 6)."),
     force_k: bool = typer.Option(
         False, "--force-k", help="Strategy direct: write k crops even when the photo has fewer distinct subjects."),
@@ -353,10 +40,8 @@ def crop(
         None, "--one-ratio/--per-crop-ratio",
         help="One ratio for the whole carousel (the platforms re-crop every slide to the first's ratio; default "
              "on for the instagram preset) or each crop its own ratio from the list."),
-    ratio: str | None = typer.Option(
-        None, "--ratio", "-r", help=f"Ratio or comma list, e.g. 2:3,3:2 (default {H['ratios']}).",
-    ),
-    preset: str | None = typer.Option(None, "--preset", "-p", help=f"Ratio preset: {_PRESET_LIST}."),
+    ratio: str | None = typer.Option(None, "--ratio", "-r", help=RATIO_HELP),
+    preset: str | None = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
     strategy: str | None = typer.Option(
         None, "--strategy", "-s", help=f"{' or '.join(H['strategies'])} (default {H['strategy']})."
     ),
@@ -390,11 +75,7 @@ def crop(
     recursive: bool = typer.Option(False, "--recursive", "-R", help="Folders: also take photos in subfolders."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Print each photo's JSON (boxes, scores); write nothing."),
     strict: bool = typer.Option(False, "--strict", help="Treat a partition failure as an error (no output)."),
-    config_file: Path | None = typer.Option(
-        None, "--config", "-c",
-        help="JSON or TOML (.toml) of CropConfig and OutputConfig fields, keep_metadata, lossless "
-             "(options override it).",
-    ),
+    config_file: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
     judge: Path | None = typer.Option(
         None, "--judge", help="Judge panel TOML: the panel chooses each crop among its shortlist (strategy direct; "
@@ -407,9 +88,7 @@ def crop(
     focus: str | None = typer.Option(
         None, "--focus", help="X,Y or X,Y,W,H in source pixels: a point or region one crop must hold (strategy "
                               "direct); the record says it was given."),
-    detectors: str | None = typer.Option(
-        None, "--detectors", help="Comma list of detectors whose subjects crops are built on, or none "
-                                  "(default: all shipped; see docs/cropping.md)."),
+    detectors: str | None = typer.Option(None, "--detectors", help=DETECTORS_HELP),
     layout: str = typer.Option(
         "crops", "--layout", help="crops: k distinct crops; seamless: adjacent slides of one ratio tiling one "
                                   "band of the photo, for a panorama swiped across (the best ratio of the setting)."),
@@ -418,29 +97,25 @@ def crop(
                                "the first --width is the narrowest slide preferred)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
-    from ..crop.config import CropConfig, OutputConfig
     from ..io import list_photos
     from ..crop.outputs import unique_stems
     from ..io.guard import file_id
 
-    if config_file is not None:
-        crop_base, out_base, write_base = _read_config_file(config_file)
-    else:
-        crop_base, out_base, write_base = CropConfig(), OutputConfig(), {}
-    ratios = _ratios(ratio, preset)
-    focus_box = _focus_option(focus)
-    seamless, n_slides = _slides_option(layout, slides)
+    base = read_config_file(config_file, option="-c")
+    ratios = ratios_option(ratio, preset)
+    focus_box = focus_option(focus)
+    seamless, n_slides = slides_option(layout, slides)
     if seamless and (judge is not None or focus_box is not None):
         raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge and no --focus")
-    crop_cfg, out_cfg = _settings(
-        (crop_base, out_base),
-        _given(k=_k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
-               force_k=force_k or None, one_ratio=one_ratio, detectors=_detectors_option(detectors)),
-        _given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
+    crop_cfg, out_cfg = apply_options(
+        base,
+        given(k=k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
+              force_k=force_k or None, one_ratio=one_ratio, detectors=detectors_option(detectors)),
+        given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
-    write_settings = {**write_base, **_given(lossless=lossless, keep_metadata=keep_metadata or None)}
+    write_settings = {**base.write, **given(lossless=lossless, keep_metadata=keep_metadata or None)}
     try:
-        _write_options(write_settings)
+        write_options(write_settings)
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"--lossless: {exc}") from None
     if dry_run and judge is not None:
@@ -456,73 +131,45 @@ def crop(
     stems = unique_stems(paths)
     write = None
     if not dry_run:
-        _check_out_dir(out_dir)
+        check_out_dir(out_dir)
         protected = frozenset(i for i in map(file_id, paths) if i is not None)
-        write = _write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
+        write = write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
     failed = 0
     # Photo i's files are written (decode, encode, libturbojpeg via ctypes: GIL released) on a second
     # thread while photo i+1 is analysed; its lines are printed before anything about photo i+1, so
     # output order holds.
     overlap = write is not None and len(paths) > 1
-    with _progress(len(paths), show=show) as advance, \
+    with ProgressBar("cropping", enabled=show, transient=True) as bar, \
             (ThreadPoolExecutor(1, thread_name_prefix="multicrop-write") if overlap else nullcontext()) as pool:
+        bar.start(len(paths))
         pending = None
         for path, stem in zip(paths, stems):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
             if seamless:  # slides must meet exactly: re-encode rather than cut on the JPEG block grid
-                result = _seamless(path, crop_cfg, out_cfg, slides=n_slides,
+                result = seamless_result(path, crop_cfg, out_cfg, slides=n_slides,
                                    min_slide_width=width[0] if width else None)
                 own = None if own is None else dataclasses.replace(own, lossless="never")
             else:
-                result = _analyse(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
+                result = analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
             if pending is not None:
                 failed += not pending.result()
-                advance()
+                bar.advance()
             args = (path, result, stem, earlier, out_cfg, out_dir, own)
             if pool is not None and not isinstance(result, Exception):
-                pending = pool.submit(_finish, *args, as_json=as_json, list_files=not show)
+                pending = pool.submit(finish, *args, as_json=as_json, list_files=not show)
                 continue
             pending = None
-            failed += not _finish(*args, as_json=as_json, list_files=not show)
-            advance()
+            failed += not finish(*args, as_json=as_json, list_files=not show)
+            bar.advance()
         if pending is not None:
             failed += not pending.result()
-            advance()
+            bar.advance()
     if failed:
         raise typer.Exit(1)
 
 
-@saliency_app.command("list")
-def saliency_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List the registered saliency methods."""
-    from ..saliency import SALIENCY
-
-    rows = [
-        {"name": b.name, "version": b.version, "needs_weights": b.needs_weights, "description": b.description}
-        for _, b in SALIENCY.items()
-    ]
-    if as_json:
-        typer.echo(json.dumps(rows, sort_keys=True))
-        return
-    for r in rows:
-        typer.echo(f"{r['name']:<10} {r['version']:<10} {r['description']}")
-
-
-def example(
-    path: Path = typer.Argument(Path("example.jpg"), help="Where to write the example photo."),
-    width: int = typer.Option(HELP_DEFAULTS["example_width"], "--width", "-w", min=300, help="Width in pixels."),
-    height: int = typer.Option(HELP_DEFAULTS["example_height"], "--height", "-H", min=100, help="Height in pixels."),
-) -> None:
-    """Write a multi-subject example photo built from scikit-image's sample images."""
-    from ..datasets.examples import example_photo
-
-    typer.echo(str(example_photo(path, width=width, height=height)))
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``crop``, ``example`` and the ``saliency`` group to ``app``."""
+    """Add ``crop`` to ``app``."""
     app.command("crop")(crop)
-    app.command("example")(example)
-    app.add_typer(saliency_app, name="saliency")

@@ -1,104 +1,30 @@
-"""``multicrop judge``, ``multicrop judges list`` and ``multicrop store path|stats|runs|show|export|verify``."""
+"""``multicrop judge`` (and ``judge fit``) and ``multicrop judges list``; the store's commands are in :mod:`.store`."""
 
 from __future__ import annotations
 
 import json
 import shlex
-import time
 from pathlib import Path
 
 import typer
 from typer.core import TyperGroup
 
-from ..errors import InvalidParameterError, JudgeError, StoreError
+from ..errors import InvalidParameterError, JudgeError
 from ..judges.config import RunConfig
+from .invocation import command_line
+from .lazy import plain_app
+from .judge_fit import judge_fit
+from .judge_inputs import expand_inputs
+from .options import ProgressBar
+from .store import db_path
 
 __all__ = ["register"]
 
-judges_app = typer.Typer(help="Judge backends.", no_args_is_help=True)
-store_app = typer.Typer(help="The SQLite checkpoint store of judge calls.", no_args_is_help=True)
-
-
-def _expand_inputs(inputs: list[Path], *, recursive: bool = False):
-    """Image paths from files, directories and CSV files (column ``image``).
-
-    ``recursive``: directories also give the photos of their sub-folders.
-
-    A file named twice (by any route) is judged once, under its first label.
-    Labels are what the output table's ``image`` column shows, so two
-    different files that would share one label are an error.
-    """
-    from ..judges.types import ImageRef
-
-    refs: list = []
-    seen: set[Path] = set()  # resolved paths
-    owner: dict[str, Path] = {}  # label -> resolved path
-    for item in inputs:
-        for path, label in _paths_of(item, recursive=recursive):
-            real = path.resolve()
-            if real in seen:
-                continue
-            if label in owner:
-                raise InvalidParameterError(
-                    f"two different files would both be labelled {label!r} in the output table: {owner[label]} and "
-                    f"{real}; list them by distinct paths (e.g. in one CSV, or as files or directories)"
-                )
-            try:
-                refs.append(ImageRef(path, label=label))
-            except FileNotFoundError:
-                raise InvalidParameterError(f"image {label!r} does not exist") from None
-            except IsADirectoryError:
-                raise InvalidParameterError(f"image {label!r} is a directory") from None
-            seen.add(real)
-            owner[label] = real
-    if not refs:
-        raise InvalidParameterError("no images to judge")
-    return refs
-
-
-def _paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
-    """``(path, label)`` of the images one input names: a file, a directory's images, or a CSV's ``image`` column."""
-    from ..io import SUPPORTED_SUFFIXES
-
-    if item.is_dir():
-        found = item.rglob("*") if recursive else item.iterdir()
-        return [(p, str(p)) for p in sorted(found) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(item).parts)]
-    if item.suffix.lower() == ".csv":
-        import pandas as pd
-
-        try:
-            df = pd.read_csv(item)
-        except (OSError, ValueError) as exc:
-            raise InvalidParameterError(f"{item}: cannot read CSV ({exc})") from None
-        if "image" not in df.columns:
-            raise InvalidParameterError(f"{item}: needs a column 'image', has {list(df.columns)}")
-        return [(Path(v) if Path(v).is_absolute() else item.parent / v, v) for v in df["image"].astype(str)]
-    if item.exists():
-        return [(item, str(item))]
-    raise InvalidParameterError(f"input {str(item)!r} does not exist")
+judges_app = plain_app(help="Judge backends.", no_args_is_help=True)
 
 
 #: The defaults of ``--concurrency``, ``--timeout`` and ``--retries`` (their one home is RunConfig).
 _RUN = RunConfig()
-
-
-#: The command line as typed (set by ``multicrop.cli.main.main``), logged with each run.
-_COMMAND_LINE: list[str] = []
-
-
-def set_command_line(argv: list[str]) -> None:
-    """Remember the command line of this invocation, for the run log."""
-    _COMMAND_LINE[:] = argv
-
-
-_DB_HELP = "Store file (default: runs.sqlite in the user data directory; see `multicrop store path`)."
-
-
-def _db_path(db: Path | None) -> Path:
-    from ..judges.store.paths import default_store_path
-
-    return default_store_path() if db is None else db
 
 
 def judge_command(
@@ -134,16 +60,22 @@ def judge_command(
     cfg = _run_config(concurrency=concurrency, timeout=timeout, retries=retries)
     pnl = _panel(panel, model=model, base_url=base_url, api_key_env=api_key_env, head=head,
                  holistic_repetitions=holistic_repetitions, dimension_repetitions=dimension_repetitions)
-    db = _db_path(db)
-    images = _expand_inputs(inputs, recursive=recursive)
+    db = db_path(db)
+    images = expand_inputs(inputs, recursive=recursive)
     # Create the backends before the store is opened: a missing API key (or a
     # bad option) must fail without leaving an empty store file behind.
     backends = {fam.name: fam.create() for fam in pnl.families}
-    bar = _ProgressBar(enabled=progress)
+    bar = ProgressBar("judging", enabled=progress, unit="calls", fields={"spend": "${:.4f}"})
+
+    def bad_image(label: str, problem: str) -> None:  # one line per unreadable image, as it is found
+        what = problem if problem.startswith(label) else f"{label}: {problem}"
+        bar.echo(f"multicrop: skipping unreadable image {what}")
+
     with CallStore(db) as store, bar:
         summary, plan = judge_images(images, pnl, store, config=cfg, backends=backends, on_start=bar.start,
-                                     on_progress=bar.advance, on_bad_image=bar.bad_image,
-                                     command=shlex.join(_COMMAND_LINE) if _COMMAND_LINE else None)
+                                     on_progress=lambda n, failed, cost: bar.advance(n, failed, spend=cost),
+                                     on_bad_image=bad_image,
+                                     command=shlex.join(command_line()) if command_line() else None)
         table = scores_table(plan, store)
     if output is not None:
         write_table(table, output)
@@ -190,48 +122,6 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
     overrides = {k: v for k, v in (("holistic_repetitions", holistic_repetitions),
                                    ("dimension_repetitions", dimension_repetitions)) if v is not None}
     return parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
-
-
-class _ProgressBar:
-    """The rich progress bar of a run (on stderr, terminals only) and the run's callbacks into it."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        console = Console(stderr=True)
-        self.bar = Progress(
-            TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TextColumn("${task.fields[spend]:.4f}"), TextColumn("{task.fields[failed]} failed"),
-            TimeElapsedColumn(), console=console, disable=not (enabled and console.is_terminal),
-        )
-        self.task = None
-        self.t0 = time.perf_counter()
-        self.n, self.cost, self.failed = 0, 0.0, 0
-
-    def __enter__(self) -> _ProgressBar:
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.__exit__(*exc)
-
-    def start(self, total: int, done: int) -> None:
-        self.task = self.bar.add_task("judge", total=total, rate="", spend=0.0, failed=0)
-        self.t0 = time.perf_counter()
-
-    def advance(self, n: int, failed: int, cost: float) -> None:
-        self.n += n
-        self.cost += cost
-        self.failed += failed
-        rate = self.n / max(time.perf_counter() - self.t0, 1e-9)
-        self.bar.update(self.task, advance=n, rate=f"{rate:.0f} calls/s", spend=self.cost, failed=self.failed)
-
-    def bad_image(self, label: str, problem: str) -> None:
-        # One line per unreadable image, as it is found; its calls are skipped.
-        what = problem if problem.startswith(label) else f"{label}: {problem}"
-        self.bar.console.print(f"multicrop: skipping unreadable image {what}", soft_wrap=True, markup=False,
-                               highlight=False)
 
 
 def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> str:
@@ -289,192 +179,6 @@ def judges_list(as_json: bool = typer.Option(False, "--json", help="Print JSON."
         typer.echo(f"    options: {', '.join(f'{k}={v!r}' for k, v in r['options'].items()) or '-'}")
 
 
-def store_path() -> None:
-    """Where the default store lives (used when --db is not given)."""
-    typer.echo(str(_db_path(None)))
-
-
-def store_stats(db: Path | None = typer.Argument(None, help=_DB_HELP),
-                as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Counts, spend and families of a store."""
-    from ..judges.store import CallStore
-
-    with CallStore(_db_path(db), readonly=True) as store:
-        st = store.stats()
-    if as_json:
-        typer.echo(json.dumps(st.to_dict(), indent=2))
-        return
-    typer.echo(f"{st.path}: schema v{st.schema_version}, {st.n_calls} calls over {st.n_images} images, "
-               f"{st.n_parse_failures} unparsed replies, {st.n_failures} calls still failing")
-    typer.echo(f"  tokens {st.prompt_tokens} in / {st.completion_tokens} out, cost ${st.cost_usd:.4f}, "
-               f"{st.first_utc or '-'} .. {st.last_utc or '-'}")
-    for fam, n in st.per_family.items():
-        typer.echo(f"  {fam}: {n}")
-
-
-def store_export(db: Path | None = typer.Argument(None, help=_DB_HELP),
-                 output: Path = typer.Option(..., "--output", "-o", help="Output .csv, .jsonl or .parquet.")) -> None:
-    """Export every call record."""
-    from ..judges.store import CallStore
-
-    with CallStore(_db_path(db), readonly=True) as store:
-        n = store.export(output)
-    typer.echo(f"{n} calls -> {output}")
-
-
-def store_verify(db: Path | None = typer.Argument(None, help=_DB_HELP),
-                 as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """SQLite's integrity check, then re-hash every record; exit 1 on damage or mismatches."""
-    from ..judges.store import CallStore
-
-    db = _db_path(db)
-    with CallStore(db, readonly=True) as store:
-        rep = store.verify()
-    if rep.damage:
-        if as_json:
-            typer.echo(json.dumps(rep.to_dict(), indent=2))
-        more = f" (and {len(rep.damage) - 1} more problems)" if len(rep.damage) > 1 else ""
-        raise StoreError(f"{db}: the store is damaged: SQLite's integrity check says {rep.damage[0]!r}{more}; "
-                         "restore it from a backup")
-    if as_json:
-        typer.echo(json.dumps(rep.to_dict(), indent=2))
-    else:
-        for key, problem in rep.mismatches:
-            typer.echo(f"MISMATCH {key}: {problem}")
-        typer.echo(f"{rep.n_checked} calls checked, {len(rep.mismatches)} mismatches")
-    if not rep.ok:
-        raise StoreError(f"{db}: {len(rep.mismatches)} records fail verification")
-
-
-def store_runs(db: Path | None = typer.Argument(None, help=_DB_HELP),
-               as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """The run log: one line per run (when, status, counts, spend, command)."""
-    from ..judges.store import CallStore
-
-    with CallStore(_db_path(db), readonly=True) as store:
-        runs = store.runs()
-    if as_json:
-        typer.echo(json.dumps([r.to_dict() for r in runs], indent=2))
-        return
-    for r in runs:
-        counts = (f"{r.performed} performed, {r.already_done} already done, {r.failed} failed, ${r.cost_usd:.4f}"
-                  if r.performed is not None else "no counts (did not end)")
-        typer.echo(f"run {r.id}  {r.started_utc} .. {r.ended_utc or '-'}  {r.status}  multicrop {r.tool_version}  "
-                   f"{counts}  $ {r.command}")
-    if not runs:
-        typer.echo("no runs logged")
-
-
-def store_show(call: str = typer.Argument(..., help="Call key (sha256:...) or a unique prefix of its digits."),
-               db: Path | None = typer.Option(None, "--db", "-d", help=_DB_HELP),
-               as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """One call: its record, the exact prompt text sent, and the run that made it."""
-    from ..judges.store import CallStore
-
-    with CallStore(_db_path(db), readonly=True) as store:
-        d = store.show(call)
-    info = d.record.to_dict() | {"prompt": d.prompt, "run": d.run.to_dict() if d.run else None}
-    if as_json:
-        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
-        return
-    for k, v in d.record.to_dict().items():
-        typer.echo(f"{k}: {v}")
-    typer.echo(f"run: {d.run.id} ({d.run.started_utc}, {d.run.command})" if d.run else "run: not logged (older store)")
-    typer.echo("prompt:" if d.prompt is not None else "prompt: not recorded (older store)")
-    if d.prompt is not None:
-        typer.echo(d.prompt)
-
-
-def judge_fit(
-    ratings: Path = typer.Argument(..., help="Ratings file (or PARA directory) with the photos' human scores."),
-    images: list[Path] = typer.Option(..., "--images", "-i", help="Folder(s) or files of the rated photos (matched by file name)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Head file to write (.json)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="Ratings format: eva, para or csv (default: from the header)."),
-    recursive: bool = typer.Option(True, "--recursive/--no-recursive", "-R", help="Folders: also take photos in subfolders (default on)."),
-    folds: int = typer.Option(5, "--folds", help="Folds of the (nested) cross-validation."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the fold split."),
-    cache: Path | None = typer.Option(None, "--cache", help="Keep the embeddings in this .npz (by photo SHA-256) for refits."),
-    as_json: bool = typer.Option(False, "--json", help="Print the fit as JSON."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
-) -> None:
-    """Fit a head for the offline embedding judge on your own ratings (ridge over the shipped EfficientNet-Lite0 embedding).
-
-    Fits the holistic score and each rubric dimension whose human attribute the ratings carry (quality -> technical
-    quality, composition, colour -> colour and tone); prints each target's out-of-fold Spearman rho.  Score photos
-    with `multicrop judge PHOTOS --head HEAD`.
-    """
-    from ..datasets.ratings import RATINGS_FORMATS, load_ratings
-    from ..embeddings import EMBEDDING
-    from ..judges.fitting import FeatureCache, fit_head_from_ratings
-    from ..judges.heads import save_head
-
-    if output.suffix.lower() != ".json":
-        raise InvalidParameterError(f"--output must end in .json, got {output.name!r}")
-    if folds < 2:
-        raise InvalidParameterError(f"--folds must be an integer >= 2, got {folds}")
-    fmt = fmt or _guess_format(ratings)
-    RATINGS_FORMATS.get(fmt)
-    rat = load_ratings(ratings, fmt)
-    files = [p for item in images for p, _ in _paths_of(item, recursive=recursive)]
-    lines: list[str] = []
-
-    def said(t) -> None:
-        line = (f"{t.name}: fitted on {t.n} photos ({t.attribute}), out-of-fold Spearman rho {t.oof_spearman:.3f}, "
-                f"ridge alpha {t.alpha:.3g}")
-        lines.append(line)
-        if not as_json:
-            typer.echo(line)
-
-    bar = _EmbedBar(enabled=progress)
-    with bar:
-        res = fit_head_from_ratings(rat, files, n_folds=folds, seed=seed,
-                                    cache=FeatureCache(cache, model_id=EMBEDDING.id) if cache else None,
-                                    on_start=bar.start, on_embedding=bar.advance, on_target=said)
-    sha = save_head(res.head, output)
-    if as_json:
-        typer.echo(json.dumps({"head": str(output), "sha256": sha, "embedding": res.head.embedding,
-                               "rated": res.n_rated, "matched": res.n_matched,
-                               "targets": [{"name": t.name, "attribute": t.attribute, "n": t.n, "alpha": t.alpha,
-                                            "oof_spearman": t.oof_spearman} for t in res.head.targets]}))
-        return
-    missing = f"; {len(res.unmatched)} rated images not found" if res.unmatched else ""
-    typer.echo(f"head -> {output} ({sha[:19]}...): {len(res.head.targets)} targets from {res.n_matched} of "
-               f"{res.n_rated} rated photos{missing}")
-
-
-def _guess_format(path: Path) -> str:
-    """The ratings format of a file (or PARA directory) from its header; csv when it looks like none."""
-    from ..datasets.ratings import guess_format
-
-    if path.is_dir():
-        return "para"
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            header = fh.readline().strip()
-    except OSError as exc:
-        raise InvalidParameterError(f"ratings file {path}: cannot read ({exc.strerror or exc})") from None
-    return guess_format(header.split(",") if "=" not in header else [header]) or "csv"
-
-
-class _EmbedBar(_ProgressBar):
-    """Progress of embedding the rated photos."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        console = Console(stderr=True)
-        self.bar = Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=console, disable=not (enabled and console.is_terminal))
-        self.task = None
-
-    def start(self, total: int, done: int = 0) -> None:
-        self.task = self.bar.add_task("embed", total=total)
-
-    def advance(self, n: int, failed: int = 0, cost: float = 0.0) -> None:
-        self.bar.update(self.task, advance=n)
-
-
 class _JudgeGroup(TyperGroup):
     """``multicrop judge PHOTOS...`` runs the judges; ``multicrop judge fit ...`` fits a head.
 
@@ -493,21 +197,14 @@ class _JudgeGroup(TyperGroup):
 
 
 _DEFAULT = "run"
-judge_app = typer.Typer(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
+judge_app = plain_app(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
                         no_args_is_help=False, add_completion=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``judge`` (and ``judge fit``), ``judges`` and ``store`` to the root app."""
+    """Add ``judge`` (and ``judge fit``) and ``judges`` to the root app."""
     judge_app.command(_DEFAULT, hidden=True)(judge_command)
-    judge_app.command("fit")(judge_fit)
+    judge_app.command("fit")(judge_fit)  # in its own module; imported with this one
     app.add_typer(judge_app, name="judge")
     judges_app.command("list")(judges_list)
-    store_app.command("path")(store_path)
-    store_app.command("stats")(store_stats)
-    store_app.command("runs")(store_runs)
-    store_app.command("show")(store_show)
-    store_app.command("export")(store_export)
-    store_app.command("verify")(store_verify)
     app.add_typer(judges_app, name="judges")
-    app.add_typer(store_app, name="store")

@@ -1,10 +1,12 @@
 """The ``multicrop`` command: assembles the command groups.
 
 Each group lives in its own module and exposes ``register(app)``, which adds
-its commands to the Typer app it is given; this file only wires them
-together and turns library errors into one clear line and a non-zero exit.
-The group modules import the library inside their commands, so
-``multicrop --help`` loads no image, model or judge code.
+its commands to the Typer app it is given.  The root lists them from
+:data:`COMMANDS` and imports a module only when one of its commands runs
+(:mod:`multicrop.cli.lazy`): ``multicrop --help`` imports no command module,
+``multicrop crop`` only :mod:`multicrop.cli.crop`, and the command modules
+import the library inside their commands.  This file also turns library
+errors into one clear line and a non-zero exit.
 """
 
 from __future__ import annotations
@@ -15,30 +17,45 @@ import sys
 import typer
 
 from ..errors import MissingExtraError, MulticropError
-from . import batch, bench, crop, eval_carousel, eval_judges, judge, serve
+from .invocation import set_command_line
+from .lazy import Lazy, lazy_group
+
+#: Every command of the root, in the order ``--help`` lists them: the module under
+#: ``multicrop.cli`` whose ``register(app)`` adds it (or a group of such) and its one-line help,
+#: which tests/cli/test_main.py checks against the command's own.
+COMMANDS: dict[str, Lazy] = {
+    "crop": Lazy("Cut k distinct full-resolution crops from each photo; originals are never written over.",
+                 "crop"),
+    "example": Lazy("Write a multi-subject example photo built from scikit-image's sample images.", "shipped"),
+    "saliency": Lazy("Saliency backends.", "shipped"),
+    "batch": Lazy("Resumable batch jobs over folders, globs or manifests (local pool or Ray).", "batch"),
+    "judge": Lazy("Score photos with judges; `judge fit` fits a head.", "judge"),
+    "judges": Lazy("Judge backends.", "judge"),
+    "store": Lazy("The SQLite checkpoint store of judge calls.", "store"),
+    "eval": Lazy("Evaluate cropping methods and aesthetic judges.", commands={
+        "carousel": Lazy("Evaluate a multi-crop method on Carousel: kIoU@0.5:0.95, kIoU@0.5, k, orientation and "
+                         "blob-cut share.", "eval_carousel"),
+        "judges": Lazy("Run the judge-panel protocol and write tables, figures and index.html.", "eval_judges"),
+        "probe": Lazy("Cheap holistic headroom probe: is a dimension-scored panel worth paying for?", "eval_judges"),
+    }),
+    "bench": Lazy("Build benchmark datasets and run benchmarks (synth, subjects).", commands={
+        "synth": Lazy("Render carousel-synth: one image per real label file, the labelled boxes as ground truth.",
+                      "bench"),
+        "subjects": Lazy("Measure crops against human outlines: person-cut, subject-cut, empty, covered, featured.",
+                         "bench"),
+    }),
+    "serve": Lazy("Serve the carousel page (and, with --label, the label page) until interrupted.", "serve"),
+}
 
 app = typer.Typer(
+    cls=lazy_group(COMMANDS),
     name="multicrop",
     help="Turn photos into carousels of distinct crops; evaluate crops and aesthetic judges.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-eval_app = typer.Typer(help="Evaluate cropping methods and aesthetic judges.", no_args_is_help=True)
-bench_app = typer.Typer(help="Build benchmark datasets and run benchmarks (synth, subjects).", no_args_is_help=True)
-app.add_typer(eval_app, name="eval")
-app.add_typer(bench_app, name="bench")
-
-# (module, app it attaches to), in the order the commands are listed.
-_GROUPS = [
-    (crop, app),            # multicrop crop, multicrop saliency ...
-    (judge, app),           # multicrop judge, multicrop judges ..., multicrop store ...
-    (eval_carousel, eval_app),
-    (bench, bench_app),
-    (eval_judges, eval_app),
-    (serve, app),           # multicrop serve
-    (batch, app),           # multicrop batch crop|judge
-]
 
 #: Top-level packages that only an extra installs (pyproject.toml), and that extra; pandas
 #: comes with both `judges` and `eval`, so the judge-side commands name `judges`.
@@ -82,10 +99,6 @@ def _root(
     """multicrop command line."""
 
 
-for _module, _target in _GROUPS:
-    _module.register(_target)
-
-
 def _tolerant_streams() -> None:
     """File names with undecodable bytes (``\\udcff``) print escaped instead of failing the print."""
     for stream in (sys.stdout, sys.stderr):
@@ -118,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; library errors become one line on stderr and exit code 1."""
     args = sys.argv[1:] if argv is None else list(argv)
     _tolerant_streams()
-    judge.set_command_line(["multicrop", *args])
+    set_command_line(["multicrop", *args])
     try:
         app(args=args, standalone_mode=True)
     except SystemExit as exc:

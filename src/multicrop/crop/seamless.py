@@ -19,6 +19,12 @@ band ``(x0, y0, n * w, h)`` exactly, pixel for pixel.
 
 The function works on an analysis (a saliency map and subject boxes, both in
 analysis pixels) and returns boxes in source pixels; it opens no file.
+:func:`seamless_carousel` lays out every ratio of a setting over an analysis
+and keeps the best (the web page's choice); :func:`seamless_photo` is the
+whole job for one photo -- open, analyse, lay out -- as a
+:class:`~multicrop.crop.pipeline.CropResult` that
+:func:`~multicrop.crop.outputs.write_outputs` writes (the CLI's ``--layout
+seamless``).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from ..errors import InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
 
-__all__ = ["SeamlessLayout", "seamless_layout", "MAX_SLIDES"]
+__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_photo", "MAX_SLIDES"]
 
 #: Instagram's carousel limit when this was written was 20 slides; 10 keeps each slide a
 #: useful width on the panoramas people post (the caller gives the platform's own maximum).
@@ -285,3 +291,104 @@ def seamless_layout(
                      f"they keep only {kept:.0%} of it")
     out = tuple(Box(x0 + i * w, y0, w, h) for i in range(n))
     return SeamlessLayout(out, Box(x0, y0, n * w, h), r, kept, sl, cut, tuple(notes))
+
+
+def seamless_carousel(
+    analysis: Any,
+    *,
+    size: tuple[int, int],
+    ratios: Any,
+    slides: int | None = None,
+    max_slides: int = MAX_SLIDES,
+    min_slide_width: int | None = None,
+) -> SeamlessLayout:
+    """The seamless carousel of an analysed photo: each ratio of the setting laid out, the best kept.
+
+    The best slices the fewest subjects, then leaves the fewest partly
+    outside the band, then keeps the most of the photo.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        :func:`multicrop.crop.analysis.analyse`'s result: its saliency map and
+        subjects (its faces when it found no subject), in analysis pixels.
+    size : (int, int)
+        The source photo's width and height; boxes are returned in its pixels.
+    ratios : ratio setting
+        A preset name, ratios (``"4:5,1:1"``) or a sequence of Ratio: each is tried.
+    slides, max_slides, min_slide_width
+        As :func:`seamless_layout` takes them.
+
+    Returns
+    -------
+    SeamlessLayout
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> sal = np.zeros((100, 300)); sal[30:70, 40:80] = 1; sal[30:70, 220:260] = 1
+    >>> lay = seamless_carousel(SimpleNamespace(saliency=sal, subjects=(), faces=()), size=(3000, 1000),
+    ...                         ratios="1:1,4:5")
+    >>> str(lay.ratio), lay.slides
+    ('1:1', 3)
+    """
+    from ..ratios import parse_ratio_spec
+
+    sal = np.asarray(analysis.saliency, dtype=np.float64)
+    subjects = list(analysis.subjects) or list(analysis.faces)
+    lays = [seamless_layout(sal, size=size, ratio=r, subjects=subjects, slides=slides, max_slides=max_slides,
+                            min_slide_width=min_slide_width) for r in parse_ratio_spec(ratios).ratios]
+    return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
+
+
+def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None,
+                   min_slide_width: int | None = None, max_pixels: int | None = None) -> Any:
+    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
+
+    The photo is opened and analysed once (as :func:`~multicrop.crop.pipeline.crop_photo`
+    does); the ratios of ``config`` are laid out by :func:`seamless_carousel`.
+    The slides carry no score (NaN); the layout's notes go into the record.
+
+    Parameters
+    ----------
+    source : path or LoadedImage
+    config : CropConfig, optional
+        Its ratios, saliency and detectors are used (default: the defaults).
+    slides : int, optional
+        Exactly this many slides (default: chosen from the photo's width).
+    min_slide_width : int, optional
+        The narrowest slide preferred, in pixels.
+    max_pixels : int, optional
+        Refuse larger photos (default: :data:`multicrop.io.DEFAULT_MAX_PIXELS`).
+
+    Returns
+    -------
+    CropResult
+        ``crops`` are the slides, left to right; ``image`` and ``saliency`` are kept for writing.
+    """
+    import math
+
+    from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
+    from .analysis import analyse
+    from .config import CropConfig
+    from .pipeline import CropResult, pipeline_versions
+    from .scoring import ScoredCrop
+
+    cfg = config if config is not None else CropConfig()
+    loaded = source if isinstance(source, LoadedImage) else load_image(
+        source, max_side=cfg.analysis_max_side, max_pixels=max_pixels or DEFAULT_MAX_PIXELS)
+    analysis = analyse(loaded.analysis, cfg)
+    lay = seamless_carousel(analysis, size=loaded.size, ratios=cfg.ratios, slides=slides,
+                            min_slide_width=min_slide_width)
+    h, w = loaded.analysis.shape[:2]
+    sx, sy = loaded.size[0] / w, loaded.size[1] / h
+    band = lay.band
+    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
+             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
+    return CropResult(
+        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
+        size=loaded.size, analysis_size=(w, h), config=cfg, versions=pipeline_versions(cfg),
+        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
+        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
+        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
+        image=loaded, saliency=np.asarray(analysis.saliency, dtype=np.float64))

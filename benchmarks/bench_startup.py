@@ -1,0 +1,164 @@
+"""Start-up cost of the ``multicrop`` command, in one paired run against floors.
+
+Fresh processes, each repetition in a rotating order:
+
+* ``bare``: ``python -c pass`` (the interpreter's own start; the floor of the small ones);
+* ``import``: ``python -c 'import multicrop'``;
+* ``help``: ``multicrop --help``; ``crop_help``: ``multicrop crop --help``;
+* ``floor``: one Python process doing the least work the job needs -- full
+  decode of a 12 MP JPEG, ``reduce(8)``, U^2-Netp at 320x320 with two threads,
+  three q95 crops written (``bench_crop.py --floor``, Pillow + onnxruntime only);
+* ``crop``: ``multicrop crop --no-preview -k 3`` on that photo (lossless cuts);
+  ``crop_reencode``: the same with ``--lossless never``.
+
+The photo is the bundled example photo (``multicrop example``'s 3600x1400)
+upscaled to 12 MP, written into a temporary folder.  Ratios are per repetition
+(paired), then the median, wall and CPU time (user + system, from ``wait4``);
+the load average before and after and the thread counts come with them.
+``--importtime`` adds, for ``help``, ``crop_help`` and ``crop``, the heaviest
+imports of one ``python -X importtime`` run (cumulative ms, top-level entries).
+
+Usage::
+
+    MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 7 --importtime
+
+Not a test: numbers depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import bench_crop  # noqa: E402 - the floor, the process timer and the thread report live there
+
+PHOTO_SIZE = (5556, 2160)  # 12.0 MP at the example's 18:7
+
+
+def make_photo(folder: Path) -> Path:
+    """The bundled example photo upscaled to 12 MP, as a q90 JPEG in ``folder``."""
+    from PIL import Image
+
+    from multicrop.datasets.examples import example_image
+
+    path = folder / "example_12mp.jpg"
+    Image.fromarray(example_image()).resize(PHOTO_SIZE, Image.Resampling.BICUBIC).save(path, quality=90)
+    return path
+
+
+def _multicrop() -> list[str]:
+    """The ``multicrop`` console script of this interpreter's environment (as a user runs it), else ``-m``."""
+    script = Path(sys.executable).parent / "multicrop"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "multicrop"]
+
+
+def commands(photo: Path) -> dict[str, list[str]]:
+    from multicrop.models import model_path
+
+    py, mc = sys.executable, _multicrop()
+    crop = [*mc, "crop", "-o", "{out}", "-k", "3", "--no-preview", str(photo)]
+    return {
+        "bare": [py, "-c", "pass"],
+        "import": [py, "-c", "import multicrop"],
+        "help": [*mc, "--help"],
+        "crop_help": [*mc, "crop", "--help"],
+        "floor": [py, bench_crop.__file__, "--floor", str(model_path("u2netp")), "{out}", str(photo)],
+        "crop": crop,
+        "crop_reencode": [*crop, "--lossless", "never"],
+    }
+
+
+#: Each command's floor in the paired ratios.
+BASE = {"import": "bare", "help": "bare", "crop_help": "bare", "crop": "floor", "crop_reencode": "floor"}
+
+
+def importtime(cmd: list[str], env: dict, top: int = 12) -> dict[str, list[tuple[str, float]]]:
+    """One ``-X importtime`` run of ``cmd``: the ``top`` heaviest top-level imports (cumulative ms) and modules (self ms).
+
+    Top-level: imported by the program's own code (a command importing the
+    library inside its function shows there too), not by another import.
+    """
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [out if c == "{out}" else c for c in cmd]
+        if cmd[0] != sys.executable:  # the console script: run its module under this interpreter
+            cmd = [sys.executable, "-m", "multicrop", *cmd[1:]]
+        proc = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], capture_output=True, text=True, env=env,
+                              check=False)
+    cumulative, own = [], []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        self_us, cum, name = line[len("import time:"):].split("|")
+        own.append((name.strip(), round(int(self_us) / 1000, 1)))
+        if not name.startswith("  "):  # depth 0
+            cumulative.append((name.strip(), round(int(cum) / 1000, 1)))
+    return {"top_level_cumulative": sorted(cumulative, key=lambda r: -r[1])[:top],
+            "modules_self": sorted(own, key=lambda r: -r[1])[:top],
+            "total_ms": round(sum(ms for _, ms in own), 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--importtime", action="store_true", help="also the heaviest imports of help, crop_help, crop")
+    ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = ap.parse_args(argv)
+    env = bench_crop._env()
+    bench_crop._compile()
+    with tempfile.TemporaryDirectory(prefix="multicrop-startup-") as work:
+        photo = make_photo(Path(work))
+        cmds = commands(photo)
+        names = list(cmds)
+        times: dict[str, list[dict]] = {k: [] for k in cmds}
+        load = [os.getloadavg()]
+        for r in range(args.reps):
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                times[name].append(bench_crop._run(cmds[name], env))
+        load.append(os.getloadavg())
+        res: dict = {"reps": args.reps, "photo": PHOTO_SIZE, "threads": bench_crop.threads_info(),
+                     "load_average": load, "typer": _version("typer"), "pydantic": _version("pydantic")}
+        res["medians"] = {k: {"wall_s": round(statistics.median(t["wall"] for t in v), 3),
+                              "cpu_s": round(statistics.median(t["cpu"] for t in v), 3)} for k, v in times.items()}
+        res["ratios"] = {k: {"against": b,
+                             "wall": round(statistics.median(a["wall"] / c["wall"] for a, c in zip(times[k], times[b])), 2),
+                             "cpu": round(statistics.median(a["cpu"] / c["cpu"] for a, c in zip(times[k], times[b])), 2)}
+                         for k, b in BASE.items()}
+        res["over_floor_s"] = {k: round(statistics.median(a["wall"] - c["wall"] for a, c in zip(times[k], times[b])), 3)
+                               for k, b in BASE.items()}
+        if args.importtime:
+            res["importtime_ms"] = {k: importtime(cmds[k], env) for k in ("help", "crop_help", "crop")}
+    for k, m in res["medians"].items():
+        r = res["ratios"].get(k)
+        vs = f"  {r['wall']:.2f}x wall, {r['cpu']:.2f}x CPU of {r['against']}" if r else ""
+        print(f"{k:<14} {m['wall_s']:6.3f} s wall {m['cpu_s']:6.3f} s CPU{vs}")
+    t = res["threads"]
+    print(f"threads: onnxruntime intra-op {t['onnxruntime_intra_op_threads']} inter-op "
+          f"{t['onnxruntime_inter_op_threads']}, OpenCV {t.get('opencv_threads')}, {t['cpu_count']} CPUs; "
+          f"load {load[0][0]:.2f} -> {load[1][0]:.2f}; typer {res['typer']}")
+    for k, rows in res.get("importtime_ms", {}).items():
+        print(f"importtime {k} (total {rows['total_ms']} ms): "
+              + ", ".join(f"{n} {ms}" for n, ms in rows["top_level_cumulative"][:8]))
+    print(json.dumps(res))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    return 0
+
+
+def _version(dist: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""The steps of ``multicrop crop`` for one photo: analyse it (or lay out a seamless carousel), write and report.
+
+Each returns its result or the exception that makes the photo fail, so the
+command's loop reports a failed photo in one line and goes on with the next.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from ..errors import InvalidParameterError, MulticropError
+from .options import count_or_auto
+
+if TYPE_CHECKING:
+    from ..crop.config import CropConfig, OutputConfig
+    from ..crop.outputs import Stem, WriteOptions
+
+__all__ = ["LAYOUTS", "analyse_photo", "check_crops", "check_out_dir", "finish", "problem", "seamless_result",
+           "slides_option"]
+
+
+def problem(path: Path, exc: Exception) -> str:
+    """The error text without a leading ``<path>: `` (the CLI adds its own)."""
+    msg = str(exc)
+    prefix = f"{path}: "
+    return msg[len(prefix):] if msg.startswith(prefix) else msg
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Create ``--out`` (once, before the batch) or say in one line why it cannot be used."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InvalidParameterError(f"--out {out_dir}: exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(f"--out {out_dir}: cannot create the directory ({exc.strerror or exc})") from None
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise InvalidParameterError(f"--out {out_dir}: the directory is not writable")
+
+
+def check_crops(result: Any, path: Path) -> None:
+    """A photo that got no crop at all is an error, not a quiet success."""
+    if not result.crops:
+        ratios = ",".join(str(r) for r in result.config.ratios)
+        raise MulticropError(
+            f"no crop of ratio {ratios} at least {result.config.min_crop_side} px on each side fits "
+            f"this {result.size[0]}x{result.size[1]} photo; try other ratios")
+
+
+def analyse_photo(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None,
+             focus: Any = None) -> Any:
+    """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
+    from ..crop import pipeline
+
+    try:
+        result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
+                                     shortlist=judge.shortlist if judge else 1, focus=focus)
+        check_crops(result, path)
+        if result.failure and strict:
+            raise MulticropError(f"partition failure: {result.failure}")
+        if judge:
+            result = judge.rank(result)
+            typer.echo(f"multicrop: {path}: {judge.summary(result)}", err=True)
+    except (MulticropError, OSError) as exc:
+        return exc
+    return result
+
+
+LAYOUTS = ("crops", "seamless")
+
+
+def slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
+    """``--layout`` / ``--slides``: (seamless?, the slide count or None for auto)."""
+    if layout not in LAYOUTS:
+        raise InvalidParameterError(f"--layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    n = None if value is None else count_or_auto(value, "--slides")
+    if n is None or n == "auto":
+        return layout == "seamless", None
+    if layout != "seamless":
+        raise InvalidParameterError(f"--slides {value} needs --layout seamless (crops take --k)")
+    return True, n
+
+
+def seamless_result(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
+                    min_slide_width: int | None) -> Any:
+    """:func:`multicrop.crop.seamless.seamless_photo` on one photo: its CropResult, or the exception that makes it fail."""
+    from ..crop.seamless import seamless_photo
+
+    try:
+        return seamless_photo(path, crop_cfg, slides=slides, min_slide_width=min_slide_width,
+                              max_pixels=out_cfg.max_pixels)
+    except (MulticropError, OSError) as exc:
+        return exc
+
+
+def finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: OutputConfig, out_dir: Path,
+            write: WriteOptions | None, *, as_json: bool, list_files: bool) -> bool:
+    """Write one photo's files (``write`` None: dry run) and report on stdout/stderr.  False if it failed."""
+    from ..crop.outputs import write_outputs
+
+    if isinstance(result, Exception):
+        typer.echo(f"multicrop: {path}: {problem(path, result)}", err=True)
+        return False
+    notes = ()
+    if earlier is not None:
+        notes = (f"same name as {earlier} earlier in this batch; this photo's files are "
+                 f"named {stem.name}_* and {stem.name}.json, not {path.stem}_*",)
+    try:
+        if write is None:
+            rec = result.to_dict()
+            rec.update(stem=stem.name, warnings=list(notes) + list(result.image.warnings), dry_run=True)
+        else:
+            rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes, options=write)
+    except (MulticropError, OSError) as exc:
+        typer.echo(f"multicrop: {path}: {problem(path, exc)}", err=True)
+        return False
+    if result.failure:
+        typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
+    for note in rec["warnings"]:
+        typer.echo(f"multicrop: {path}: warning: {note}", err=True)
+    for note in getattr(result, "notes", ()):  # e.g. fewer distinct subjects than the k asked for
+        typer.echo(f"multicrop: {path}: {note}", err=True)
+    if as_json or write is None:
+        typer.echo(json.dumps(rec, sort_keys=True))
+    elif list_files:
+        typer.echo(f"{path}: {', '.join(c['path'] for c in rec['crops'])}")
+    return True
