@@ -30,7 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from ..crop.config import STRATEGIES, CropConfig
 from ..errors import MulticropError
@@ -38,6 +38,7 @@ from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
 from .download import box_in_photo, carousel_zip, edited_crops
+from .guards import check_models, crash_message, upload_too_large
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
 from .notes import plain_error, plain_message, plain_notes, ratio_note
@@ -85,6 +86,14 @@ class CropRequest(BaseModel):
     mixed: bool = False
     focus: list[float] | None = Field(default=None, min_length=2, max_length=2,
                                       description="a point [x, y] in source px that one crop must hold (direct)")
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _k_not_bool(cls, v: Any) -> Any:
+        # JSON true is not a number of crops (pydantic would take it as 1)
+        if isinstance(v, bool):
+            raise ValueError("must be a whole number of crops (1, 2, ...) or 'auto', not true/false")
+        return v
 
 
 class SeamlessRequest(BaseModel):
@@ -141,6 +150,7 @@ def create_app(
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
     panel: Any = None,
+    check: bool = True,
 ) -> FastAPI:
     """Build the application.
 
@@ -163,7 +173,17 @@ def create_app(
         Threads for the saliency model.
     panel : multicrop.judges.panel.Panel, optional
         The judges of the "Judge scores" toggle (default: the measured judge alone).
+    check : bool
+        Run the saliency backend and detectors once now (:func:`multicrop.web.guards.check_models`),
+        so a setting that cannot work fails at start rather than on every upload.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad ratio setting, or a saliency backend or detector that cannot run.
     """
+    if check:
+        check_models(config or CropConfig(), threads=threads)
     store = PhotoStore(config, max_pixels=max_pixels, threads=threads)
     default_ratios = ratios
     parse_ratio_spec(default_ratios)  # a bad setting fails at start, not on the first request
@@ -183,7 +203,11 @@ def create_app(
 
     @app.exception_handler(MulticropError)
     async def _library_error(request: Request, exc: MulticropError) -> JSONResponse:
-        return JSONResponse({"detail": plain_message(str(exc))}, status_code=422)
+        text, name = plain_message(str(exc)), getattr(request.state, "photo_name", None)
+        head, sep, _ = text.partition(": ")
+        if name and (not sep or " " in head.strip()):  # names neither a file nor a field: name the photo
+            text = f"{name}: {text}"
+        return JSONResponse({"detail": text}, status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -192,7 +216,7 @@ def create_app(
         first = errs[0] if errs else {}
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc)
-        msg = first.get("msg", "invalid request")
+        msg = first.get("msg", "invalid request").removeprefix("Value error, ")
         got = first.get("input")
         detail = f"{field or 'request'}: {msg}" + (f", got {got!r}" if got is not None and not isinstance(got, dict)
                                                     else "")
@@ -205,16 +229,29 @@ def create_app(
         if fresh:
             sid = secrets.token_urlsafe(32)
         request.state.session = sid
-        response = await call_next(request)
+        request.state.photo_name = None
+        too_big = (upload_too_large(request.headers, limit, max_upload_mb, request.query_params.get("name"))
+                   if request.method == "POST" and request.url.path == "/api/photos" else None)
+        if too_big:  # from Content-Length alone: the body is never read
+            response = JSONResponse({"detail": too_big, "field": "upload"}, status_code=413,
+                                    headers={"Connection": "close"})
+        else:
+            try:
+                response = await call_next(request)
+            except Exception as exc:  # never a bare 500: one JSON line naming the photo
+                response = JSONResponse({"detail": crash_message(exc, request.state.photo_name, hide=str(store.dir))},
+                                        status_code=500)
         if fresh:
             response.set_cookie(SESSION_COOKIE, sid, max_age=int(store.ttl_s), httponly=True, samesite="strict")
         return response
 
     def photo_or_404(pid: str, request: Request):
         try:
-            return store.get(pid, request.state.session)
+            photo = store.get(pid, request.state.session)
         except KeyError:
             raise HTTPException(404, f"no photo {pid!r} (deleted, expired or never uploaded)") from None
+        request.state.photo_name = photo.name
+        return photo
 
     # -- pages -----------------------------------------------------------------------------
     @app.get("/", include_in_schema=False)
@@ -267,6 +304,9 @@ def create_app(
                 photo = await asyncio.to_thread(store.add, name, data, session=request.state.session)
             except MulticropError as exc:
                 refused.append({"name": name, "error": plain_error(name, str(exc)), "status": 422})
+                continue
+            except Exception as exc:  # one bad file never fails its neighbours
+                refused.append({"name": name, "error": crash_message(exc, name, hide=str(store.dir)), "status": 422})
                 continue
             accepted.append(photo.info())
         if not accepted and refused:

@@ -177,6 +177,7 @@ function renderTabs() {
     tabs.appendChild(t);
   }
   $("drop").classList.toggle("compact", state.photos.length > 0);
+  $("limit").classList.toggle("hidden", state.photos.length > 0); // said on the first screen; room for the photo after
 }
 
 async function removePhoto(p) {
@@ -619,27 +620,65 @@ function updateButtons() {
   document.body.classList.toggle("mode-seamless", seamlessMode);
 }
 
+// -- uploads: each file checked here before it is sent, then sent on its own ----------------------
+const SIGNATURES = [ // what the first bytes of each format the server opens look like
+  (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff, // JPEG
+  (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47, // PNG
+  (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46, // GIF
+  (b) => b[0] === 0x42 && b[1] === 0x4d, // BMP
+  (b) => b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 && b[8] === 0x57 && b[9] === 0x45, // WebP
+  (b) => (b[0] === 0x49 && b[1] === 0x49 && b[2] === 0x2a) || (b[0] === 0x4d && b[1] === 0x4d && b[3] === 0x2a), // TIFF
+  (b) => b[4] === 0x66 && b[5] === 0x74 && b[6] === 0x79 && b[7] === 0x70, // HEIC/HEIF (ISO media "ftyp")
+];
+const NOT_A_PHOTO = "this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC).";
+
+async function fileProblem(f) { // why the server would refuse f, found before anything is sent (or null)
+  const s = state.settings;
+  const dot = f.name.lastIndexOf(".");
+  const suffix = dot >= 0 ? f.name.slice(dot).toLowerCase() : "";
+  if (!s.suffixes.includes(suffix)) return NOT_A_PHOTO;
+  if (f.size === 0) return "the file is empty";
+  if (f.size > s.max_upload_mb * 1024 * 1024) return `larger than the ${s.max_upload_mb} MB upload limit`;
+  try {
+    const head = new Uint8Array(await f.slice(0, 16).arrayBuffer());
+    if (!SIGNATURES.some((sig) => sig(head))) return NOT_A_PHOTO;
+  } catch (_) { return "the file could not be read"; }
+  return null;
+}
+
 async function upload(files) {
   if (!files.length) return;
-  const fd = new FormData();
-  for (const f of files) fd.append("files", f, f.name);
-  busy(true, `uploading ${plural(files.length, "photo")}…`);
+  const refused = [];
+  const ok = [];
+  for (const f of files) {
+    const why = await fileProblem(f);
+    if (why) refused.push(`${f.name}: ${why}`); else ok.push(f);
+  }
+  fieldError("upload", refused.join(" ")); // at once, beside the button, before any upload
+  if (!ok.length) return;
   $("upload").disabled = true;
+  let opened = false;
   try {
-    const r = await (await api("POST", "/api/photos", fd)).json();
-    fieldError("upload", r.refused.map((bad) => bad.error).join(" "));
-    for (const info of r.photos) state.photos.push(newPhoto(info));
-    renderTabs();
-    if (r.photos.length) select(r.photos[0].id);
-    for (const info of r.photos.slice(1)) {
-      const p = state.photos.find((x) => x.id === info.id);
-      if (state.mode === "carousel") suggest(p);
+    for (const [i, f] of ok.entries()) { // one request per photo: one bad file never fails another
+      busy(true, `uploading ${f.name}` + (ok.length > 1 ? ` (${i + 1} of ${ok.length})` : "") + "…");
+      const fd = new FormData();
+      fd.append("files", f, f.name);
+      try {
+        const r = await (await api("POST", `/api/photos?name=${encodeURIComponent(f.name)}`, fd)).json();
+        refused.push(...r.refused.map((bad) => bad.error));
+        for (const info of r.photos) {
+          const p = newPhoto(info);
+          state.photos.push(p);
+          renderTabs();
+          if (!opened) { opened = true; select(p.id); }
+          else if (state.mode === "carousel") suggest(p);
+        }
+      } catch (e) { refused.push(e.message.startsWith(f.name) ? e.message : `${f.name}: ${e.message}`); }
+      fieldError("upload", refused.join(" "));
     }
-  } catch (e) {
-    busy(false, "");
-    fieldError("upload", e.message);
   } finally {
     $("upload").disabled = false;
+    if (!opened) busy(false, cur() ? undefined : "");
   }
 }
 
