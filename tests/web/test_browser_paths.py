@@ -76,3 +76,129 @@ def test_refused_files_are_said_at_once_beside_add_photos_and_a_good_photo_opens
             page.click("#upload")
         page.screenshot(path=str(shots / f"a_batch_{size}.png"))
         assert errors == []
+
+
+HOLD_CROPS = """
+window.__hold = false; window.__held = [];
+const realFetch = window.fetch.bind(window);
+window.fetch = (url, init) => {
+  if (window.__hold && String(url).includes("/crops")) {
+    return new Promise((res, rej) => window.__held.push({ body: init && init.body, go: () => realFetch(url, init).then(res, rej) }));
+  }
+  return realFetch(url, init);
+};
+window.__release = (i) => { const h = window.__held[i]; h.go(); return h.body; };
+"""
+
+
+def _rects(page):
+    return page.eval_on_selector_all(
+        "#overlay rect.crop-box", "els => els.sort((a, b) => a.dataset.index - b.dataset.index)"
+        ".map(e => ['x','y','width','height'].map(a => Math.round(+e.getAttribute(a) * 100) / 100))")
+
+
+def _settle(page):
+    """Wait until the photo on screen has its reply and nothing of it is loading."""
+    page.wait_for_function("cur() && cur().boxes && cur().result && !cur().loading && "
+                           "document.querySelectorAll('#strip .card').length === cur().boxes.length")
+
+
+def _open_settings(page):
+    if not page.evaluate("document.getElementById('controls').open"):
+        page.click("#controls > summary")
+
+
+def _tab(page, name):
+    page.locator("#tabs .tab-main", has_text=name).click()
+    page.wait_for_function(f"cur().name === {name!r}")
+    _settle(page)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_each_photo_keeps_its_settings_and_edits_through_every_change_and_a_reload(browser, make_app, tmp_path,
+                                                                                   shots, size):
+    from multicrop.datasets.examples import example_photo
+
+    a = example_photo(tmp_path / "a.jpg")
+    b = tmp_path / "b.jpg"
+    b.write_bytes(photo_bytes(900, 400))
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.add_init_script(HOLD_CROPS)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        _open_settings(page)
+        page.select_option("#k", "2")
+        page.set_input_files("#files", [str(a), str(b)])
+        page.wait_for_function("state.photos.length === 2 && cur().name === 'a.jpg'")
+        _settle(page)
+        # an edit of photo A: its first crop ten screen px to the right
+        page.locator("#strip .card").first.click()
+        page.keyboard.press("Shift+ArrowRight")
+        edited_a = _rects(page)
+        assert "You have edited these crops" in page.inner_text("#notes")
+        # photo B: another number of crops
+        _tab(page, "b.jpg")
+        page.select_option("#k", "3")
+        page.wait_for_function("cur().boxes.length === 3")
+        _settle(page)
+        # back on A: its edit and its own Crops setting, untouched
+        _tab(page, "a.jpg")
+        assert _rects(page) == edited_a and page.input_value("#k") == "2"
+        # a preset switch on A: the edited crops stay, and the page says how to drop them
+        page.select_option("#ratios", "1:1")
+        _settle(page)
+        assert _rects(page) == edited_a
+        assert "“Reset to suggestion” replaces them" in page.inner_text("#notes")
+        page.screenshot(path=str(shots / f"b_kept_{size}.png"))
+
+        page.reload()
+        page.wait_for_function("state.photos.length === 2 && cur() && cur().name === 'a.jpg'")
+        _settle(page)
+        assert _rects(page) == edited_a
+        assert page.input_value("#k") == "2" and page.input_value("#ratios") == "1:1"
+        _open_settings(page)
+        _tab(page, "b.jpg")
+        assert page.input_value("#k") == "3" and len(_rects(page)) == 3
+        _tab(page, "a.jpg")
+        # Reset to suggestion is the one way to drop them: then 1:1 crops, and one Undo brings the edit back
+        page.click("#reset")
+        page.wait_for_function("!document.getElementById('notes').textContent.includes('You have edited')")
+        _settle(page)
+        assert _rects(page) != edited_a
+        assert set(page.evaluate("cur().boxes.map(b => b.ratio)")) == {"1:1"}
+        page.click("#undo")
+        assert _rects(page) == edited_a
+
+        # one request sequence: replies that come back in the other order never show the older state
+        _tab(page, "b.jpg")
+        page.evaluate("window.__hold = true")
+        page.select_option("#ratios", "1:1")
+        page.wait_for_function("window.__held.length === 1")
+        page.select_option("#ratios", "4:5")
+        page.wait_for_function("window.__held.length === 2")
+        n = page.evaluate("state.replies")
+        assert '"4:5"' in page.evaluate("window.__release(1)")
+        page.wait_for_function(f"state.replies === {n + 1}")
+        assert page.evaluate("window.__release(0)").count('"1:1"') == 1
+        page.evaluate("window.__hold = false")
+        page.wait_for_function(f"state.replies === {n + 2}")  # the older reply is in, and not used:
+        assert set(page.evaluate("cur().boxes.map(b => b.ratio)")) == {"4:5"}
+        assert page.input_value("#ratios") == "4:5"
+        page.select_option("#strategy", "direct")  # and a change after it, answered at once
+        _settle(page)
+        page.evaluate("window.__hold = true")
+        shown = _rects(page)
+        page.select_option("#strategy", "partition")  # held ...
+        page.wait_for_function("window.__held.length === 3")
+        page.select_option("#k", "auto")  # ... and at once a combination that cannot be: said beside Crops
+        assert "“auto” needs the direct strategy" in page.inner_text("#err-k")
+        n = page.evaluate("state.replies")
+        page.evaluate("window.__release(2)")  # the partition reply arrives late: not shown
+        page.evaluate("window.__hold = false")
+        page.wait_for_function(f"state.replies === {n + 1}")
+        assert "“auto” needs the direct strategy" in page.inner_text("#err-k")
+        assert _rects(page) == shown
+        assert set(page.evaluate("cur().boxes.map(b => b.ratio)")) == {"4:5"}
+        page.screenshot(path=str(shots / f"b_sequence_{size}.png"))
+        assert errors == []

@@ -41,7 +41,7 @@ from .download import box_in_photo, carousel_zip, edited_crops
 from .guards import check_models, crash_message, upload_too_large
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
-from .notes import plain_error, plain_message, plain_notes, ratio_note
+from .notes import note_items, plain_error, plain_message, ratio_note
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
 __all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
@@ -357,7 +357,8 @@ def create_app(
         rec["id"] = pid
         rec["analysis_runs"] = store.analysis_runs
         spec = parse_ratio_spec(req.ratios or default_ratios)
-        rec["plain_notes"] = plain_notes(res.failure, res.notes)
+        rec["note_items"] = note_items(res.failure, res.notes)
+        rec["plain_notes"] = [n["text"] for n in rec["note_items"]]
         said = any(n.startswith("one ratio for every crop") for n in res.notes)  # the library said which
         rec["ratio_note"] = None if said else ratio_note(
             spec.label or spec.name, [str(r) for r in spec.ratios], [str(c.ratio) for c in res.crops],

@@ -7,7 +7,7 @@ const $ = (id) => document.getElementById(id);
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const STORE = "multicrop.v1";
 const FIELDS = ["upload", "k", "ratios", "strategy", "slides", "width", "download"];
-const state = { photos: [], current: null, settings: null, mode: "carousel" };
+const state = { photos: [], current: null, settings: null, mode: "carousel", replies: 0 };
 
 // -- stored state ----------------------------------------------------------------------------
 function loadJSON(key, fallback) {
@@ -22,7 +22,15 @@ function saveSettings() {
                          width: $("width").value, mixed: $("mixed").checked, slides: $("slides").value,
                          mode: state.mode, current: state.current, scores: $("showScores").checked });
 }
-function savePhoto(p) { if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null }); }
+// Each photo keeps its own settings, boxes and the suggestion they started from (so "edited" survives a reload)
+function savePhoto(p) {
+  if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
+                                           suggested: p.suggested || null });
+}
+const copyState = (st) => ({ boxes: clone(st.boxes), settings: { ...st.settings }, suggested: st.suggested ? clone(st.suggested) : null });
+const sameBoxes = (a, b) => JSON.stringify(a || null) === JSON.stringify(b || null);
+function edited(p) { return !!(p && p.boxes && p.suggested && !sameBoxes(p.boxes, p.suggested)); }
+function record(p) { p.history.record({ boxes: p.boxes, settings: p.settings, suggested: p.suggested }); }
 
 // -- errors beside their controls --------------------------------------------------------------
 function fieldError(name, text) {
@@ -64,15 +72,26 @@ function widthValue() { // the platform width, or null (and an error beside the 
   return v;
 }
 
-function settingsNow() {
-  const p = cur();
-  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value, mixed: $("mixed").checked,
-           ...(p && p.focus ? { focus: p.focus } : {}) };
+function controlSettings() { // what the settings controls show
+  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value, mixed: $("mixed").checked };
 }
 
-function settingsProblem() { // a combination the server would refuse, said beside the control
+function showSettings(st) { // a photo's settings into the controls
+  for (const id of ["k", "ratios", "strategy"]) {
+    if ([...$(id).options].some((o) => o.value === String(st[id]))) $(id).value = String(st[id]);
+  }
+  $("mixed").checked = !!st.mixed;
+}
+
+function settingsNow(p) { // the request body of photo p's settings (and its focus point)
+  p = p || cur();
+  const st = (p && p.settings) || controlSettings();
+  return { k: st.k, ratios: st.ratios, strategy: st.strategy, mixed: !!st.mixed, ...(p && p.focus ? { focus: p.focus } : {}) };
+}
+
+function settingsProblem(st) { // a combination the server would refuse, said beside the control
   const s = state.settings;
-  if ($("k").value === "auto" && !s.auto_k.includes($("strategy").value)) {
+  if (st.k === "auto" && !s.auto_k.includes(st.strategy)) {
     return ["k", `“auto” needs the ${s.auto_k.join(" or ")} strategy: choose it as the strategy, or a number of crops.`];
   }
   return null;
@@ -95,9 +114,9 @@ const editor = new BoxEditor($("overlay"), {
     const p = cur();
     if (!p || state.mode !== "carousel") return;
     p.boxes = clone(boxes);
-    if (final) { p.history.record(p.boxes); savePhoto(p); clearErrors("download"); }
+    if (final) { record(p); savePhoto(p); clearErrors("download"); }
     renderStrip(final);
-    renderNotes();
+    if (final) renderNotes(); // not while dragging
     updateButtons();
   },
   onSelect: (i) => markSelected(i),
@@ -106,7 +125,7 @@ const editor = new BoxEditor($("overlay"), {
     if (!p || !$("focusMode").checked || state.mode !== "carousel") return;
     p.focus = [Math.round(x), Math.round(y)];
     editor.focus = { x, y };
-    suggest(p);
+    suggest(p, "reset"); // a click asks for crops around that point (Undo brings the previous ones back)
   },
 });
 
@@ -128,8 +147,17 @@ function showInStrip(card) { // scroll the strip (never the page, which would mo
   else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
 }
 
-function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.undo(); if (b) applyBoxes(p, b); }
-function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.redo(); if (b) applyBoxes(p, b); }
+function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.undo(); if (st) applyState(p, st); }
+function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.redo(); if (st) applyState(p, st); }
+
+function applyState(p, st) { // an undo or redo: the boxes, and the settings they were made with
+  const settingsChanged = JSON.stringify(st.settings) !== JSON.stringify(p.settings);
+  p.settings = { ...st.settings };
+  p.suggested = st.suggested ? clone(st.suggested) : p.suggested;
+  if (p.id === state.current) { showSettings(p.settings); clearErrors("k", "ratios", "strategy"); }
+  applyBoxes(p, st.boxes);
+  if (settingsChanged) suggest(p, "keep"); // the notes and overlays of those settings; the boxes stay
+}
 
 function applyBoxes(p, boxes) { // an undo/redo or a card's button: the boxes as given
   p.boxes = clone(boxes);
@@ -142,7 +170,8 @@ function applyBoxes(p, boxes) { // an undo/redo or a card's button: the boxes as
 
 function edit(boxes) { // a change made outside the editor (card buttons): one undo step
   const p = cur();
-  p.history.record(boxes);
+  p.boxes = clone(boxes);
+  record(p);
   applyBoxes(p, boxes);
 }
 
@@ -325,6 +354,51 @@ function updatePager() {
 }
 
 // -- notes ----------------------------------------------------------------------------------------
+// The notes describe what is on screen now: the ratio notes come from the boxes shown; the server's notes
+// about named crops are shown only while the crops are the suggestion (after an edit they would be stale).
+function carouselNotes(p) {
+  const notes = [];
+  const items = p.noteItems || [];
+  const kinds = [...new Set(p.boxes.map((b) => b.ratio))];
+  const allowed = allowedRatios();
+  const isEdited = edited(p);
+  if (isEdited) {
+    notes.push("You have edited these crops: they stay whatever you change; “Reset to suggestion” replaces them with the suggestion for these settings.");
+  }
+  const off = p.boxes.map((b, i) => [i + 1, b.ratio]).filter(([, r]) => allowed.length && !allowed.includes(r));
+  if (off.length) {
+    const which = off.map(([i, r]) => `crop ${i} is ${r}`).join(", ");
+    notes.push({ warn: true, text: `${which[0].toUpperCase()}${which.slice(1)}, not a ratio of “${ratioLabel()}”: its card's menu changes it.` });
+  }
+  if (kinds.length > 1) {
+    notes.push({ warn: true, text: `Mixed shapes (${kinds.join(", ")}): ` + (platformPreset()
+      ? "Instagram shows every slide at the first slide's shape and would re-crop the others."
+      : "a platform that shows one shape per carousel would re-crop some slides.") });
+  } else if (!isEdited && kinds.length === 1) {
+    const said = items.find((n) => n.kind === "ratio" && n.text.startsWith(`All slides are ${kinds[0]}`));
+    if (said) notes.push(said.text);
+    else if (p.ratioNote && p.ratioNote.startsWith(`All slides are ${kinds[0]}`)) notes.push(p.ratioNote);
+  }
+  const asked = Number(p.settings.k);
+  const got = (p.suggested || p.boxes).length;
+  const count = items.filter((n) => n.kind === "count").map((n) => n.text);
+  if (Number.isInteger(asked) && got < asked && !count.length) { // fewer than asked: always said, in plain words
+    count.push(`You asked for ${plural(asked, "crop")}; this photo gave ${got} distinct enough to keep.`);
+  }
+  if (isEdited) notes.push(...count.map((t) => `The suggestion: ${t}`));
+  else {
+    notes.push(...count);
+    notes.push(...items.filter((n) => n.kind === "crops" || n.kind === "photo").map((n) => n.text));
+  }
+  if (p.focus && p.settings.strategy !== "direct") notes.push("The focus point is used by the direct strategy only.");
+  return notes;
+}
+
+function ratioLabel() {
+  const sel = $("ratios");
+  return sel.selectedIndex >= 0 ? sel.options[sel.selectedIndex].text : sel.value;
+}
+
 function renderNotes() {
   const p = cur();
   const ul = $("notes");
@@ -333,17 +407,8 @@ function renderNotes() {
   const notes = [];
   if (state.mode === "seamless") {
     if (p.seam) notes.push(...(p.seam.ratio_note ? [p.seam.ratio_note] : []), ...p.seam.plain_notes);
-  } else if (p.boxes) {
-    const kinds = [...new Set(p.boxes.map((b) => b.ratio))];
-    if (kinds.length > 1) {
-      notes.push({ warn: true, text: `Mixed shapes (${kinds.join(", ")}): ` + (platformPreset()
-        ? "Instagram shows every slide at the first slide's shape and would re-crop the others."
-        : "a platform that shows one shape per carousel would re-crop some slides.") });
-    } else if (p.ratioNote) notes.push(p.ratioNote);
-    notes.push(...(p.notes || []));
-    if (p.focus && $("strategy").value !== "direct") notes.push("The focus point is used by the direct strategy only.");
-  }
-  for (const n of notes) {
+  } else if (p.boxes) notes.push(...carouselNotes(p));
+  for (const n of [...new Set(notes.map((x) => (typeof x === "string" ? x : JSON.stringify(x))))].map((x) => (x.startsWith("{") ? JSON.parse(x) : x))) {
     const li = document.createElement("li");
     li.textContent = typeof n === "string" ? n : n.text;
     if (n.warn) li.className = "warn";
@@ -496,29 +561,57 @@ async function waitReady(p) {
   }
 }
 
-// The suggestion for the current settings; `keep`: only the result's overlays, the boxes stay (a reload)
-async function suggest(p, keep) {
-  const problem = settingsProblem();
-  if (problem) { fieldError(...problem); updateButtons(); return; }
-  const seq = p.seq = (p.seq || 0) + 1;
+// Every request whose reply changes what is shown takes a ticket; a reply is used only while its ticket is
+// its photo's latest, so a late reply never overwrites a newer state (point 8).
+let tickets = 0;
+
+// The suggestion for photo p's settings.  how: "new" (the boxes follow it unless the person edited them),
+// "keep" (only its notes and overlays: the boxes stay, as after a reload), "reset" (the boxes become it).
+async function suggest(p, how) {
+  how = how || "new";
+  const ticket = p.ticket = ++tickets;
+  const settings = { ...p.settings };
+  const problem = settingsProblem(settings);
+  if (problem) {
+    p.problem = { field: problem[0], message: problem[1] };
+    p.loading = false;
+    if (p.id === state.current) { fieldError(...problem); busy(false, `${p.name}: no carousel for these settings`); }
+    renderNotes();
+    updateButtons();
+    return;
+  }
+  let keep = how === "keep" || (how === "new" && edited(p));
   p.loading = !(keep && p.boxes); // kept boxes stay usable while their overlays load
   updateButtons();
   try {
     const info = await waitReady(p);
+    if (ticket !== p.ticket) return;
     if (info.status === "error") { fieldError("upload", info.error); return; }
     if (p.id === state.current && p.loading) busy(true, `${p.name}: choosing crops…`);
-    const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
-    if (seq !== p.seq) return; // newer settings for this photo are on their way
+    let r;
+    try { r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow(p))).json(); }
+    finally { state.replies += 1; } // every reply counted, used or not (the tests wait on it, never on time)
+    if (ticket !== p.ticket) return; // newer settings for this photo are on their way
     p.problem = null;
     if (p.id === state.current) clearErrors("k", "ratios", "strategy");
     p.result = r;
     p.notes = r.plain_notes || [];
+    p.noteItems = r.note_items || p.notes.map((text) => ({ text, kind: "photo" }));
     p.ratioNote = r.ratio_note;
-    if (!keep || !p.boxes) {
-      p.boxes = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
-      p.history.record(p.boxes);
-      savePhoto(p);
+    const suggestion = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
+    const first = !p.boxes;
+    const wasEdited = edited(p);
+    keep = how === "keep" || (how === "new" && wasEdited); // an edit made while the reply was on its way stays
+    if (!keep || first) {
+      p.boxes = clone(suggestion);
+      p.suggested = clone(suggestion);
+      if (first) p.history = new History({ boxes: p.boxes, settings: p.settings, suggested: p.suggested }, 200, copyState);
+      else record(p); // (the first suggestion starts the history: one Undo never leaves no crops)
+    } else if (how === "new" && wasEdited) {
+      p.suggested = clone(suggestion); // the person's boxes stay, edited against the suggestion of these settings
+      p.history.now.suggested = clone(suggestion);
     }
+    savePhoto(p);
     if (p.id === state.current && state.mode === "carousel") {
       editor.opts.locked = false;
       editor.setBoxes(p.boxes, -1);
@@ -527,18 +620,21 @@ async function suggest(p, keep) {
       busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px`);
     }
   } catch (e) {
+    if (ticket !== p.ticket) return;
     p.problem = e; // shown beside its control when this photo is on screen
     if (p.id === state.current) { busy(false, `${p.name}: no carousel for these settings`); showError(e, "k"); }
   } finally {
-    if (seq === p.seq) p.loading = false;
-    renderNotes();
-    renderTabs();
-    updateButtons();
+    if (ticket === p.ticket) {
+      p.loading = false;
+      renderNotes();
+      renderTabs();
+      updateButtons();
+    }
   }
 }
 
 async function seamless(p) {
-  const seq = p.seq = (p.seq || 0) + 1;
+  const seq = p.ticket = ++tickets;
   p.loading = true;
   updateButtons();
   try {
@@ -548,7 +644,7 @@ async function seamless(p) {
     const slides = $("slides").value;
     const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }) };
     const r = await (await api("POST", `/api/photos/${p.id}/seamless`, body)).json();
-    if (seq !== p.seq) return;
+    if (seq !== p.ticket) return;
     clearErrors("ratios", "slides");
     p.seam = r;
     if (p.id === state.current && state.mode === "seamless") {
@@ -560,10 +656,11 @@ async function seamless(p) {
         + `${Math.round(r.kept * 100)} % of the photo`);
     }
   } catch (e) {
+    if (seq !== p.ticket) return;
     if (p.id === state.current) busy(false, `${p.name}: no panorama for these settings`);
     showError(e, "slides");
   } finally {
-    if (seq === p.seq) p.loading = false;
+    if (seq === p.ticket) p.loading = false;
     renderNotes();
     updateButtons();
   }
@@ -573,18 +670,19 @@ function refresh(p) { // the current mode's result for photo p
   if (state.mode === "seamless") {
     if (p.seam) { editor.opts.locked = true; editor.setBoxes(p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })), -1); renderStrip(); }
     else seamless(p);
-  } else if (!p.boxes) suggest(p);
+  } else if (!p.boxes) { renderStrip(); suggest(p); } // never the previous photo's cards beside this one
   else {
     editor.opts.locked = false;
     editor.setBoxes(p.boxes, -1);
     renderStrip();
-    if (!p.result) suggest(p, true);
+    if (!p.result) suggest(p, "keep");
   }
 }
 
 function select(id) {
   state.current = id;
   const p = cur();
+  showSettings(p.settings); // this photo's own settings
   $("work").classList.remove("hidden");
   editor.setSize(p.width, p.height);
   editor.selected = -1;
@@ -594,7 +692,7 @@ function select(id) {
   $("saliency").dataset.id = "";
   busy(false, `${p.name}: ${p.width}×${p.height} px`);
   clearErrors("k", "ratios", "strategy", "slides", "download");
-  if (p.problem) showError(p.problem, "k");
+  if (p.problem) showError(p.problem, p.problem.field || "k");
   refresh(p);
   overlays();
   renderTabs();
@@ -671,7 +769,7 @@ async function upload(files) {
           state.photos.push(p);
           renderTabs();
           if (!opened) { opened = true; select(p.id); }
-          else if (state.mode === "carousel") suggest(p);
+          else if (state.mode === "carousel") suggest(p, "new");
         }
       } catch (e) { refused.push(e.message.startsWith(f.name) ? e.message : `${f.name}: ${e.message}`); }
       fieldError("upload", refused.join(" "));
@@ -682,10 +780,14 @@ async function upload(files) {
   }
 }
 
-function newPhoto(info) {
+function newPhoto(info) { // a photo of this session: what this browser kept of it, or the settings now
   const kept = loadJSON(`photo.${info.id}`, null);
   const boxes = kept && Array.isArray(kept.boxes) ? kept.boxes : null;
-  return { ...info, boxes, focus: kept ? kept.focus : null, history: new History(boxes || []) };
+  const settings = kept && kept.settings && typeof kept.settings === "object" ? { ...controlSettings(), ...kept.settings }
+    : controlSettings();
+  const suggested = kept && Array.isArray(kept.suggested) ? kept.suggested : boxes;
+  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null,
+           history: new History({ boxes: boxes || [], settings }, 200, copyState) };
 }
 
 async function download(withWidth) {
@@ -750,17 +852,19 @@ async function init() {
   $("labelLink").classList.toggle("hidden", !s.label_mode);
   if (window.matchMedia("(max-width: 700px)").matches) $("controls").open = false;
 
+  // a setting changes the photo on screen only (and is what the next photos start with); edited crops stay
   const changed = () => {
     saveSettings();
     clearErrors("k", "ratios", "strategy", "slides");
-    for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seam = null; p.seq = (p.seq || 0) + 1; }
     const p = cur();
     if (!p) { updateButtons(); return; }
+    p.settings = controlSettings();
+    if (edited(p)) record(p); // edited crops stay; the setting change is one undo step
     if (state.mode === "seamless") seamless(p);
-    else suggest(p);
+    else suggest(p, "new");
   };
   for (const id of ["k", "ratios", "strategy", "mixed"]) $(id).onchange = () => {
-    if (state.mode === "seamless" && id !== "ratios") { saveSettings(); return; }
+    if (state.mode === "seamless" && id !== "ratios") { saveSettings(); const p = cur(); if (p) p.settings = controlSettings(); return; }
     const p = cur();
     if (p) p.seam = null;
     changed();
@@ -771,7 +875,7 @@ async function init() {
   $("showScores").onchange = () => { saveSettings(); renderStrip(); };
   $("focusMode").onchange = () => {
     const p = cur();
-    if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p); }
+    if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p, "new"); }
   };
   // the picker opens after the key or click that asked for it has been handled (Enter opened it unreliably)
   $("upload").onclick = () => setTimeout(() => $("files").click(), 0);
@@ -785,7 +889,7 @@ async function init() {
   $("reset").onclick = () => {
     const p = cur();
     if (!p) return;
-    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p); }
+    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p, "reset"); }
   };
   $("undo").onclick = undo;
   $("redo").onclick = redo;

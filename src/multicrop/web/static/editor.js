@@ -343,11 +343,15 @@ function thumbnail(img, box, W, height) {
   return c;
 }
 
-// Undo/redo of one photo's boxes: every finished edit records the state before it.
+// Undo/redo of one photo's state (its boxes; on the carousel page its boxes and settings): every finished
+// edit records the new state.  `copy` deep-copies a state (default: a list of boxes).
 class History {
-  constructor(boxes, limit) { this.now = clone(boxes || []); this.past = []; this.future = []; this.limit = limit || 200; }
-  record(boxes) { // after an edit: `boxes` is the new state
-    const next = clone(boxes);
+  constructor(state, limit, copy) {
+    this.copy = copy || clone;
+    this.now = this.copy(state || []); this.past = []; this.future = []; this.limit = limit || 200;
+  }
+  record(state) { // after an edit: `state` is the new state
+    const next = this.copy(state);
     if (JSON.stringify(next) === JSON.stringify(this.now)) return false;
     this.past.push(this.now);
     if (this.past.length > this.limit) this.past.shift();
@@ -355,8 +359,8 @@ class History {
     this.future = [];
     return true;
   }
-  undo() { if (!this.past.length) return null; this.future.push(this.now); this.now = this.past.pop(); return clone(this.now); }
-  redo() { if (!this.future.length) return null; this.past.push(this.now); this.now = this.future.pop(); return clone(this.now); }
+  undo() { if (!this.past.length) return null; this.future.push(this.now); this.now = this.past.pop(); return this.copy(this.now); }
+  redo() { if (!this.future.length) return null; this.past.push(this.now); this.now = this.future.pop(); return this.copy(this.now); }
 }
 
 function clone(boxes) { return (boxes || []).map((b) => ({ ...b })); }
