@@ -271,7 +271,7 @@ function renderStrip(keepFocus) {
   const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
   if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; return; }
   $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? `${boxes[0].ratio}, ${outSize(boxes[0])}` : ""}, edge to edge`
-    : `· ${plural(boxes.length, "crop")} in swipe order`;
+    : `· ${plural(boxes.length, "crop")} in swipe order` + (fewerThanAsked(p) ? ` (${p.settings.k} asked)` : "");
   const img = $("photo");
   const best = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? bestIndex(p.scores) : -1;
   const ratios = allowedRatios();
@@ -392,6 +392,11 @@ function carouselNotes(p) {
   }
   if (p.focus && p.settings.strategy !== "direct") notes.push("The focus point is used by the direct strategy only.");
   return notes;
+}
+
+function fewerThanAsked(p) { // the suggestion came back with fewer crops than the number asked for (and is shown)
+  const asked = Number(p.settings && p.settings.k);
+  return Number.isInteger(asked) && !edited(p) && p.boxes && p.boxes.length < asked;
 }
 
 function ratioLabel() {
