@@ -161,3 +161,46 @@ def test_settings_that_cannot_work_fail_when_the_server_starts(make_app):
             make_app(config=FAST)
     finally:
         SALIENCY.create = real
+
+
+MISSHAPEN = {"x": 0, "y": 0, "w": 300, "h": 100, "ratio": "2:3"}
+
+
+def test_a_box_not_of_its_ratio_is_refused_by_download_and_scores_never_reshaped(client):
+    pid = _post(client, ("p.jpg", photo_bytes())).json()["photos"][0]["id"]
+    for route, extra in (("download", {}), ("scores", {}), ("download", {"seamless": True})):
+        r = client.post(f"/api/photos/{pid}/{route}", json={"boxes": [MISSHAPEN], **extra})
+        assert r.status_code == 422, (route, extra, r.text)
+        assert r.json()["detail"].startswith("boxes[1]: a 300x100 box is not 2:3"), r.text
+    ok = client.post(f"/api/photos/{pid}/scores", json={"boxes": [{**MISSHAPEN, "w": 200, "h": 300}]})
+    assert ok.status_code == 200 and ok.json()["crops"][0]["box"] == {"x": 0, "y": 0, "w": 200, "h": 300}
+
+
+def test_the_label_page_refuses_a_misshapen_box_and_offers_no_shared_stem(make_app, tmp_path):
+    d = tmp_path / "labels"
+    d.mkdir()
+    for name in ("x.jpg", "x.png", "y.jpg"):
+        Image.open(io.BytesIO(photo_bytes(600, 400))).save(d / name)
+    with TestClient(make_app(label_dir=d)) as c:
+        items = c.get("/api/label/items").json()
+        assert [it["file"] for it in items["items"]] == ["y.jpg"]
+        assert {s["file"] for s in items["skipped"]} == {"x.jpg", "x.png"}
+        assert all("share one label x.json" in s["why"] for s in items["skipped"])
+        assert c.get("/api/label/items/x").status_code == 404
+        r = c.put("/api/label/items/y", json={"boxes": [MISSHAPEN]})
+        assert r.status_code == 422 and r.json()["detail"].startswith("boxes[1]: a 300x100 box is not 2:3")
+        assert sorted(p.name for p in d.iterdir()) == ["x.jpg", "x.png", "y.jpg"]  # nothing written
+
+
+def test_the_zip_record_names_the_uploaded_file_never_a_server_path(make_app):
+    import zipfile
+
+    app = make_app()
+    with TestClient(app) as c:
+        pid = _post(c, ("Holiday 2026.jpg", photo_bytes())).json()["photos"][0]["id"]
+        r = c.post(f"/api/photos/{pid}/download", json={})
+        assert r.status_code == 200, r.text
+        z = zipfile.ZipFile(io.BytesIO(r.content))
+        text = z.read(next(n for n in z.namelist() if n.endswith(".json"))).decode()
+        assert json.loads(text)["source"] == "Holiday 2026.jpg"
+        assert str(app.state.store.dir) not in text and "multicrop-web-" not in text

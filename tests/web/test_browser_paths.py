@@ -192,12 +192,12 @@ def test_each_photo_keeps_its_settings_and_edits_through_every_change_and_a_relo
         page.select_option("#strategy", "partition")  # held ...
         page.wait_for_function("window.__held.length === 3")
         page.select_option("#k", "auto")  # ... and at once a combination that cannot be: said beside Crops
-        assert "“auto” needs the direct strategy" in page.inner_text("#err-k")
+        assert "“auto” needs “Crops follow” set to “Subjects”" in page.inner_text("#err-k")
         n = page.evaluate("state.replies")
         page.evaluate("window.__release(2)")  # the partition reply arrives late: not shown
         page.evaluate("window.__hold = false")
         page.wait_for_function(f"state.replies === {n + 1}")
-        assert "“auto” needs the direct strategy" in page.inner_text("#err-k")
+        assert "“auto” needs “Crops follow” set to “Subjects”" in page.inner_text("#err-k")
         assert _rects(page) == shown
         assert set(page.evaluate("cur().boxes.map(b => b.ratio)")) == {"4:5"}
         page.screenshot(path=str(shots / f"b_sequence_{size}.png"))
@@ -241,4 +241,106 @@ def test_fewer_crops_than_asked_are_said_and_notes_follow_the_crops_shown(browse
         assert not any(t[:6] in ("Crop 1", "Crops ") for t in notes), notes
         assert any(t.startswith("The suggestion: ") for t in notes), notes
         page.screenshot(path=str(shots / f"c_mixed_{size}.png"))
+        assert errors == []
+
+
+def _tag_rects(page):
+    """Each number tag's background and its text, as screen rectangles [x0, y0, x1, y1]."""
+    return page.evaluate("""[...document.querySelectorAll('#overlay g.tag')].map(g => {
+        const r = g.querySelector('rect').getBoundingClientRect(), t = g.querySelector('text').getBoundingClientRect();
+        return [[r.left, r.top, r.right, r.bottom], [t.left, t.top, t.right, t.bottom]]; })""")
+
+
+def _overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_outlines_without_tint_tags_apart_the_photo_on_screen_and_a_photographers_words(browser, make_app, tmp_path,
+                                                                                        shots, size):
+    from multicrop.datasets.examples import example_photo
+
+    example_photo(tmp_path / "wide.jpg")
+    small = np.full((480, 640, 3), 90, np.uint8)
+    small[120:360, 80:320] = (230, 200, 90)
+    small[120:360, 380:620] = (90, 200, 230)
+    Image.fromarray(small).save(tmp_path / "small.jpg")
+    tall = np.full((4000, 3000, 3), 70, np.uint8)
+    tall[800:2000, 600:2400] = (220, 190, 120)
+    Image.fromarray(tall).save(tmp_path / "tall.jpg", quality=80)
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        # the first screen in a photographer's words
+        words = page.eval_on_selector_all("#strategy option", "os => Object.fromEntries(os.map(o => [o.value, o.text]))")
+        assert words["direct"] == "Subjects (recommended)"
+        assert words["partition"] == "Regions (as in the Carousel paper)"
+        labels = page.eval_on_selector_all(".controls label", "ls => ls.map(l => l.textContent.trim())")
+        assert "Show detections" in labels and "Show what stands out" in labels
+        assert not any(t in ("saliency", "faces", "regions", "Strategy") for t in labels), labels
+
+        _open_settings(page)
+        page.select_option("#k", "4")
+        page.set_input_files("#files", [str(tmp_path / "wide.jpg"), str(tmp_path / "small.jpg"),
+                                        str(tmp_path / "tall.jpg")])
+        page.wait_for_function("state.photos.length === 3")
+        _settle(page)
+        # overlapping crops: crop 2 moved onto crop 1, so their tags would sit on one another
+        page.click("#add")
+        page.click("#add")
+        fills = page.eval_on_selector_all("#overlay rect.crop-box", "rs => rs.map(r => +r.getAttribute('fill-opacity'))")
+        assert fills and all(f == 0 for f in fills)  # outlines only: the photo is not tinted
+        tags = _tag_rects(page)
+        assert len(tags) == len(_rects(page)) >= 5
+        for i, (bg, text) in enumerate(tags):
+            assert text[0] >= bg[0] - 1 and text[2] <= bg[2] + 1, (i, bg, text)  # the words fit their tag
+            for j in range(i):
+                assert not _overlap(bg, tags[j][0]), (i, j, bg, tags[j][0])
+        handles = page.evaluate("""[...document.querySelectorAll('#overlay rect.handle')].map(h => {
+            const r = h.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })""")
+        assert len(handles) == 8 and not any(_overlap(h, bg) for h in handles for bg, _ in tags)  # handles free
+        page.screenshot(path=str(shots / f"e_tags_{size}.png"))
+
+        # a small photo fills the space it has; a tall 12 MP photo with its notes fits the screen
+        _tab(page, "small.jpg")
+        shown = page.locator("#photo").bounding_box()
+        column = page.eval_on_selector("#stage", "s => s.parentElement.clientWidth")
+        vp = page.viewport_size
+        if size == "desktop":
+            assert shown["width"] > 1.3 * 640  # enlarged to the space it has (up to the screen's bottom)
+            assert shown["y"] + shown["height"] <= vp["height"]
+        else:
+            assert abs(shown["width"] - column) <= 2  # the column's width
+        _tab(page, "tall.jpg")
+        shown = page.locator("#photo").bounding_box()
+        if size == "desktop":
+            assert page.locator("#notes li").count() >= 1
+            assert shown["y"] + shown["height"] <= vp["height"]
+        else:
+            assert shown["height"] <= 0.6 * vp["height"] + 1
+        page.screenshot(path=str(shots / f"e_tall_{size}.png"))
+        assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_label_undo_redo_are_off_until_there_is_something_to_undo(browser, make_app, label_dir, shots, size):
+    (label_dir / "dataset" / "photo0.png").write_bytes(photo_bytes(300, 200, fmt="PNG"))  # shares photo0's stem
+    with LiveServer(make_app(label_dir=label_dir)) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_selector(".item.active")
+        page.wait_for_function("document.getElementById('photo').naturalWidth > 0")
+        assert "photo0.jpg" in page.inner_text("#skipped") and "share one label photo0.json" in page.inner_text("#skipped")
+        assert page.is_disabled("#undo") and page.is_disabled("#redo")
+        stage = page.locator("#overlay").bounding_box()
+        page.mouse.move(stage["x"] + 10, stage["y"] + 10)
+        page.mouse.down()
+        page.mouse.move(stage["x"] + 90, stage["y"] + 60, steps=4)
+        page.mouse.up()
+        assert not page.is_disabled("#undo") and page.is_disabled("#redo")
+        page.click("#undo")
+        assert page.is_disabled("#undo") and not page.is_disabled("#redo")
+        assert page.locator("#overlay rect.crop-box").count() == 0
+        page.screenshot(path=str(shots / f"e_label_{size}.png"))
         assert errors == []

@@ -457,7 +457,7 @@ def create_app(
         crops = edited_crops(res, boxes, exact=req.seamless)
         res = store.with_boxes(res, list(crops))
         stem = _stem(photo.name)
-        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless)
+        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless, source=photo.name)
         return Response(data, media_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"'})
 
@@ -477,7 +477,7 @@ def create_app(
     async def label_items() -> dict[str, Any]:
         lf = labels_or_404()
         return {"items": lf.items(), "progress": lf.progress(), "ratios": [str(r) for r in lf.ratios],
-                "folder": lf.root.name}
+                "folder": lf.root.name, "skipped": [{"file": n, "why": why} for n, why in lf.skipped.items()]}
 
     @app.get("/api/label/items/{name}", summary="One photo's boxes and metadata")
     async def label_item(name: str) -> dict[str, Any]:

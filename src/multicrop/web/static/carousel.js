@@ -7,6 +7,9 @@ const $ = (id) => document.getElementById(id);
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const STORE = "multicrop.v1";
 const FIELDS = ["upload", "k", "ratios", "strategy", "slides", "width", "download"];
+// The strategies in a photographer's words (the values stay the library's names)
+const STRATEGY_WORDS = { direct: "Subjects (recommended)", partition: "Regions (as in the Carousel paper)",
+                         topk: "Best-scoring crops anywhere" };
 const state = { photos: [], current: null, settings: null, mode: "carousel", replies: 0 };
 
 // -- stored state ----------------------------------------------------------------------------
@@ -92,7 +95,8 @@ function settingsNow(p) { // the request body of photo p's settings (and its foc
 function settingsProblem(st) { // a combination the server would refuse, said beside the control
   const s = state.settings;
   if (st.k === "auto" && !s.auto_k.includes(st.strategy)) {
-    return ["k", `“auto” needs the ${s.auto_k.join(" or ")} strategy: choose it as the strategy, or a number of crops.`];
+    const words = s.auto_k.map((x) => `“${(STRATEGY_WORDS[x] || x).split(" (")[0]}”`).join(" or ");
+    return ["k", `“auto” needs “Crops follow” set to ${words}: choose it there, or a number of crops.`];
   }
   return null;
 }
@@ -103,6 +107,21 @@ function platformPreset() { return Object.keys(state.settings.platform_sizes).le
 function busy(on, text) {
   $("busy").classList.toggle("hidden", !on);
   if (text !== undefined) $("status").textContent = text;
+}
+
+// The photo as large as its column and the screen allow (a small photo is enlarged too), never past the
+// screen's bottom on a desktop; on a narrow screen it leaves room for the carousel below it.
+function fitPhoto() {
+  const img = $("photo"), p = cur();
+  if (!p || !img.naturalWidth) return;
+  const col = $("stage").parentElement.clientWidth;
+  const top = $("stage").getBoundingClientRect().top + window.scrollY;
+  const narrow = window.matchMedia("(max-width: 1000px)").matches;
+  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.6 : 0.7)
+    : window.innerHeight - top - 12;
+  const w = Math.max(120, Math.min(col, Math.max(160, room) * p.width / p.height));
+  img.style.width = `${Math.floor(w)}px`;
+  img.style.height = "auto";
 }
 
 function cur() { return state.photos.find((p) => p.id === state.current); }
@@ -832,10 +851,10 @@ async function init() {
   state.settings = s;
   const kept = loadJSON("settings", {});
   const k = $("k");
-  if (s.auto_k.length) k.add(new Option(`auto (${s.auto_k.join(", ")})`, "auto"));
+  if (s.auto_k.length) k.add(new Option(`auto (with ${s.auto_k.map((x) => (STRATEGY_WORDS[x] || x).split(" (")[0]).join(", ")})`, "auto"));
   for (let i = 1; i <= 10; i++) k.add(new Option(String(i), String(i)));
   for (const [label, value] of Object.entries(s.presets)) $("ratios").add(new Option(label, value));
-  for (const st of s.strategies) $("strategy").add(new Option(st, st));
+  for (const st of s.strategies) $("strategy").add(new Option(STRATEGY_WORDS[st] || st, st));
   $("slides").add(new Option("auto (from the photo's width)", "auto"));
   for (let i = 2; i <= 10; i++) $("slides").add(new Option(String(i), String(i)));
   const pick = (sel, value, fallback) => {
@@ -889,7 +908,7 @@ async function init() {
   document.addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
   document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) $("drop").classList.remove("over"); });
   document.addEventListener("drop", (e) => { e.preventDefault(); $("drop").classList.remove("over"); upload([...e.dataTransfer.files]); });
-  $("photo").onload = () => { editor.render(); renderStrip(); };
+  $("photo").onload = () => { fitPhoto(); editor.render(); renderStrip(); };
   $("add").onclick = addCrop;
   $("reset").onclick = () => {
     const p = cur();
@@ -901,7 +920,7 @@ async function init() {
   $("dlFull").onclick = () => download(false);
   $("dlWidth").onclick = () => download(true);
   $("strip").addEventListener("scroll", updatePager, { passive: true });
-  window.addEventListener("resize", () => { renderStrip(); });
+  window.addEventListener("resize", () => { fitPhoto(); renderStrip(); });
   document.addEventListener("keydown", (e) => {
     const t = e.target;
     const typing = (t.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(t.type)) || t.tagName === "TEXTAREA"

@@ -267,6 +267,24 @@ class BoxEditor {
     return false;
   }
 
+  // Where a tag of tw x th goes for box b: a corner inside the box that no tag (or handle) placed yet covers,
+  // else just outside it, else the first free place below (then beside) its top-left corner; always inside
+  // the photo.
+  _tagPlace(b, tw, th, m, placed) {
+    const gap = th * 0.15;
+    const hits = (x, y) => placed.some((q) => x < q.x + q.w + gap && q.x < x + tw + gap && y < q.y + q.h + gap && q.y < y + th + gap);
+    const inPhoto = ([x, y]) => [Math.min(Math.max(x, 0), Math.max(0, this.W - tw)), Math.min(Math.max(y, 0), Math.max(0, this.H - th))];
+    const cands = [[b.x + m, b.y + m], [b.x + b.w - tw - m, b.y + m], [b.x + m, b.y + b.h - th - m],
+                   [b.x + b.w - tw - m, b.y + b.h - th - m], [b.x, b.y - th - gap], [b.x, b.y + b.h + gap],
+                   [b.x + b.w - tw, b.y - th - gap], [b.x + b.w - tw, b.y + b.h + gap], [b.x - tw - gap, b.y],
+                   [b.x + b.w + gap, b.y]];
+    for (let n = 1; n < 60; n++) cands.push([b.x + m, b.y + m + n * (th + gap)]);
+    for (let n = 1; n < 60; n++) cands.push([b.x + m + n * (tw + gap), b.y + m]);
+    for (let n = 1; n < 400; n++) cands.push([(n * (tw + gap)) % Math.max(tw, this.W), Math.floor(n * (tw + gap) / Math.max(tw, this.W)) * (th + gap)]);
+    for (const c of cands) { const [x, y] = inPhoto(c); if (!hits(x, y)) return [x, y]; }
+    return inPhoto(cands[0]);
+  }
+
   render() {
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -280,6 +298,7 @@ class BoxEditor {
       el("rect", { x: f.x, y: f.y, width: f.w, height: f.h, class: "face", "stroke-width": 2,
                    "stroke-dasharray": "6 4", ...stroke }, svg);
     }
+    const handleRects = []; // the selected crop's handles: no tag may cover them
     const order = this.boxes.map((_, i) => i).filter((i) => i !== this.selected);
     if (this.selected >= 0 && this.selected < this.boxes.length) order.push(this.selected);
     for (const i of order) {
@@ -287,7 +306,8 @@ class BoxEditor {
       const colour = COLOURS[i % COLOURS.length];
       const sel = i === this.selected;
       const g = el("g", { class: "box" + (sel ? " selected" : "") }, svg);
-      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": sel ? 0.06 : 0.12,
+      // an outline only: a tint would colour the photo the person is judging (the fill stays, unseen, for the pointer)
+      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": 0,
                    stroke: colour, "stroke-width": sel ? 4 : 2.5, "data-index": i, "data-role": "box",
                    class: "crop-box", ...stroke }, g);
       if (sel && this.drag) { // rule-of-thirds grid while the crop is dragged
@@ -300,19 +320,22 @@ class BoxEditor {
         // finger-sized on a touch screen, but never so large that the handles hide the crop they belong to
         const hs = Math.min(coarse ? 26 : 14, Math.max(8, Math.min(b.w, b.h) / u / 4)) * u;
         for (const [name, [fx, fy]] of Object.entries(HANDLES)) {
+          handleRects.push({ x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, w: hs, h: hs });
           el("rect", { x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, width: hs, height: hs, fill: colour,
                        stroke: "#000", "stroke-width": 1, "data-index": i, "data-handle": name, class: "handle",
                        style: `cursor:${CURSORS[name]}`, ...stroke }, g);
         }
       }
     }
-    // number tags above every crop: a crop under another can always be picked by its number
+    // number tags above every crop: a crop under another can always be picked by its number; no two overlap
+    const placed = [...handleRects];
     this.boxes.forEach((b, i) => {
       const colour = COLOURS[i % COLOURS.length];
       const fs = 16 * u, pad = 4 * u;
       const label = this.opts.locked ? `${i + 1}` : `${i + 1} · ${b.ratio}`;
       const tw = (label.length * 0.62 * fs) + 2 * pad;
-      const tx = b.x + 6 * u, ty = b.y + 6 * u;
+      const [tx, ty] = this._tagPlace(b, tw, fs + 2 * pad, 6 * u, placed);
+      placed.push({ x: tx, y: ty, w: tw, h: fs + 2 * pad });
       const g = el("g", { class: "tag" + (i === this.selected ? " selected" : "") }, svg);
       el("rect", { x: tx, y: ty, width: tw, height: fs + 2 * pad, rx: 3 * u, fill: colour, "data-index": i,
                    "data-role": "tag", class: "box-tag-bg" }, g);
