@@ -204,3 +204,28 @@ def test_the_zip_record_names_the_uploaded_file_never_a_server_path(make_app):
         text = z.read(next(n for n in z.namelist() if n.endswith(".json"))).decode()
         assert json.loads(text)["source"] == "Holiday 2026.jpg"
         assert str(app.state.store.dir) not in text and "multicrop-web-" not in text
+
+
+def test_a_focus_click_on_a_persons_body_frames_that_person(make_app, tmp_path):
+    from multicrop.datasets.examples import example_photo
+
+    src = example_photo(tmp_path / "astronaut.jpg")  # 3600x1400: a person left, a cat, a cup
+    with TestClient(make_app()) as c:
+        pid = _post(c, ("astronaut.jpg", src.read_bytes())).json()["photos"][0]["id"]
+        plain = c.post(f"/api/photos/{pid}/crops", json={"k": 2, "strategy": "direct"}).json()
+        chest = [492, 880]  # below her chin, on the suit
+        r = c.post(f"/api/photos/{pid}/crops", json={"k": 2, "strategy": "direct", "focus": chest})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        named = body["focus_subject"]
+        assert named["kind"] == "person"
+        sub = named["box"]
+        assert sub["x"] <= chest[0] <= sub["x"] + sub["w"] and sub["y"] < chest[1] - 300  # the head is in it
+        first = body["crops"][0]["box"]
+        assert first["y"] <= sub["y"] + 2 and first["y"] + first["h"] >= sub["y"] + sub["h"] - 2  # head to toe
+        assert first["x"] <= sub["x"] + 2 and first["x"] + first["w"] >= sub["x"] + sub["w"] - 2
+        assert body["plain_notes"][0] == "Crop 1 frames the person you clicked."
+        assert plain.get("focus_subject") is None
+        # a click on nothing in particular stays a point
+        r = c.post(f"/api/photos/{pid}/crops", json={"k": 2, "strategy": "direct", "focus": [3000, 100]})
+        assert r.status_code == 200 and r.json()["focus_subject"] is None

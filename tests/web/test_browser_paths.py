@@ -344,3 +344,36 @@ def test_label_undo_redo_are_off_until_there_is_something_to_undo(browser, make_
         assert page.locator("#overlay rect.crop-box").count() == 0
         page.screenshot(path=str(shots / f"e_label_{size}.png"))
         assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_focus_click_on_a_body_names_that_person_and_frames_them_whole(browser, make_app, tmp_path, shots, size):
+    from multicrop.datasets.examples import example_photo
+
+    src = example_photo(tmp_path / "astronaut.jpg")
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        _open_settings(page)
+        page.select_option("#k", "2")
+        page.select_option("#strategy", "direct")
+        page.check("#focusMode")
+        page.set_input_files("#files", str(src))
+        _settle(page)
+        while page.locator("#strip .card").count():  # clear the photo, so the click lands on it, not a crop
+            page.locator("#strip .card").first.click()
+            page.keyboard.press("Delete")
+        at = page.evaluate("""(() => { const o = document.getElementById('overlay').getBoundingClientRect();
+            return [o.left + 492 * o.width / 3600, o.top + 880 * o.height / 1400]; })()""")
+        page.mouse.click(*at)  # on her suit, below the chin
+        page.wait_for_function("cur().result && cur().result.focus_subject && !cur().loading")
+        _settle(page)
+        sub = page.evaluate("cur().result.focus_subject")
+        assert sub["kind"] == "person"
+        b = page.evaluate("cur().boxes[0]")
+        s = sub["box"]
+        assert b["y"] <= s["y"] + 2 and b["y"] + b["h"] >= s["y"] + s["h"] - 2  # her head is in the slide
+        assert "Crop 1 frames the person you clicked" in page.inner_text("#notes")
+        page.screenshot(path=str(shots / f"f_focus_{size}.png"))
+        assert errors == []

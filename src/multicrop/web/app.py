@@ -337,7 +337,8 @@ def create_app(
         png = await asyncio.to_thread(store.saliency_png, photo)
         return Response(png, media_type="image/png")
 
-    async def result_for(photo, req: CropRequest):
+    async def result_for(photo, req: CropRequest, named: dict | None = None):
+        """The crops for ``req``; a focus point names the subject under it (``named`` receives it)."""
         cfg = store.config_for(req.k, req.ratios or default_ratios, req.strategy, mixed=req.mixed)
         focus = None
         if req.focus is not None:
@@ -346,18 +347,49 @@ def create_app(
             if not (math.isfinite(fx) and math.isfinite(fy) and 0 <= fx <= W and 0 <= fy <= H):
                 raise HTTPException(422, f"focus: ({fx:g}, {fy:g}) must be a point in the {W}x{H} photo")
             focus = Box(fx, fy, 0, 0)
+            if cfg.strategy == "direct":  # a click on a person's body frames that person, not the point
+                subject = await asyncio.to_thread(subject_at, photo, cfg, fx, fy)
+                if subject is not None:
+                    focus = subject["box_source"]
+                    if named is not None:
+                        named.update(subject)
         return await asyncio.wrap_future(store.submit_crops(photo, cfg, focus=focus))
+
+    def subject_at(photo, cfg: CropConfig, fx: float, fy: float) -> dict | None:
+        """The smallest detected subject (else salient one) whose box holds the source point (fx, fy)."""
+        analysis = store.analysis(photo, cfg)
+        W, H = photo.loaded.size
+        ah, aw = photo.loaded.analysis.shape[:2]
+        sx, sy = W / aw, H / ah
+        ax, ay = fx / sx, fy / sy
+        under = [sub for sub in analysis.subjects if sub.kind != "focus"
+                 and sub.box.x <= ax <= sub.box.x + sub.box.w and sub.box.y <= ay <= sub.box.y + sub.box.h]
+        if not under:
+            return None
+        best = min(under, key=lambda sub: (sub.source != "detector", sub.box.w * sub.box.h))
+        b = best.box
+        x0, y0 = max(0.0, b.x * sx), max(0.0, b.y * sy)
+        box = Box(x0, y0, min(W - x0, b.w * sx), min(H - y0, b.h * sy))
+        return {"kind": best.kind, "label": best.label, "box": box.round().to_dict(), "box_source": box}
 
     @app.post("/api/photos/{pid}/crops", summary="The suggested carousel for these settings (boxes in source px)")
     async def photo_crops(pid: str, req: CropRequest, request: Request) -> dict[str, Any]:
         photo = photo_or_404(pid, request)
-        res = await result_for(photo, req)
+        named: dict[str, Any] = {}
+        res = await result_for(photo, req, named)
         rec = res.to_dict()
         rec["source"] = photo.name
         rec["id"] = pid
         rec["analysis_runs"] = store.analysis_runs
         spec = parse_ratio_spec(req.ratios or default_ratios)
         rec["note_items"] = note_items(res.failure, res.notes)
+        rec["focus_subject"] = {k: v for k, v in named.items() if k != "box_source"} or None
+        if named:  # said in place of "Crop 1 holds the point you chose"
+            what = named["kind"] if named["kind"] not in ("salient", "object") else "subject"
+            label = named["label"]
+            said = "" if label in (named["kind"], "salient", "focus") or label.startswith("group of") else f" ({label})"
+            rec["note_items"] = [{"text": f"Crop 1 frames the {what} you clicked{said}.", "kind": "crops"}] + [
+                n for n in rec["note_items"] if n["text"] != "Crop 1 holds the point you chose."]
         rec["plain_notes"] = [n["text"] for n in rec["note_items"]]
         said = any(n.startswith("one ratio for every crop") for n in res.notes)  # the library said which
         rec["ratio_note"] = None if said else ratio_note(
