@@ -377,3 +377,62 @@ def test_a_focus_click_on_a_body_names_that_person_and_frames_them_whole(browser
         assert "Crop 1 frames the person you clicked" in page.inner_text("#notes")
         page.screenshot(path=str(shots / f"f_focus_{size}.png"))
         assert errors == []
+
+
+def test_a_pinch_resizes_the_selected_crop_about_its_centre(browser, make_app, tmp_path, shots):
+    from multicrop.datasets.examples import example_photo
+
+    src = example_photo(tmp_path / "wide.jpg")
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, "phone")
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        page.set_input_files("#files", str(src))
+        _settle(page)
+        page.click("#add")  # a crop a third of the photo high, in the middle, selected
+        i = len(_rects(page)) - 1
+        x, y, w, h = _rects(page)[i]
+        o = page.locator("#overlay").bounding_box()
+        s = o["width"] / 3600
+        cx, cy = o["x"] + (x + w / 2) * s, o["y"] + (y + h / 2) * s
+        cdp = page.context.new_cdp_session(page)
+
+        def touch(kind, spread):
+            pts = [] if kind == "touchEnd" else [{"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": pts})
+
+        touch("touchStart", 20)
+        for spread in (24, 28, 32):
+            touch("touchMove", spread)
+        touch("touchEnd", 0)
+        x2, y2, w2, h2 = _rects(page)[i]
+        assert abs(w2 / w - 32 / 20) < 0.05 and abs(w2 / h2 - w / h) < 1e-3  # larger by the fingers' spread, same ratio
+        assert abs((x2 + w2 / 2) - (x + w / 2)) < 2 and abs((y2 + h2 / 2) - (y + h / 2)) < 2  # about its centre
+        page.screenshot(path=str(shots / "f_pinch_phone.png"))
+        page.keyboard.press("Control+z")  # one undo step
+        assert _rects(page)[i] == [x, y, w, h]
+        assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_target_is_at_least_24_css_px_even_the_handles_of_a_small_crop(browser, make_app, tmp_path, size):
+    (tmp_path / "p.jpg").write_bytes(photo_bytes(900, 400))
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        _open_settings(page)
+        page.set_input_files("#files", str(tmp_path / "p.jpg"))
+        _settle(page)
+        page.click("#add")
+        for _ in range(40):  # as small as it goes
+            page.keyboard.press("-")
+        small = page.evaluate("""[...document.querySelectorAll('#overlay rect.handle-target')].map(h => {
+            const r = h.getBoundingClientRect(); return [r.width, r.height]; })""")
+        assert len(small) == 8 and all(min(wh) >= 24 - 0.5 for wh in small), small
+        sizes = page.evaluate("""[...document.querySelectorAll('button, select, input:not([type=checkbox]):not([type=radio]):not([type=file]), .check, header .modes label')]
+            .filter(e => e.offsetParent !== null).map(e => { const r = e.getBoundingClientRect();
+            return [e.id || e.textContent.trim().slice(0, 20), r.width, r.height]; })""")
+        tiny = [t for t in sizes if t[1] < 24 - 0.5 or t[2] < 24 - 0.5]
+        assert sizes and tiny == [], tiny
+        assert errors == []
