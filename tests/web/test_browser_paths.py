@@ -436,3 +436,46 @@ def test_every_target_is_at_least_24_css_px_even_the_handles_of_a_small_crop(bro
         tiny = [t for t in sizes if t[1] < 24 - 0.5 or t[2] < 24 - 0.5]
         assert sizes and tiny == [], tiny
         assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_swipe_preview_at_the_posts_shape_from_full_resolution_slides(browser, make_app, tmp_path, shots, size):
+    from multicrop.datasets.examples import example_photo
+
+    src = example_photo(tmp_path / "wide.jpg")
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        _open_settings(page)
+        page.select_option("#k", "3")
+        page.set_input_files("#files", str(src))
+        _settle(page)
+        assert not page.is_visible("#preview")
+        page.click("#previewToggle")  # the strip becomes the post, as it will be swiped
+        assert page.is_visible("#preview") and not page.is_visible("#strip")
+        page.wait_for_function("""[...document.querySelectorAll('#frame .slide img')].length === cur().boxes.length
+            && [...document.querySelectorAll('#frame .slide img')].every(i => i.complete && i.naturalWidth > 0)""")
+        boxes = page.evaluate("cur().boxes")
+        frame = page.locator("#frame").bounding_box()
+        slides = page.evaluate("""[...document.querySelectorAll('#frame .slide')].map(s => {
+            const r = s.getBoundingClientRect(), i = s.querySelector('img');
+            return [r.left, r.width, r.height, i.naturalWidth, i.naturalHeight]; })""")
+        dpr = page.evaluate("window.devicePixelRatio")
+        first = boxes[0]["w"] / boxes[0]["h"]
+        for k, (left, w, h, nw, nh) in enumerate(slides):
+            assert abs(w - frame["width"]) < 1 and abs(w / h - first) < 0.01  # the frame, at slide 1's shape
+            assert abs(left - (frame["x"] + k * frame["width"])) < 1.5  # edge to edge, no gap
+            b = boxes[k]
+            assert nw == round(frame["width"] * dpr) or nw == round(b["w"])  # cut at the screen's pixels
+            assert abs(nw / nh - b["w"] / b["h"]) < 0.02  # from the full-resolution photo, this crop
+        # a swipe snaps to the next slide
+        page.eval_on_selector("#frame", "f => f.scrollTo({left: f.clientWidth * 0.7})")
+        page.wait_for_function("Math.abs(document.getElementById('frame').scrollLeft - document.getElementById('frame').clientWidth) < 2")
+        page.screenshot(path=str(shots / f"f_preview_{size}.png"), full_page=size == "phone")
+        # a slide of another shape: said, and shown re-cropped to slide 1's shape as the platform would
+        other = page.evaluate("(() => { const r = cur().boxes[1].ratio; return allowedRatios().find(x => x !== r); })()")
+        page.evaluate(f"(() => {{ editor.select(1); editor.setRatio(1, {other!r}); }})()")  # as the card's menu does
+        page.wait_for_function("document.getElementById('previewNote').textContent.includes('re-cropped')")
+        assert "slide 2 is re-cropped" in page.inner_text("#previewNote")
+        assert errors == []

@@ -288,7 +288,7 @@ function renderStrip(keepFocus) {
   const seamless = state.mode === "seamless";
   strip.classList.toggle("seamless", seamless);
   const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
-  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; return; }
+  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; $("preview").classList.add("hidden"); return; }
   $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? `${boxes[0].ratio}, ${outSize(boxes[0])}` : ""}, edge to edge`
     : `· ${plural(boxes.length, "crop")} in swipe order` + (fewerThanAsked(p) ? ` (${p.settings.k} asked)` : "");
   const img = $("photo");
@@ -361,7 +361,51 @@ function renderStrip(keepFocus) {
   }
   updatePager();
   renderTabs();
+  schedulePreview();
   if (!seamless && $("showScores").checked) scheduleScores(p);
+}
+
+// -- the post preview ------------------------------------------------------------------------------
+// Each slide cut from the full-resolution photo by the server at the frame's width times the screen's pixel
+// ratio, shown at the first slide's shape (a platform preset re-crops the others to it: shown as it would).
+let previewTimer = null;
+function schedulePreview() { clearTimeout(previewTimer); previewTimer = setTimeout(renderPreview, 150); }
+
+function renderPreview() {
+  const p = cur();
+  const seamless = state.mode === "seamless";
+  const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
+  $("preview").classList.toggle("hidden", !(boxes && boxes.length));
+  if (!boxes || !boxes.length || editor.drag || !document.body.classList.contains("previewing")) return;
+  const frame = $("frame");
+  const first = boxes[0];
+  frame.style.setProperty("--post-ratio", `${first.w} / ${first.h}`);
+  const width = Math.max(16, Math.round(frame.clientWidth * Math.min(window.devicePixelRatio || 1, 3)));
+  const key = JSON.stringify([p.id, width, boxes.map((b) => [Math.round(b.x), Math.round(b.y), Math.round(b.w), Math.round(b.h)])]);
+  if (frame.dataset.key === key) return;
+  frame.dataset.key = key;
+  const keep = frame.scrollLeft;
+  frame.innerHTML = "";
+  boxes.forEach((b, i) => {
+    const slide = document.createElement("div");
+    slide.className = "slide";
+    slide.setAttribute("role", "listitem");
+    const img = document.createElement("img");
+    const q = new URLSearchParams({ x: Math.round(b.x), y: Math.round(b.y), w: Math.round(b.w), h: Math.round(b.h), width });
+    img.src = `/api/photos/${p.id}/render?${q}`;
+    img.alt = `Slide ${i + 1} of ${boxes.length}`;
+    img.draggable = false;
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${i + 1}/${boxes.length}`;
+    slide.append(img, n);
+    frame.appendChild(slide);
+  });
+  frame.scrollLeft = keep;
+  const off = boxes.map((b, i) => [i + 1, b]).filter(([, b]) => Math.abs(b.w / b.h - first.w / first.h) > 0.01 * first.w / first.h);
+  $("previewNote").textContent = (seamless ? "Swipe: the slides join edge to edge. " : "Swipe to preview. ")
+    + (off.length ? `Shown at slide 1's shape (${first.ratio}), as Instagram shows a carousel: slide${off.length > 1 ? "s" : ""} `
+      + `${off.map(([i]) => i).join(", ")} ${off.length > 1 ? "are" : "is"} re-cropped.` : `Every slide ${first.ratio}.`);
 }
 
 function updatePager() {
@@ -914,6 +958,14 @@ async function init() {
     const p = cur();
     if (!p) return;
     if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p, "reset"); }
+  };
+  $("previewToggle").onclick = () => {
+    const on = !document.body.classList.contains("previewing");
+    document.body.classList.toggle("previewing", on);
+    $("previewToggle").setAttribute("aria-pressed", String(on));
+    $("previewToggle").textContent = on ? "Show the crops" : "Preview the post";
+    $("frame").dataset.key = "";
+    renderPreview();
   };
   $("undo").onclick = undo;
   $("redo").onclick = redo;

@@ -173,7 +173,15 @@ class BoxEditor {
       if (this.pointers.size > 1) { e.preventDefault(); return; } // a third finger, or nothing to pinch
     }
     let idx = -1;
-    if (t.dataset.handle && this.selected >= 0) {
+    // a handle's wide target yields to another crop under the pointer, unless the press is on the handle itself
+    const onHandle = (hd) => {
+      const b = this.boxes[this.selected], [fx, fy] = HANDLES[hd], r = (this._hs || 0) / 2;
+      return Math.abs(p.x - (b.x + b.w * fx)) <= r && Math.abs(p.y - (b.y + b.h * fy)) <= r;
+    };
+    // (on a page that draws boxes, the empty photo beside a handle is for drawing, except on a touch screen)
+    const drawHere = () => this.opts.draw && !(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+    const other = () => { const j = this._smallest(p); return (j >= 0 && j !== this.selected) || (j < 0 && drawHere()); };
+    if (t.dataset.handle && this.selected >= 0 && (onHandle(t.dataset.handle) || !other())) {
       this.drag = { kind: "resize", idx: this.selected, handle: t.dataset.handle, start: { ...this.boxes[this.selected] } };
     } else {
       idx = t.dataset.role === "tag" ? Number(t.dataset.index) : this._hit(p);
@@ -363,11 +371,14 @@ class BoxEditor {
         // (drawn small on a small crop; each answers to a target of at least 24 CSS px, 32 on a touch screen)
         const hs = Math.min(coarse ? 26 : 14, Math.max(8, Math.min(b.w, b.h) / u / 4)) * u;
         const ht = Math.max(hs, (coarse ? 32 : 24) * u);
+        this._hs = hs;
         for (const [name, [fx, fy]] of Object.entries(HANDLES)) {
           handleRects.push({ x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, w: hs, h: hs });
           el("rect", { x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, width: hs, height: hs, fill: colour,
                        stroke: "#000", "stroke-width": 1, "data-handle": name, class: "handle", ...stroke }, g);
-          el("rect", { x: b.x + b.w * fx - ht / 2, y: b.y + b.h * fy - ht / 2, width: ht, height: ht, fill: "#000",
+          // the target reaches outwards from the crop, so it never takes more of the crop's inside than the handle
+          const out = (f) => (f === 0 ? ht - hs / 2 : f === 1 ? hs / 2 : ht / 2);
+          el("rect", { x: b.x + b.w * fx - out(fx), y: b.y + b.h * fy - out(fy), width: ht, height: ht, fill: "#000",
                        "fill-opacity": 0, "data-index": i, "data-handle": name, class: "handle-target",
                        style: `cursor:${CURSORS[name]}` }, g);
         }
