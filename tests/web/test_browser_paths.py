@@ -479,3 +479,39 @@ def test_a_swipe_preview_at_the_posts_shape_from_full_resolution_slides(browser,
         page.wait_for_function("document.getElementById('previewNote').textContent.includes('re-cropped')")
         assert "slide 2 is re-cropped" in page.inner_text("#previewNote")
         assert errors == []
+
+
+NAMED = ("button", "combobox", "checkbox", "spinbutton", "radio", "textbox")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_first_screen_passes_an_accessibility_check_and_a_keyboard_upload_lands_on_the_first_card(
+        browser, make_app, tmp_path, shots, size):
+    import re
+
+    (tmp_path / "p.jpg").write_bytes(photo_bytes(900, 400))
+    with LiveServer(make_app()) as srv:
+        page, errors = _page(browser, size)
+        page.goto(srv.url)
+        page.wait_for_function("state.settings !== null")
+        snap = page.locator("body").aria_snapshot()
+        unnamed = [ln.strip() for ln in snap.splitlines()
+                   if (m := re.match(r"\s*- (\w+)(.*)", ln)) and m[1] in NAMED and not m[2].strip().startswith('"')]
+        assert unnamed == [], snap
+        # focus order: the page's own links and mode, then Add photos… (before any setting)
+        order = []
+        page.locator("body").focus()
+        for _ in range(8):
+            page.keyboard.press("Tab")
+            order.append(page.evaluate("document.activeElement.id || document.activeElement.textContent.trim()"))
+            if order[-1] == "upload":
+                break
+        assert order[-1] == "upload" and len(order) <= 5, order
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+        page.screenshot(path=str(shots / f"f_first_screen_{size}.png"))
+        with page.expect_file_chooser() as fc:
+            page.keyboard.press("Enter")
+        fc.value.set_files(str(tmp_path / "p.jpg"))
+        page.wait_for_function("document.activeElement && document.activeElement.classList.contains('card')")
+        assert page.evaluate("document.activeElement.dataset.index") == "0"  # no Tab needed to reach it
+        assert errors == []

@@ -686,6 +686,13 @@ async function suggest(p, how) {
       overlays();
       renderStrip();
       busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px`);
+      // after an upload from the keyboard, the first card has the focus (no twenty Tabs to reach it)
+      const idle = !document.activeElement || document.activeElement === document.body || document.activeElement.id === "upload";
+      if (state.focusAfterUpload === p.id && idle) {
+        const card = document.querySelector("#strip .card");
+        if (card) card.focus({ preventScroll: true });
+      }
+      if (state.focusAfterUpload === p.id) state.focusAfterUpload = null;
     }
   } catch (e) {
     if (ticket !== p.ticket) return;
@@ -836,7 +843,7 @@ async function upload(files) {
           const p = newPhoto(info);
           state.photos.push(p);
           renderTabs();
-          if (!opened) { opened = true; select(p.id); }
+          if (!opened) { opened = true; state.focusAfterUpload = state.keyboardUpload ? p.id : null; select(p.id); }
           else if (state.mode === "carousel") suggest(p, "new");
         }
       } catch (e) { refused.push(e.message.startsWith(f.name) ? e.message : `${f.name}: ${e.message}`); }
@@ -946,8 +953,8 @@ async function init() {
     if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p, "new"); }
   };
   // the picker opens after the key or click that asked for it has been handled (Enter opened it unreliably)
-  $("upload").onclick = () => setTimeout(() => $("files").click(), 0);
-  $("upload2").onclick = () => $("files").click();
+  $("upload").onclick = (e) => { state.keyboardUpload = e.detail === 0; setTimeout(() => $("files").click(), 0); };
+  $("upload2").onclick = (e) => { state.keyboardUpload = e.detail === 0; $("files").click(); };
   $("files").onchange = (e) => { upload([...e.target.files]); e.target.value = ""; };
   document.addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
   document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) $("drop").classList.remove("over"); });
