@@ -229,3 +229,19 @@ def test_a_focus_click_on_a_persons_body_frames_that_person(make_app, tmp_path):
         # a click on nothing in particular stays a point
         r = c.post(f"/api/photos/{pid}/crops", json={"k": 2, "strategy": "direct", "focus": [3000, 100]})
         assert r.status_code == 200 and r.json()["focus_subject"] is None
+
+
+def test_a_lossless_jpeg_cut_says_how_far_it_moved_the_crops(client):
+    import zipfile
+
+    pid = _post(client, ("p.jpg", photo_bytes(900, 400))).json()["photos"][0]["id"]
+    box = {"x": 203, "y": 37, "w": 300, "h": 300, "ratio": "1:1"}
+    r = client.post(f"/api/photos/{pid}/download", json={"boxes": [box]})
+    assert r.status_code == 200
+    rec = json.loads(zipfile.ZipFile(io.BytesIO(r.content)).read("p.json"))
+    got = rec["crops"][0]["box"]
+    want = max(abs(got[k] - box[k]) for k in "xywh")
+    assert int(r.headers["X-Crops-Moved-Px"]) == want > 0  # x=203, y=37 lie off the block grid
+    png = _post(client, ("q.png", photo_bytes(900, 400, fmt="PNG"))).json()["photos"][0]["id"]
+    r = client.post(f"/api/photos/{png}/download", json={"boxes": [box]})
+    assert r.headers["X-Crops-Moved-Px"] == "0"  # PNG crops are exact

@@ -37,7 +37,7 @@ from ..errors import MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
-from .download import box_in_photo, carousel_zip, edited_crops
+from .download import box_in_photo, carousel_zip, edited_crops, zip_moved
 from .guards import check_models, crash_message, upload_too_large
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
@@ -490,8 +490,10 @@ def create_app(
         res = store.with_boxes(res, list(crops))
         stem = _stem(photo.name)
         data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless, source=photo.name)
+        moved = zip_moved(data, stem, [c.box for c in crops])
         return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"'})
+                        headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"',
+                                 "X-Crops-Moved-Px": str(moved)})
 
     # -- label API -------------------------------------------------------------------------
     def labels_or_404() -> LabelFolder:

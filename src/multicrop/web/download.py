@@ -26,7 +26,7 @@ from ..geometry import Box, snap_box
 from ..ratios import parse_ratio
 from .labels import ratio_fits
 
-__all__ = ["edited_crops", "carousel_zip", "box_in_photo"]
+__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved"]
 
 #: How far (source pixels) a box from the page may reach past the photo's edge: rounding, no more.
 EDGE_TOLERANCE = 0.5
@@ -146,3 +146,16 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
                 rec["source"] = source
             zf.writestr(f"{stem}.json", json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
     return buf.getvalue()
+
+
+def zip_moved(data: bytes, stem: str, boxes: list[Box]) -> int:
+    """How far (source px, the largest corner move) the zip's crops lie from ``boxes``: a lossless JPEG
+    cut puts a crop's corner on the 8/16 px block grid, and the page says so instead of moving it silently."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        rec = json.loads(zf.read(f"{stem}.json"))
+    moved = 0.0
+    for crop, want in zip(rec.get("crops", []), boxes):
+        got = crop.get("box", {})
+        for key, v in (("x", want.x), ("y", want.y), ("w", want.w), ("h", want.h)):
+            moved = max(moved, abs(float(got.get(key, v)) - v))
+    return int(math.ceil(moved))

@@ -882,7 +882,9 @@ async function download(withWidth) {
     a.download = (p.name.replace(/\.[^.]*$/, "") || "photo") + "_carousel.zip";
     document.body.appendChild(a); a.click(); a.remove();
     clearErrors("download", "width");
-    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`);
+    const moved = Number(r.headers.get("X-Crops-Moved-Px") || 0);
+    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`
+      + (moved ? ` · JPEG crops cut losslessly: corners moved onto the 8/16 px block grid by up to ${moved} px` : ""));
   } catch (e) { busy(false, ""); showError(e, "download"); }
 }
 
