@@ -30,17 +30,18 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from ..crop.config import STRATEGIES, CropConfig
 from ..errors import MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
 from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
-from .download import box_in_photo, carousel_zip, edited_crops
+from .download import box_in_photo, carousel_zip, edited_crops, zip_moved
+from .guards import check_models, crash_message, upload_too_large
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
-from .notes import plain_error, plain_message, plain_notes, ratio_note
+from .notes import note_items, plain_error, plain_message, ratio_note
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
 
 __all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
@@ -85,6 +86,14 @@ class CropRequest(BaseModel):
     mixed: bool = False
     focus: list[float] | None = Field(default=None, min_length=2, max_length=2,
                                       description="a point [x, y] in source px that one crop must hold (direct)")
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _k_not_bool(cls, v: Any) -> Any:
+        # JSON true is not a number of crops (pydantic would take it as 1)
+        if isinstance(v, bool):
+            raise ValueError("must be a whole number of crops (1, 2, ...) or 'auto', not true/false")
+        return v
 
 
 class SeamlessRequest(BaseModel):
@@ -141,6 +150,7 @@ def create_app(
     max_pixels: int = DEFAULT_MAX_PIXELS,
     threads: int | None = None,
     panel: Any = None,
+    check: bool = True,
 ) -> FastAPI:
     """Build the application.
 
@@ -163,7 +173,17 @@ def create_app(
         Threads for the saliency model.
     panel : multicrop.judges.panel.Panel, optional
         The judges of the "Judge scores" toggle (default: the measured judge alone).
+    check : bool
+        Run the saliency backend and detectors once now (:func:`multicrop.web.guards.check_models`),
+        so a setting that cannot work fails at start rather than on every upload.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad ratio setting, or a saliency backend or detector that cannot run.
     """
+    if check:
+        check_models(config or CropConfig(), threads=threads)
     store = PhotoStore(config, max_pixels=max_pixels, threads=threads)
     default_ratios = ratios
     parse_ratio_spec(default_ratios)  # a bad setting fails at start, not on the first request
@@ -183,7 +203,11 @@ def create_app(
 
     @app.exception_handler(MulticropError)
     async def _library_error(request: Request, exc: MulticropError) -> JSONResponse:
-        return JSONResponse({"detail": plain_message(str(exc))}, status_code=422)
+        text, name = plain_message(str(exc)), getattr(request.state, "photo_name", None)
+        head, sep, _ = text.partition(": ")
+        if name and (not sep or " " in head.strip()):  # names neither a file nor a field: name the photo
+            text = f"{name}: {text}"
+        return JSONResponse({"detail": text}, status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -192,7 +216,7 @@ def create_app(
         first = errs[0] if errs else {}
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc)
-        msg = first.get("msg", "invalid request")
+        msg = first.get("msg", "invalid request").removeprefix("Value error, ")
         got = first.get("input")
         detail = f"{field or 'request'}: {msg}" + (f", got {got!r}" if got is not None and not isinstance(got, dict)
                                                     else "")
@@ -205,16 +229,29 @@ def create_app(
         if fresh:
             sid = secrets.token_urlsafe(32)
         request.state.session = sid
-        response = await call_next(request)
+        request.state.photo_name = None
+        too_big = (upload_too_large(request.headers, limit, max_upload_mb, request.query_params.get("name"))
+                   if request.method == "POST" and request.url.path == "/api/photos" else None)
+        if too_big:  # from Content-Length alone: the body is never read
+            response = JSONResponse({"detail": too_big, "field": "upload"}, status_code=413,
+                                    headers={"Connection": "close"})
+        else:
+            try:
+                response = await call_next(request)
+            except Exception as exc:  # never a bare 500: one JSON line naming the photo
+                response = JSONResponse({"detail": crash_message(exc, request.state.photo_name, hide=str(store.dir))},
+                                        status_code=500)
         if fresh:
             response.set_cookie(SESSION_COOKIE, sid, max_age=int(store.ttl_s), httponly=True, samesite="strict")
         return response
 
     def photo_or_404(pid: str, request: Request):
         try:
-            return store.get(pid, request.state.session)
+            photo = store.get(pid, request.state.session)
         except KeyError:
             raise HTTPException(404, f"no photo {pid!r} (deleted, expired or never uploaded)") from None
+        request.state.photo_name = photo.name
+        return photo
 
     # -- pages -----------------------------------------------------------------------------
     @app.get("/", include_in_schema=False)
@@ -268,6 +305,9 @@ def create_app(
             except MulticropError as exc:
                 refused.append({"name": name, "error": plain_error(name, str(exc)), "status": 422})
                 continue
+            except Exception as exc:  # one bad file never fails its neighbours
+                refused.append({"name": name, "error": crash_message(exc, name, hide=str(store.dir)), "status": 422})
+                continue
             accepted.append(photo.info())
         if not accepted and refused:
             raise HTTPException(min(r["status"] for r in refused), "; ".join(r["error"] for r in refused))
@@ -297,7 +337,8 @@ def create_app(
         png = await asyncio.to_thread(store.saliency_png, photo)
         return Response(png, media_type="image/png")
 
-    async def result_for(photo, req: CropRequest):
+    async def result_for(photo, req: CropRequest, named: dict | None = None):
+        """The crops for ``req``; a focus point names the subject under it (``named`` receives it)."""
         cfg = store.config_for(req.k, req.ratios or default_ratios, req.strategy, mixed=req.mixed)
         focus = None
         if req.focus is not None:
@@ -306,18 +347,50 @@ def create_app(
             if not (math.isfinite(fx) and math.isfinite(fy) and 0 <= fx <= W and 0 <= fy <= H):
                 raise HTTPException(422, f"focus: ({fx:g}, {fy:g}) must be a point in the {W}x{H} photo")
             focus = Box(fx, fy, 0, 0)
+            if cfg.strategy == "direct":  # a click on a person's body frames that person, not the point
+                subject = await asyncio.to_thread(subject_at, photo, cfg, fx, fy)
+                if subject is not None:
+                    focus = subject["box_source"]
+                    if named is not None:
+                        named.update(subject)
         return await asyncio.wrap_future(store.submit_crops(photo, cfg, focus=focus))
+
+    def subject_at(photo, cfg: CropConfig, fx: float, fy: float) -> dict | None:
+        """The smallest detected subject (else salient one) whose box holds the source point (fx, fy)."""
+        analysis = store.analysis(photo, cfg)
+        W, H = photo.loaded.size
+        ah, aw = photo.loaded.analysis.shape[:2]
+        sx, sy = W / aw, H / ah
+        ax, ay = fx / sx, fy / sy
+        under = [sub for sub in analysis.subjects if sub.kind != "focus"
+                 and sub.box.x <= ax <= sub.box.x + sub.box.w and sub.box.y <= ay <= sub.box.y + sub.box.h]
+        if not under:
+            return None
+        best = min(under, key=lambda sub: (sub.source != "detector", sub.box.w * sub.box.h))
+        b = best.box
+        x0, y0 = max(0.0, b.x * sx), max(0.0, b.y * sy)
+        box = Box(x0, y0, min(W - x0, b.w * sx), min(H - y0, b.h * sy))
+        return {"kind": best.kind, "label": best.label, "box": box.round().to_dict(), "box_source": box}
 
     @app.post("/api/photos/{pid}/crops", summary="The suggested carousel for these settings (boxes in source px)")
     async def photo_crops(pid: str, req: CropRequest, request: Request) -> dict[str, Any]:
         photo = photo_or_404(pid, request)
-        res = await result_for(photo, req)
+        named: dict[str, Any] = {}
+        res = await result_for(photo, req, named)
         rec = res.to_dict()
         rec["source"] = photo.name
         rec["id"] = pid
         rec["analysis_runs"] = store.analysis_runs
         spec = parse_ratio_spec(req.ratios or default_ratios)
-        rec["plain_notes"] = plain_notes(res.failure, res.notes)
+        rec["note_items"] = note_items(res.failure, res.notes)
+        rec["focus_subject"] = {k: v for k, v in named.items() if k != "box_source"} or None
+        if named:  # said in place of "Crop 1 holds the point you chose"
+            what = named["kind"] if named["kind"] not in ("salient", "object") else "subject"
+            label = named["label"]
+            said = "" if label in (named["kind"], "salient", "focus") or label.startswith("group of") else f" ({label})"
+            rec["note_items"] = [{"text": f"Crop 1 frames the {what} you clicked{said}.", "kind": "crops"}] + [
+                n for n in rec["note_items"] if n["text"] != "Crop 1 holds the point you chose."]
+        rec["plain_notes"] = [n["text"] for n in rec["note_items"]]
         said = any(n.startswith("one ratio for every crop") for n in res.notes)  # the library said which
         rec["ratio_note"] = None if said else ratio_note(
             spec.label or spec.name, [str(r) for r in spec.ratios], [str(c.ratio) for c in res.crops],
@@ -416,9 +489,11 @@ def create_app(
         crops = edited_crops(res, boxes, exact=req.seamless)
         res = store.with_boxes(res, list(crops))
         stem = _stem(photo.name)
-        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless)
+        data = await asyncio.to_thread(carousel_zip, res, stem, width=req.width, exact=req.seamless, source=photo.name)
+        moved = zip_moved(data, stem, [c.box for c in crops])
         return Response(data, media_type="application/zip",
-                        headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"'})
+                        headers={"Content-Disposition": f'attachment; filename="{stem}_carousel.zip"',
+                                 "X-Crops-Moved-Px": str(moved)})
 
     # -- label API -------------------------------------------------------------------------
     def labels_or_404() -> LabelFolder:
@@ -436,7 +511,7 @@ def create_app(
     async def label_items() -> dict[str, Any]:
         lf = labels_or_404()
         return {"items": lf.items(), "progress": lf.progress(), "ratios": [str(r) for r in lf.ratios],
-                "folder": lf.root.name}
+                "folder": lf.root.name, "skipped": [{"file": n, "why": why} for n, why in lf.skipped.items()]}
 
     @app.get("/api/label/items/{name}", summary="One photo's boxes and metadata")
     async def label_item(name: str) -> dict[str, Any]:

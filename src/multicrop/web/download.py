@@ -26,7 +26,7 @@ from ..geometry import Box, snap_box
 from ..ratios import parse_ratio
 from .labels import ratio_fits
 
-__all__ = ["edited_crops", "carousel_zip", "box_in_photo"]
+__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved"]
 
 #: How far (source pixels) a box from the page may reach past the photo's edge: rounding, no more.
 EDGE_TOLERANCE = 0.5
@@ -69,14 +69,16 @@ def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool
 
     Each entry holds ``x, y, w, h`` in source pixels and ``ratio`` (``"2:3"``);
     a box that matches one of ``result``'s crops keeps its score.  A box must
-    lie in the photo: one reaching past it is refused, never moved in.  With
-    ``exact``, whole-pixel boxes are kept as given (a seamless panorama's
-    slides must stay adjacent).
+    lie in the photo: one reaching past it is refused, never moved in; one
+    whose size is not its ratio is refused, never reshaped.  With ``exact``,
+    whole-pixel boxes are kept as given (a seamless panorama's slides must
+    stay adjacent).
 
     Raises
     ------
     InvalidParameterError
-        No boxes, or a box with a bad ratio, no area, or not in the photo.
+        No boxes, or a box with a bad ratio, no area, not in the photo, or of
+        a size that does not match its ratio.
     """
     if not boxes:
         raise InvalidParameterError("boxes: the carousel needs at least one crop")
@@ -92,7 +94,7 @@ def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidParameterError(f"boxes[{i}]: needs numbers x, y, w, h and a ratio such as '2:3' ({exc})") from None
         raw = box_in_photo(x, y, w, h, W, H, what=f"boxes[{i}]")
-        if not exact and not ratio_fits(raw.w, raw.h, ratio):  # refused, never reshaped to another box
+        if not ratio_fits(raw.w, raw.h, ratio):  # refused, never reshaped to another box (nor mislabelled)
             raise InvalidParameterError(
                 f"boxes[{i}]: a {raw.w:g}x{raw.h:g} box is not {ratio} (its width/height is {raw.w / raw.h:.4g}, "
                 f"{ratio} is {ratio.value:.4g}); send a box of that ratio")
@@ -103,7 +105,8 @@ def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool
     return tuple(out)
 
 
-def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exact: bool = False) -> bytes:
+def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exact: bool = False,
+                 source: str | None = None) -> bytes:
     """Zip of the crops of ``result`` and its JSON record.
 
     Parameters
@@ -120,6 +123,9 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
         Cut every box exactly where it is (re-encoding JPEGs): lossless JPEG
         cuts move a crop's corner onto the 8/16 px block grid, which would
         open gaps between a seamless panorama's slides.
+    source : str, optional
+        The name the record gives as its ``"source"`` (the upload's file
+        name), instead of the file the crops are cut from (a server path).
     """
     if result.image is None:
         raise InvalidParameterError("the result carries no image to cut crops from")
@@ -136,5 +142,20 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
             for name in names:
                 zf.write(Path(tmp) / name, arcname=name)
             rec["files"] = names
+            if source is not None:
+                rec["source"] = source
             zf.writestr(f"{stem}.json", json.dumps(rec, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
     return buf.getvalue()
+
+
+def zip_moved(data: bytes, stem: str, boxes: list[Box]) -> int:
+    """How far (source px, the largest corner move) the zip's crops lie from ``boxes``: a lossless JPEG
+    cut puts a crop's corner on the 8/16 px block grid, and the page says so instead of moving it silently."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        rec = json.loads(zf.read(f"{stem}.json"))
+    moved = 0.0
+    for crop, want in zip(rec.get("crops", []), boxes):
+        got = crop.get("box", {})
+        for key, v in (("x", want.x), ("y", want.y), ("w", want.w), ("h", want.h)):
+            moved = max(moved, abs(float(got.get(key, v)) - v))
+    return int(math.ceil(moved))

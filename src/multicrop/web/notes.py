@@ -13,12 +13,31 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-__all__ = ["plain_notes", "plain_error", "plain_message", "ratio_note"]
+__all__ = ["plain_notes", "note_items", "NOTE_KINDS", "plain_error", "plain_message", "ratio_note"]
+
+
+def _or(listed: str) -> str:
+    """``"4:5, 1:1, 1.91:1"`` -> ``"4:5, 1:1 or 1.91:1"``."""
+    parts = [p.strip() for p in listed.split(",") if p.strip()]
+    return parts[0] if len(parts) < 2 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _some(n: int, of: int) -> str:
+    """``"The crop is"``, ``"Both crops are"``, ``"All 3 crops are"``, ``"1 of the 3 crops is"``."""
+    if n == of:
+        return "The crop is" if n == 1 else "Both crops are" if n == 2 else f"All {n} crops are"
+    return f"{n} of the {of} crops {'is' if n == 1 else 'are'}"
 
 
 def _n(word: str, n: int) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
+
+#: What each known note is about, so the page can keep the ones still true after the person edits the
+#: crops: "crops" (named crops of the suggestion: stale once they are moved), "count" (why the
+#: suggestion has fewer crops than asked, or why there can be no more), "ratio" (the ratio the
+#: suggestion picked), "photo" (the photo itself: true whatever the crops).
+NOTE_KINDS = ("crops", "count", "ratio", "photo")
 
 _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"cut (\d+) at [xy]=\d+ bisects a salient box.*"),
@@ -42,10 +61,10 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}, so it gets {_n('crop', int(m[2]))} "
                f"instead of {m[3]}."),
     (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"),
-     lambda m: f"{m[1]} of the {m[2]} crops are smaller than {m[3]} px: the platform will enlarge them "
-               "and they may look soft."),
+     lambda m: (f"{_some(int(m[1]), int(m[2]))} smaller than {m[3]} px: the platform will enlarge "
+                f"{'it' if m[1] == '1' else 'them'} and {'it' if m[1] == '1' else 'they'} may look soft.")),
     (re.compile(r"one ratio for every crop: (\S+) \(best of (.*)\)"),
-     lambda m: f"All slides are {m[1]}: of {m[2]}, {m[1]} gave this photo the best crops "
+     lambda m: f"All slides are {m[1]}, the ratio of {_or(m[2])} that gave this photo the best crops "
                "(a platform such as Instagram shows every slide at one shape)."),
     (re.compile(r"no crop of at least (\d+) px fits partition \d+; use a smaller k"),
      lambda m: f"The photo is too small for that many crops of at least {m[1]} px: choose fewer crops."),
@@ -69,6 +88,35 @@ def _split(text: str) -> list[str]:
     return [p.strip() for p in text.split("; ") if p.strip()]
 
 
+_KIND_OF = {  # pattern index in _NOTES -> kind
+    0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
+    9: "count", 10: "count", 11: "crops",
+}
+
+
+def note_items(failure: str | None, notes: Iterable[str] = ()) -> list[dict[str, str]]:
+    """:func:`plain_notes` with what each is about: ``[{"text": ..., "kind": one of NOTE_KINDS}]``.
+
+    A note of no known pattern is about the photo.
+
+    Examples
+    --------
+    >>> note_items(None, ["only 2 of k=4 crops remain after non-maximum suppression"])[0]["kind"]
+    'count'
+    """
+    out: dict[str, str] = {}
+    for text in (_split(failure) if failure else []) + [n.strip() for n in notes if n.strip()]:
+        for i, (pattern, say) in enumerate(_NOTES):
+            m = pattern.fullmatch(text)
+            if m:
+                out.setdefault(say(m), _KIND_OF.get(i, "photo"))
+                break
+        else:
+            kind = "count" if re.search(r"\bwrote \d+ crops?\b|\bk=\d+|fewer|distinct", text) else "photo"
+            out.setdefault(text[:1].upper() + text[1:] + ("" if text.endswith(".") else "."), kind)
+    return [{"text": t, "kind": k} for t, k in out.items()]
+
+
 def plain_notes(failure: str | None, notes: Iterable[str] = ()) -> list[str]:
     """Plain sentences for a result's ``failure`` and ``notes`` (each kept, in order).
 
@@ -79,16 +127,7 @@ def plain_notes(failure: str | None, notes: Iterable[str] = ()) -> list[str]:
     >>> plain_notes(None, ["this photo has 2 distinct subjects; wrote 2 crops, asked for 4"])
     ['This photo has 2 distinct subjects, so it gets 2 crops instead of 4.']
     """
-    out: list[str] = []
-    for text in (_split(failure) if failure else []) + [n.strip() for n in notes if n.strip()]:
-        for pattern, say in _NOTES:
-            m = pattern.fullmatch(text)
-            if m:
-                out.append(say(m))
-                break
-        else:
-            out.append(text[:1].upper() + text[1:] + ("" if text.endswith(".") else "."))
-    return list(dict.fromkeys(out))
+    return [n["text"] for n in note_items(failure, notes)]
 
 
 def plain_message(message: str) -> str:

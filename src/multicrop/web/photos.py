@@ -33,7 +33,7 @@ from PIL import Image
 from ..crop.analysis import Analysis, analyse, settings_key
 from ..crop.config import CropConfig
 from ..crop.pipeline import CropResult, crop_photo
-from ..errors import ImageLoadError, InvalidParameterError, MulticropError
+from ..errors import ImageLoadError, ImageTooSmallError, InvalidParameterError, MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..ratios import parse_ratio_spec
@@ -117,6 +117,8 @@ class PhotoStore:
         ------
         ImageLoadError
             The bytes are not an image the loader can decode, or it is too large.
+        ImageTooSmallError
+            Its short side is under the config's ``min_crop_side``: no crop fits.
         """
         self.expire()
         pid = uuid.uuid4().hex
@@ -127,10 +129,18 @@ class PhotoStore:
         path.write_bytes(data)
         try:
             loaded = load_image(path, max_side=self.config.analysis_max_side, max_pixels=self.max_pixels)
+            W, H = loaded.size
+            m = self.config.min_crop_side
+            if min(W, H) < m:  # no crop can be cut from it: an error now, never "ready"
+                raise ImageTooSmallError(f"{name}: {W}×{H} px is smaller than the smallest crop ({m} px a side), "
+                                         "so no carousel can be cut from it")
             display = display_jpeg(path, self.max_pixels)
         except ImageLoadError as exc:
             shutil.rmtree(folder, ignore_errors=True)
             raise ImageLoadError(f"{name}: {_strip_path(str(exc), path)}") from None
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         photo = Photo(pid, name, path, loaded, display, session)
         with self._lock:
             self._photos[pid] = photo

@@ -7,7 +7,10 @@ const $ = (id) => document.getElementById(id);
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const STORE = "multicrop.v1";
 const FIELDS = ["upload", "k", "ratios", "strategy", "slides", "width", "download"];
-const state = { photos: [], current: null, settings: null, mode: "carousel" };
+// The strategies in a photographer's words (the values stay the library's names)
+const STRATEGY_WORDS = { direct: "Subjects (recommended)", partition: "Regions (as in the Carousel paper)",
+                         topk: "Best-scoring crops anywhere" };
+const state = { photos: [], current: null, settings: null, mode: "carousel", replies: 0 };
 
 // -- stored state ----------------------------------------------------------------------------
 function loadJSON(key, fallback) {
@@ -22,7 +25,15 @@ function saveSettings() {
                          width: $("width").value, mixed: $("mixed").checked, slides: $("slides").value,
                          mode: state.mode, current: state.current, scores: $("showScores").checked });
 }
-function savePhoto(p) { if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null }); }
+// Each photo keeps its own settings, boxes and the suggestion they started from (so "edited" survives a reload)
+function savePhoto(p) {
+  if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
+                                           suggested: p.suggested || null });
+}
+const copyState = (st) => ({ boxes: clone(st.boxes), settings: { ...st.settings }, suggested: st.suggested ? clone(st.suggested) : null });
+const sameBoxes = (a, b) => JSON.stringify(a || null) === JSON.stringify(b || null);
+function edited(p) { return !!(p && p.boxes && p.suggested && !sameBoxes(p.boxes, p.suggested)); }
+function record(p) { p.history.record({ boxes: p.boxes, settings: p.settings, suggested: p.suggested }); }
 
 // -- errors beside their controls --------------------------------------------------------------
 function fieldError(name, text) {
@@ -64,16 +75,28 @@ function widthValue() { // the platform width, or null (and an error beside the 
   return v;
 }
 
-function settingsNow() {
-  const p = cur();
-  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value, mixed: $("mixed").checked,
-           ...(p && p.focus ? { focus: p.focus } : {}) };
+function controlSettings() { // what the settings controls show
+  return { k: $("k").value, ratios: $("ratios").value, strategy: $("strategy").value, mixed: $("mixed").checked };
 }
 
-function settingsProblem() { // a combination the server would refuse, said beside the control
+function showSettings(st) { // a photo's settings into the controls
+  for (const id of ["k", "ratios", "strategy"]) {
+    if ([...$(id).options].some((o) => o.value === String(st[id]))) $(id).value = String(st[id]);
+  }
+  $("mixed").checked = !!st.mixed;
+}
+
+function settingsNow(p) { // the request body of photo p's settings (and its focus point)
+  p = p || cur();
+  const st = (p && p.settings) || controlSettings();
+  return { k: st.k, ratios: st.ratios, strategy: st.strategy, mixed: !!st.mixed, ...(p && p.focus ? { focus: p.focus } : {}) };
+}
+
+function settingsProblem(st) { // a combination the server would refuse, said beside the control
   const s = state.settings;
-  if ($("k").value === "auto" && !s.auto_k.includes($("strategy").value)) {
-    return ["k", `“auto” needs the ${s.auto_k.join(" or ")} strategy: choose it as the strategy, or a number of crops.`];
+  if (st.k === "auto" && !s.auto_k.includes(st.strategy)) {
+    const words = s.auto_k.map((x) => `“${(STRATEGY_WORDS[x] || x).split(" (")[0]}”`).join(" or ");
+    return ["k", `“auto” needs “Crops follow” set to ${words}: choose it there, or a number of crops.`];
   }
   return null;
 }
@@ -86,6 +109,21 @@ function busy(on, text) {
   if (text !== undefined) $("status").textContent = text;
 }
 
+// The photo as large as its column and the screen allow (a small photo is enlarged too), never past the
+// screen's bottom on a desktop; on a narrow screen it leaves room for the carousel below it.
+function fitPhoto() {
+  const img = $("photo"), p = cur();
+  if (!p || !img.naturalWidth) return;
+  const col = $("stage").parentElement.clientWidth;
+  const top = $("stage").getBoundingClientRect().top + window.scrollY;
+  const narrow = window.matchMedia("(max-width: 1000px)").matches;
+  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.6 : 0.7)
+    : window.innerHeight - top - 12;
+  const w = Math.max(120, Math.min(col, Math.max(160, room) * p.width / p.height));
+  img.style.width = `${Math.floor(w)}px`;
+  img.style.height = "auto";
+}
+
 function cur() { return state.photos.find((p) => p.id === state.current); }
 
 // -- the editor -------------------------------------------------------------------------------
@@ -95,9 +133,9 @@ const editor = new BoxEditor($("overlay"), {
     const p = cur();
     if (!p || state.mode !== "carousel") return;
     p.boxes = clone(boxes);
-    if (final) { p.history.record(p.boxes); savePhoto(p); clearErrors("download"); }
+    if (final) { record(p); savePhoto(p); clearErrors("download"); }
     renderStrip(final);
-    renderNotes();
+    if (final) renderNotes(); // not while dragging
     updateButtons();
   },
   onSelect: (i) => markSelected(i),
@@ -106,7 +144,7 @@ const editor = new BoxEditor($("overlay"), {
     if (!p || !$("focusMode").checked || state.mode !== "carousel") return;
     p.focus = [Math.round(x), Math.round(y)];
     editor.focus = { x, y };
-    suggest(p);
+    suggest(p, "reset"); // a click asks for crops around that point (Undo brings the previous ones back)
   },
 });
 
@@ -128,8 +166,17 @@ function showInStrip(card) { // scroll the strip (never the page, which would mo
   else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
 }
 
-function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.undo(); if (b) applyBoxes(p, b); }
-function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const b = p.history.redo(); if (b) applyBoxes(p, b); }
+function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.undo(); if (st) applyState(p, st); }
+function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.redo(); if (st) applyState(p, st); }
+
+function applyState(p, st) { // an undo or redo: the boxes, and the settings they were made with
+  const settingsChanged = JSON.stringify(st.settings) !== JSON.stringify(p.settings);
+  p.settings = { ...st.settings };
+  p.suggested = st.suggested ? clone(st.suggested) : p.suggested;
+  if (p.id === state.current) { showSettings(p.settings); clearErrors("k", "ratios", "strategy"); }
+  applyBoxes(p, st.boxes);
+  if (settingsChanged) suggest(p, "keep"); // the notes and overlays of those settings; the boxes stay
+}
 
 function applyBoxes(p, boxes) { // an undo/redo or a card's button: the boxes as given
   p.boxes = clone(boxes);
@@ -142,7 +189,8 @@ function applyBoxes(p, boxes) { // an undo/redo or a card's button: the boxes as
 
 function edit(boxes) { // a change made outside the editor (card buttons): one undo step
   const p = cur();
-  p.history.record(boxes);
+  p.boxes = clone(boxes);
+  record(p);
   applyBoxes(p, boxes);
 }
 
@@ -177,6 +225,7 @@ function renderTabs() {
     tabs.appendChild(t);
   }
   $("drop").classList.toggle("compact", state.photos.length > 0);
+  $("limit").classList.toggle("hidden", state.photos.length > 0); // said on the first screen; room for the photo after
 }
 
 async function removePhoto(p) {
@@ -239,9 +288,9 @@ function renderStrip(keepFocus) {
   const seamless = state.mode === "seamless";
   strip.classList.toggle("seamless", seamless);
   const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
-  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; return; }
+  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; $("preview").classList.add("hidden"); return; }
   $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? `${boxes[0].ratio}, ${outSize(boxes[0])}` : ""}, edge to edge`
-    : `· ${plural(boxes.length, "crop")} in swipe order`;
+    : `· ${plural(boxes.length, "crop")} in swipe order` + (fewerThanAsked(p) ? ` (${p.settings.k} asked)` : "");
   const img = $("photo");
   const best = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? bestIndex(p.scores) : -1;
   const ratios = allowedRatios();
@@ -312,6 +361,7 @@ function renderStrip(keepFocus) {
   }
   updatePager();
   renderTabs();
+  schedulePreview();
   if (!seamless && $("showScores").checked) scheduleScores(p);
 }
 
@@ -321,139 +371,6 @@ function updatePager() {
   if (!n || !window.matchMedia("(max-width: 700px)").matches) { $("pager").textContent = ""; return; }
   const i = Math.min(n - 1, Math.round(strip.scrollLeft / Math.max(1, strip.clientWidth)));
   $("pager").textContent = `${i + 1} / ${n} · swipe`;
-}
-
-// -- notes ----------------------------------------------------------------------------------------
-function renderNotes() {
-  const p = cur();
-  const ul = $("notes");
-  ul.innerHTML = "";
-  if (!p) return;
-  const notes = [];
-  if (state.mode === "seamless") {
-    if (p.seam) notes.push(...(p.seam.ratio_note ? [p.seam.ratio_note] : []), ...p.seam.plain_notes);
-  } else if (p.boxes) {
-    const kinds = [...new Set(p.boxes.map((b) => b.ratio))];
-    if (kinds.length > 1) {
-      notes.push({ warn: true, text: `Mixed shapes (${kinds.join(", ")}): ` + (platformPreset()
-        ? "Instagram shows every slide at the first slide's shape and would re-crop the others."
-        : "a platform that shows one shape per carousel would re-crop some slides.") });
-    } else if (p.ratioNote) notes.push(p.ratioNote);
-    notes.push(...(p.notes || []));
-    if (p.focus && $("strategy").value !== "direct") notes.push("The focus point is used by the direct strategy only.");
-  }
-  for (const n of notes) {
-    const li = document.createElement("li");
-    li.textContent = typeof n === "string" ? n : n.text;
-    if (n.warn) li.className = "warn";
-    ul.appendChild(li);
-  }
-}
-
-// -- judge scores -----------------------------------------------------------------------------------
-const scoresKey = (p) => JSON.stringify((p.boxes || []).map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
-let scoresTimer = null;
-
-function scheduleScores(p) {
-  if (p.scoresKey === scoresKey(p) || p.scoresPending === scoresKey(p)) return;
-  clearTimeout(scoresTimer);
-  scoresTimer = setTimeout(() => fetchScores(p), 300);
-}
-
-async function fetchScores(p) {
-  if (!p.boxes || !p.boxes.length) return;
-  const key = scoresKey(p);
-  p.scoresPending = key;
-  try {
-    const r = await api("POST", `/api/photos/${p.id}/scores`, { ...settingsNow(), boxes: p.boxes });
-    const body = await r.json();
-    if (p.boxes && scoresKey(p) === key) { p.scores = body.crops; p.scoresKey = key; if (p === cur()) renderStrip(); }
-  } catch (e) { showError(e, "download"); }
-  finally { if (p.scoresPending === key) p.scoresPending = null; }
-}
-
-function holisticOf(s) {
-  if (!s) return null;
-  if (s.mean) return s.mean.holistic;
-  return s.holistic === undefined ? null : s.holistic;
-}
-
-function bestIndex(scores) {
-  let best = -1;
-  scores.forEach((s, i) => { const v = holisticOf(s); if (v !== null && (best < 0 || v > holisticOf(scores[best]))) best = i; });
-  return scores.length > 1 ? best : -1;
-}
-
-function scoreTable(s) {
-  if (s && s.families) return panelTable(s);
-  const t = document.createElement("div");
-  t.className = "scores";
-  if (!s) return t;
-  for (const [dim, v] of Object.entries(s.dimensions)) {
-    const row = document.createElement("div");
-    row.className = "dim";
-    const proxy = s.proxies.includes(dim);
-    row.textContent = `${dim.replace(/_/g, " ")}${proxy ? " (proxy)" : ""}: ${v.toFixed(2)} / 5`;
-    if (proxy) row.title = "a proxy: no pixel statistic measures this; see the note under the carousel";
-    t.appendChild(row);
-  }
-  const h = document.createElement("div");
-  h.className = "holistic";
-  h.textContent = `holistic: ${s.holistic.toFixed(2)} / 10`;
-  t.appendChild(h);
-  return t;
-}
-
-// A served panel: one row per family (holistic, then the five dimensions), and the panel mean
-const DIM_ABBR = { technical_quality: "tech", composition: "comp", colour_and_tone: "col",
-                   distinctiveness: "dist", emotional_impact: "emo" };
-
-function panelTable(s) {
-  const t = document.createElement("table");
-  t.className = "scores panel";
-  const dims = [...new Set(s.families.flatMap((f) => Object.keys(f.dimensions)))];
-  const cell = (tag, text, title, cls) => {
-    const c = document.createElement(tag);
-    c.textContent = text;
-    if (title) c.title = title;
-    if (cls) c.className = cls;
-    return c;
-  };
-  const num = (v, dim, scale, proxy) => {
-    const name = dim.replace(/_/g, " ");
-    if (v === null || v === undefined) return cell("td", "–", `${name}: no score (the calls failed or gave no score)`, "none");
-    return cell("td", v.toFixed(1) + (proxy ? "*" : ""),
-                `${name}: ${+v.toFixed(3)} / ${scale}${proxy ? " (proxy: no pixel statistic measures this)" : ""}`,
-                proxy ? "proxy" : "");
-  };
-  const head = document.createElement("tr");
-  head.appendChild(cell("th", "judge"));
-  head.appendChild(cell("th", "hol", "holistic, 1-10"));
-  for (const d of dims) head.appendChild(cell("th", DIM_ABBR[d] || d.slice(0, 4), `${d.replace(/_/g, " ")}, 1-5`));
-  t.appendChild(head);
-  const addRow = (name, title, r, proxies, cls) => {
-    const tr = document.createElement("tr");
-    tr.className = cls;
-    tr.dataset.family = name;
-    tr.appendChild(cell("th", name, title));
-    tr.appendChild(num(r.holistic, "holistic", 10, false));
-    for (const d of dims) tr.appendChild(num(r.dimensions[d], d, 5, proxies.includes(d)));
-    t.appendChild(tr);
-  };
-  for (const f of s.families) {
-    const none = f.holistic === null && Object.values(f.dimensions).every((v) => v === null);
-    addRow(f.family, `family ${f.family}` + (none ? ": no score (its calls failed or gave no score)" : ""),
-           f, f.proxies, none ? "family failed" : "family");
-  }
-  // a mean over a proxy is marked as well: it is partly a proxy
-  const anyProxy = [...new Set(s.families.flatMap((f) => f.proxies))];
-  if (s.mean) addRow("mean", `plain mean of the ${s.mean.families} families that gave scores`, s.mean, anyProxy, "mean");
-  if (s.families.some((f) => f.proxies.length)) {
-    const foot = document.createElement("caption");
-    foot.textContent = "* a proxy, or a mean over one: no pixel statistic measures it";
-    t.prepend(foot);
-  }
-  return t;
 }
 
 // -- crops and slides from the server --------------------------------------------------------------
@@ -495,49 +412,87 @@ async function waitReady(p) {
   }
 }
 
-// The suggestion for the current settings; `keep`: only the result's overlays, the boxes stay (a reload)
-async function suggest(p, keep) {
-  const problem = settingsProblem();
-  if (problem) { fieldError(...problem); updateButtons(); return; }
-  const seq = p.seq = (p.seq || 0) + 1;
+// Every request whose reply changes what is shown takes a ticket; a reply is used only while its ticket is
+// its photo's latest, so a late reply never overwrites a newer state (point 8).
+let tickets = 0;
+
+// The suggestion for photo p's settings.  how: "new" (the boxes follow it unless the person edited them),
+// "keep" (only its notes and overlays: the boxes stay, as after a reload), "reset" (the boxes become it).
+async function suggest(p, how) {
+  how = how || "new";
+  const ticket = p.ticket = ++tickets;
+  const settings = { ...p.settings };
+  const problem = settingsProblem(settings);
+  if (problem) {
+    p.problem = { field: problem[0], message: problem[1] };
+    p.loading = false;
+    if (p.id === state.current) { fieldError(...problem); busy(false, `${p.name}: no carousel for these settings`); }
+    renderNotes();
+    updateButtons();
+    return;
+  }
+  let keep = how === "keep" || (how === "new" && edited(p));
   p.loading = !(keep && p.boxes); // kept boxes stay usable while their overlays load
   updateButtons();
   try {
     const info = await waitReady(p);
+    if (ticket !== p.ticket) return;
     if (info.status === "error") { fieldError("upload", info.error); return; }
     if (p.id === state.current && p.loading) busy(true, `${p.name}: choosing crops…`);
-    const r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow())).json();
-    if (seq !== p.seq) return; // newer settings for this photo are on their way
+    let r;
+    try { r = await (await api("POST", `/api/photos/${p.id}/crops`, settingsNow(p))).json(); }
+    finally { state.replies += 1; } // every reply counted, used or not (the tests wait on it, never on time)
+    if (ticket !== p.ticket) return; // newer settings for this photo are on their way
     p.problem = null;
     if (p.id === state.current) clearErrors("k", "ratios", "strategy");
     p.result = r;
     p.notes = r.plain_notes || [];
+    p.noteItems = r.note_items || p.notes.map((text) => ({ text, kind: "photo" }));
     p.ratioNote = r.ratio_note;
-    if (!keep || !p.boxes) {
-      p.boxes = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
-      p.history.record(p.boxes);
-      savePhoto(p);
+    const suggestion = r.crops.map((c) => ({ ...c.box, ratio: c.ratio }));
+    const first = !p.boxes;
+    const wasEdited = edited(p);
+    keep = how === "keep" || (how === "new" && wasEdited); // an edit made while the reply was on its way stays
+    if (!keep || first) {
+      p.boxes = clone(suggestion);
+      p.suggested = clone(suggestion);
+      if (first) p.history = new History({ boxes: p.boxes, settings: p.settings, suggested: p.suggested }, 200, copyState);
+      else record(p); // (the first suggestion starts the history: one Undo never leaves no crops)
+    } else if (how === "new" && wasEdited) {
+      p.suggested = clone(suggestion); // the person's boxes stay, edited against the suggestion of these settings
+      p.history.now.suggested = clone(suggestion);
     }
+    savePhoto(p);
     if (p.id === state.current && state.mode === "carousel") {
       editor.opts.locked = false;
       editor.setBoxes(p.boxes, -1);
       overlays();
       renderStrip();
       busy(false, `${p.name}: ${r.size[0]}×${r.size[1]} px`);
+      // after an upload from the keyboard, the first card has the focus (no twenty Tabs to reach it)
+      const idle = !document.activeElement || document.activeElement === document.body || document.activeElement.id === "upload";
+      if (state.focusAfterUpload === p.id && idle) {
+        const card = document.querySelector("#strip .card");
+        if (card) card.focus({ preventScroll: true });
+      }
+      if (state.focusAfterUpload === p.id) state.focusAfterUpload = null;
     }
   } catch (e) {
+    if (ticket !== p.ticket) return;
     p.problem = e; // shown beside its control when this photo is on screen
     if (p.id === state.current) { busy(false, `${p.name}: no carousel for these settings`); showError(e, "k"); }
   } finally {
-    if (seq === p.seq) p.loading = false;
-    renderNotes();
-    renderTabs();
-    updateButtons();
+    if (ticket === p.ticket) {
+      p.loading = false;
+      renderNotes();
+      renderTabs();
+      updateButtons();
+    }
   }
 }
 
 async function seamless(p) {
-  const seq = p.seq = (p.seq || 0) + 1;
+  const seq = p.ticket = ++tickets;
   p.loading = true;
   updateButtons();
   try {
@@ -547,7 +502,7 @@ async function seamless(p) {
     const slides = $("slides").value;
     const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }) };
     const r = await (await api("POST", `/api/photos/${p.id}/seamless`, body)).json();
-    if (seq !== p.seq) return;
+    if (seq !== p.ticket) return;
     clearErrors("ratios", "slides");
     p.seam = r;
     if (p.id === state.current && state.mode === "seamless") {
@@ -559,10 +514,11 @@ async function seamless(p) {
         + `${Math.round(r.kept * 100)} % of the photo`);
     }
   } catch (e) {
+    if (seq !== p.ticket) return;
     if (p.id === state.current) busy(false, `${p.name}: no panorama for these settings`);
     showError(e, "slides");
   } finally {
-    if (seq === p.seq) p.loading = false;
+    if (seq === p.ticket) p.loading = false;
     renderNotes();
     updateButtons();
   }
@@ -572,18 +528,19 @@ function refresh(p) { // the current mode's result for photo p
   if (state.mode === "seamless") {
     if (p.seam) { editor.opts.locked = true; editor.setBoxes(p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })), -1); renderStrip(); }
     else seamless(p);
-  } else if (!p.boxes) suggest(p);
+  } else if (!p.boxes) { renderStrip(); suggest(p); } // never the previous photo's cards beside this one
   else {
     editor.opts.locked = false;
     editor.setBoxes(p.boxes, -1);
     renderStrip();
-    if (!p.result) suggest(p, true);
+    if (!p.result) suggest(p, "keep");
   }
 }
 
 function select(id) {
   state.current = id;
   const p = cur();
+  showSettings(p.settings); // this photo's own settings
   $("work").classList.remove("hidden");
   editor.setSize(p.width, p.height);
   editor.selected = -1;
@@ -593,7 +550,7 @@ function select(id) {
   $("saliency").dataset.id = "";
   busy(false, `${p.name}: ${p.width}×${p.height} px`);
   clearErrors("k", "ratios", "strategy", "slides", "download");
-  if (p.problem) showError(p.problem, "k");
+  if (p.problem) showError(p.problem, p.problem.field || "k");
   refresh(p);
   overlays();
   renderTabs();
@@ -619,34 +576,76 @@ function updateButtons() {
   document.body.classList.toggle("mode-seamless", seamlessMode);
 }
 
+// -- uploads: each file checked here before it is sent, then sent on its own ----------------------
+const SIGNATURES = [ // what the first bytes of each format the server opens look like
+  (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff, // JPEG
+  (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47, // PNG
+  (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46, // GIF
+  (b) => b[0] === 0x42 && b[1] === 0x4d, // BMP
+  (b) => b[0] === 0x52 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x46 && b[8] === 0x57 && b[9] === 0x45, // WebP
+  (b) => (b[0] === 0x49 && b[1] === 0x49 && b[2] === 0x2a) || (b[0] === 0x4d && b[1] === 0x4d && b[3] === 0x2a), // TIFF
+  (b) => b[4] === 0x66 && b[5] === 0x74 && b[6] === 0x79 && b[7] === 0x70, // HEIC/HEIF (ISO media "ftyp")
+];
+const NOT_A_PHOTO = "this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC).";
+
+async function fileProblem(f) { // why the server would refuse f, found before anything is sent (or null)
+  const s = state.settings;
+  const dot = f.name.lastIndexOf(".");
+  const suffix = dot >= 0 ? f.name.slice(dot).toLowerCase() : "";
+  if (!s.suffixes.includes(suffix)) return NOT_A_PHOTO;
+  if (f.size === 0) return "the file is empty";
+  if (f.size > s.max_upload_mb * 1024 * 1024) return `larger than the ${s.max_upload_mb} MB upload limit`;
+  try {
+    const head = new Uint8Array(await f.slice(0, 16).arrayBuffer());
+    if (!SIGNATURES.some((sig) => sig(head))) return NOT_A_PHOTO;
+  } catch (_) { return "the file could not be read"; }
+  return null;
+}
+
 async function upload(files) {
   if (!files.length) return;
-  const fd = new FormData();
-  for (const f of files) fd.append("files", f, f.name);
-  busy(true, `uploading ${plural(files.length, "photo")}…`);
+  const refused = [];
+  const ok = [];
+  for (const f of files) {
+    const why = await fileProblem(f);
+    if (why) refused.push(`${f.name}: ${why}`); else ok.push(f);
+  }
+  fieldError("upload", refused.join(" ")); // at once, beside the button, before any upload
+  if (!ok.length) return;
   $("upload").disabled = true;
+  let opened = false;
   try {
-    const r = await (await api("POST", "/api/photos", fd)).json();
-    fieldError("upload", r.refused.map((bad) => bad.error).join(" "));
-    for (const info of r.photos) state.photos.push(newPhoto(info));
-    renderTabs();
-    if (r.photos.length) select(r.photos[0].id);
-    for (const info of r.photos.slice(1)) {
-      const p = state.photos.find((x) => x.id === info.id);
-      if (state.mode === "carousel") suggest(p);
+    for (const [i, f] of ok.entries()) { // one request per photo: one bad file never fails another
+      busy(true, `uploading ${f.name}` + (ok.length > 1 ? ` (${i + 1} of ${ok.length})` : "") + "…");
+      const fd = new FormData();
+      fd.append("files", f, f.name);
+      try {
+        const r = await (await api("POST", `/api/photos?name=${encodeURIComponent(f.name)}`, fd)).json();
+        refused.push(...r.refused.map((bad) => bad.error));
+        for (const info of r.photos) {
+          const p = newPhoto(info);
+          state.photos.push(p);
+          renderTabs();
+          if (!opened) { opened = true; state.focusAfterUpload = state.keyboardUpload ? p.id : null; select(p.id); }
+          else if (state.mode === "carousel") suggest(p, "new");
+        }
+      } catch (e) { refused.push(e.message.startsWith(f.name) ? e.message : `${f.name}: ${e.message}`); }
+      fieldError("upload", refused.join(" "));
     }
-  } catch (e) {
-    busy(false, "");
-    fieldError("upload", e.message);
   } finally {
     $("upload").disabled = false;
+    if (!opened) busy(false, cur() ? undefined : "");
   }
 }
 
-function newPhoto(info) {
+function newPhoto(info) { // a photo of this session: what this browser kept of it, or the settings now
   const kept = loadJSON(`photo.${info.id}`, null);
   const boxes = kept && Array.isArray(kept.boxes) ? kept.boxes : null;
-  return { ...info, boxes, focus: kept ? kept.focus : null, history: new History(boxes || []) };
+  const settings = kept && kept.settings && typeof kept.settings === "object" ? { ...controlSettings(), ...kept.settings }
+    : controlSettings();
+  const suggested = kept && Array.isArray(kept.suggested) ? kept.suggested : boxes;
+  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null,
+           history: new History({ boxes: boxes || [], settings }, 200, copyState) };
 }
 
 async function download(withWidth) {
@@ -666,7 +665,9 @@ async function download(withWidth) {
     a.download = (p.name.replace(/\.[^.]*$/, "") || "photo") + "_carousel.zip";
     document.body.appendChild(a); a.click(); a.remove();
     clearErrors("download", "width");
-    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`);
+    const moved = Number(r.headers.get("X-Crops-Moved-Px") || 0);
+    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`
+      + (moved ? ` · JPEG crops cut losslessly: corners moved onto the 8/16 px block grid by up to ${moved} px` : ""));
   } catch (e) { busy(false, ""); showError(e, "download"); }
 }
 
@@ -686,10 +687,10 @@ async function init() {
   state.settings = s;
   const kept = loadJSON("settings", {});
   const k = $("k");
-  if (s.auto_k.length) k.add(new Option(`auto (${s.auto_k.join(", ")})`, "auto"));
+  if (s.auto_k.length) k.add(new Option(`auto (with ${s.auto_k.map((x) => (STRATEGY_WORDS[x] || x).split(" (")[0]).join(", ")})`, "auto"));
   for (let i = 1; i <= 10; i++) k.add(new Option(String(i), String(i)));
   for (const [label, value] of Object.entries(s.presets)) $("ratios").add(new Option(label, value));
-  for (const st of s.strategies) $("strategy").add(new Option(st, st));
+  for (const st of s.strategies) $("strategy").add(new Option(STRATEGY_WORDS[st] || st, st));
   $("slides").add(new Option("auto (from the photo's width)", "auto"));
   for (let i = 2; i <= 10; i++) $("slides").add(new Option(String(i), String(i)));
   const pick = (sel, value, fallback) => {
@@ -711,17 +712,19 @@ async function init() {
   $("labelLink").classList.toggle("hidden", !s.label_mode);
   if (window.matchMedia("(max-width: 700px)").matches) $("controls").open = false;
 
+  // a setting changes the photo on screen only (and is what the next photos start with); edited crops stay
   const changed = () => {
     saveSettings();
     clearErrors("k", "ratios", "strategy", "slides");
-    for (const p of state.photos) if (p.id !== state.current) { p.boxes = null; p.seam = null; p.seq = (p.seq || 0) + 1; }
     const p = cur();
     if (!p) { updateButtons(); return; }
+    p.settings = controlSettings();
+    if (edited(p)) record(p); // edited crops stay; the setting change is one undo step
     if (state.mode === "seamless") seamless(p);
-    else suggest(p);
+    else suggest(p, "new");
   };
   for (const id of ["k", "ratios", "strategy", "mixed"]) $(id).onchange = () => {
-    if (state.mode === "seamless" && id !== "ratios") { saveSettings(); return; }
+    if (state.mode === "seamless" && id !== "ratios") { saveSettings(); const p = cur(); if (p) p.settings = controlSettings(); return; }
     const p = cur();
     if (p) p.seam = null;
     changed();
@@ -732,28 +735,36 @@ async function init() {
   $("showScores").onchange = () => { saveSettings(); renderStrip(); };
   $("focusMode").onchange = () => {
     const p = cur();
-    if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p); }
+    if (!$("focusMode").checked && p && p.focus) { p.focus = null; savePhoto(p); overlays(); suggest(p, "new"); }
   };
   // the picker opens after the key or click that asked for it has been handled (Enter opened it unreliably)
-  $("upload").onclick = () => setTimeout(() => $("files").click(), 0);
-  $("upload2").onclick = () => $("files").click();
+  $("upload").onclick = (e) => { state.keyboardUpload = e.detail === 0; setTimeout(() => $("files").click(), 0); };
+  $("upload2").onclick = (e) => { state.keyboardUpload = e.detail === 0; $("files").click(); };
   $("files").onchange = (e) => { upload([...e.target.files]); e.target.value = ""; };
   document.addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
   document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) $("drop").classList.remove("over"); });
   document.addEventListener("drop", (e) => { e.preventDefault(); $("drop").classList.remove("over"); upload([...e.dataTransfer.files]); });
-  $("photo").onload = () => { editor.render(); renderStrip(); };
+  $("photo").onload = () => { fitPhoto(); editor.render(); renderStrip(); };
   $("add").onclick = addCrop;
   $("reset").onclick = () => {
     const p = cur();
     if (!p) return;
-    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p); }
+    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p, "reset"); }
+  };
+  $("previewToggle").onclick = () => {
+    const on = !document.body.classList.contains("previewing");
+    document.body.classList.toggle("previewing", on);
+    $("previewToggle").setAttribute("aria-pressed", String(on));
+    $("previewToggle").textContent = on ? "Show the crops" : "Preview the post";
+    $("frame").dataset.key = "";
+    renderPreview();
   };
   $("undo").onclick = undo;
   $("redo").onclick = redo;
   $("dlFull").onclick = () => download(false);
   $("dlWidth").onclick = () => download(true);
   $("strip").addEventListener("scroll", updatePager, { passive: true });
-  window.addEventListener("resize", () => { renderStrip(); });
+  window.addEventListener("resize", () => { fitPhoto(); renderStrip(); });
   document.addEventListener("keydown", (e) => {
     const t = e.target;
     const typing = (t.tagName === "INPUT" && !["checkbox", "radio", "button"].includes(t.type)) || t.tagName === "TEXTAREA"

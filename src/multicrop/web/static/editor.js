@@ -49,6 +49,7 @@ class BoxEditor {
     this.focus = null;
     this.selected = -1;
     this.drag = null;
+    this.pointers = new Map(); // pointer id -> its point (source px): two of them on a crop make a pinch
     svg.addEventListener("pointerdown", (e) => this._down(e));
     svg.addEventListener("pointermove", (e) => this._move(e));
     svg.addEventListener("pointerup", (e) => this._up(e));
@@ -145,13 +146,42 @@ class BoxEditor {
     return this._smallest(p);
   }
 
+  _capture(e) { try { this.svg.setPointerCapture(e.pointerId); } catch (_) { /* a pointer already gone */ } }
+
+  // A second finger on the photo while a crop is held or selected: a pinch resizes that crop about its centre
+  // (ratio locked); whatever the first finger had moved is put back.
+  _pinchStart(e) {
+    const idx = this.drag ? this.drag.idx : this.selected;
+    const b = this.boxes[idx];
+    if (!b) return false;
+    if (this.drag && this.drag.start) Object.assign(b, this.drag.start);
+    const [a, c] = [...this.pointers.values()];
+    this.drag = { kind: "pinch", idx, start: { ...b }, d0: Math.max(1e-6, Math.hypot(a.x - c.x, a.y - c.y)) };
+    this._capture(e);
+    this.render();
+    return true;
+  }
+
   _down(e) {
     if (e.button !== undefined && e.button !== 0) return;
     const p = this._pt(e);
     const t = e.target;
     if (this.opts.locked) { if (this.opts.onEmpty) this.opts.onEmpty(p.x, p.y); return; }
+    if (e.pointerType === "touch") { // fingers are counted (a mouse or pen is one pointer)
+      this.pointers.set(e.pointerId, p);
+      if (this.pointers.size === 2 && this._pinchStart(e)) { e.preventDefault(); return; }
+      if (this.pointers.size > 1) { e.preventDefault(); return; } // a third finger, or nothing to pinch
+    }
     let idx = -1;
-    if (t.dataset.handle && this.selected >= 0) {
+    // a handle's wide target yields to another crop under the pointer, unless the press is on the handle itself
+    const onHandle = (hd) => {
+      const b = this.boxes[this.selected], [fx, fy] = HANDLES[hd], r = (this._hs || 0) / 2;
+      return Math.abs(p.x - (b.x + b.w * fx)) <= r && Math.abs(p.y - (b.y + b.h * fy)) <= r;
+    };
+    // (on a page that draws boxes, the empty photo beside a handle is for drawing, except on a touch screen)
+    const drawHere = () => this.opts.draw && !(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+    const other = () => { const j = this._smallest(p); return (j >= 0 && j !== this.selected) || (j < 0 && drawHere()); };
+    if (t.dataset.handle && this.selected >= 0 && (onHandle(t.dataset.handle) || !other())) {
       this.drag = { kind: "resize", idx: this.selected, handle: t.dataset.handle, start: { ...this.boxes[this.selected] } };
     } else {
       idx = t.dataset.role === "tag" ? Number(t.dataset.index) : this._hit(p);
@@ -172,17 +202,27 @@ class BoxEditor {
         if (this.opts.onEmpty) this.opts.onEmpty(p.x, p.y);
       }
     }
-    if (this.drag) this.svg.setPointerCapture(e.pointerId);
+    if (this.drag) this.drag.pointer = e.pointerId;
+    if (this.drag) this._capture(e);
     this.render();
     e.preventDefault();
   }
 
   _move(e) {
+    if (this.pointers.has(e.pointerId)) this.pointers.set(e.pointerId, this._pt(e));
     if (!this.drag) return;
     const p = this._pt(e);
     const d = this.drag;
     const b = this.boxes[d.idx];
-    if (d.kind === "move") {
+    if (d.kind !== "pinch" && d.pointer !== undefined && e.pointerId !== d.pointer) return; // another finger
+    if (d.kind === "pinch") {
+      if (this.pointers.size < 2) return;
+      const [a, c] = [...this.pointers.values()];
+      const s0 = d.start, r = ratioValue(s0.ratio);
+      const w = Math.max(this._minW(), Math.min(s0.w * Math.hypot(a.x - c.x, a.y - c.y) / d.d0, this.W, this.H * r));
+      Object.assign(b, { w, h: w / r, x: s0.x + s0.w / 2 - w / 2, y: s0.y + s0.h / 2 - w / r / 2 });
+      this._clampMove(b);
+    } else if (d.kind === "move") {
       b.x = p.x - d.dx; b.y = p.y - d.dy;
       this._clampMove(b);
     } else {
@@ -193,9 +233,17 @@ class BoxEditor {
     this._changed(false);
   }
 
-  _up() {
+  _up(e) {
+    if (e) this.pointers.delete(e.pointerId);
     if (!this.drag) return;
     const d = this.drag;
+    if (d.kind === "pinch") { // the first finger lifted ends the pinch; the other does nothing until it lifts
+      this.drag = null;
+      this.render();
+      if (d.moved) this._changed(true);
+      return;
+    }
+    if (d.pointer !== undefined && e && e.pointerId !== d.pointer) return;
     this.drag = null;
     if (d.fresh && !d.moved) { // a click without a drag: a box of a third of the photo
       const b = this.boxes[d.idx];
@@ -267,6 +315,26 @@ class BoxEditor {
     return false;
   }
 
+  // Where a tag of tw x th goes for box b: a corner inside the box that no tag (or handle) placed yet covers,
+  // else just outside it, else the first free place below (then beside) its top-left corner; always inside
+  // the photo.
+  _tagPlace(b, tw, th, m, placed) {
+    const gap = th * 0.15;
+    const hits = (x, y) => placed.some((q) => x < q.x + q.w + gap && q.x < x + tw + gap && y < q.y + q.h + gap && q.y < y + th + gap);
+    const inPhoto = ([x, y]) => [Math.min(Math.max(x, 0), Math.max(0, this.W - tw)), Math.min(Math.max(y, 0), Math.max(0, this.H - th))];
+    const cands = [[b.x + m, b.y + m], [b.x + b.w - tw - m, b.y + m], [b.x + m, b.y + b.h - th - m],
+                   [b.x + b.w - tw - m, b.y + b.h - th - m]];
+    for (const off of [gap, gap + 2.5 * m]) { // just outside the crop (clear of its handles, the second time)
+      cands.push([b.x, b.y - th - off], [b.x, b.y + b.h + off], [b.x + b.w - tw, b.y - th - off],
+                 [b.x + b.w - tw, b.y + b.h + off], [b.x - tw - off, b.y], [b.x + b.w + off, b.y]);
+    }
+    for (let n = 1; n < 60; n++) cands.push([b.x + m, b.y + m + n * (th + gap)]);
+    for (let n = 1; n < 60; n++) cands.push([b.x + m + n * (tw + gap), b.y + m]);
+    for (let n = 1; n < 400; n++) cands.push([(n * (tw + gap)) % Math.max(tw, this.W), Math.floor(n * (tw + gap) / Math.max(tw, this.W)) * (th + gap)]);
+    for (const c of cands) { const [x, y] = inPhoto(c); if (!hits(x, y)) return [x, y]; }
+    return inPhoto(cands[0]);
+  }
+
   render() {
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -280,6 +348,7 @@ class BoxEditor {
       el("rect", { x: f.x, y: f.y, width: f.w, height: f.h, class: "face", "stroke-width": 2,
                    "stroke-dasharray": "6 4", ...stroke }, svg);
     }
+    const handleRects = []; // the selected crop's handles: no tag may cover them
     const order = this.boxes.map((_, i) => i).filter((i) => i !== this.selected);
     if (this.selected >= 0 && this.selected < this.boxes.length) order.push(this.selected);
     for (const i of order) {
@@ -287,7 +356,8 @@ class BoxEditor {
       const colour = COLOURS[i % COLOURS.length];
       const sel = i === this.selected;
       const g = el("g", { class: "box" + (sel ? " selected" : "") }, svg);
-      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": sel ? 0.06 : 0.12,
+      // an outline only: a tint would colour the photo the person is judging (the fill stays, unseen, for the pointer)
+      el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": 0,
                    stroke: colour, "stroke-width": sel ? 4 : 2.5, "data-index": i, "data-role": "box",
                    class: "crop-box", ...stroke }, g);
       if (sel && this.drag) { // rule-of-thirds grid while the crop is dragged
@@ -298,21 +368,32 @@ class BoxEditor {
       }
       if (sel && !this.opts.locked) {
         // finger-sized on a touch screen, but never so large that the handles hide the crop they belong to
+        // (drawn small on a small crop; each answers to a target of at least 24 CSS px, 32 on a touch screen)
         const hs = Math.min(coarse ? 26 : 14, Math.max(8, Math.min(b.w, b.h) / u / 4)) * u;
+        const ht = Math.max(hs, (coarse ? 32 : 24) * u);
+        this._hs = hs;
         for (const [name, [fx, fy]] of Object.entries(HANDLES)) {
+          handleRects.push({ x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, w: hs, h: hs });
           el("rect", { x: b.x + b.w * fx - hs / 2, y: b.y + b.h * fy - hs / 2, width: hs, height: hs, fill: colour,
-                       stroke: "#000", "stroke-width": 1, "data-index": i, "data-handle": name, class: "handle",
-                       style: `cursor:${CURSORS[name]}`, ...stroke }, g);
+                       stroke: "#000", "stroke-width": 1, "data-handle": name, class: "handle", ...stroke }, g);
+          // the target reaches outwards from the crop, so it never takes more of the crop's inside than the handle
+          const out = (f) => (f === 0 ? ht - hs / 2 : f === 1 ? hs / 2 : ht / 2);
+          el("rect", { x: b.x + b.w * fx - out(fx), y: b.y + b.h * fy - out(fy), width: ht, height: ht, fill: "#000",
+                       "fill-opacity": 0, "data-index": i, "data-handle": name, class: "handle-target",
+                       style: `cursor:${CURSORS[name]}` }, g);
         }
       }
     }
-    // number tags above every crop: a crop under another can always be picked by its number
+    // number tags above every crop: a crop under another can always be picked by its number; no two overlap
+    const placed = [...handleRects];
     this.boxes.forEach((b, i) => {
       const colour = COLOURS[i % COLOURS.length];
       const fs = 16 * u, pad = 4 * u;
-      const label = this.opts.locked ? `${i + 1}` : `${i + 1} · ${b.ratio}`;
+      // on a small overlay (a phone) the tag is the number alone, so that it can sit by its crop; the card says the ratio
+      const label = this.opts.locked || this.svg.getBoundingClientRect().width < 500 ? `${i + 1}` : `${i + 1} · ${b.ratio}`;
       const tw = (label.length * 0.62 * fs) + 2 * pad;
-      const tx = b.x + 6 * u, ty = b.y + 6 * u;
+      const [tx, ty] = this._tagPlace(b, tw, fs + 2 * pad, 6 * u, placed);
+      placed.push({ x: tx, y: ty, w: tw, h: fs + 2 * pad });
       const g = el("g", { class: "tag" + (i === this.selected ? " selected" : "") }, svg);
       el("rect", { x: tx, y: ty, width: tw, height: fs + 2 * pad, rx: 3 * u, fill: colour, "data-index": i,
                    "data-role": "tag", class: "box-tag-bg" }, g);
@@ -343,11 +424,15 @@ function thumbnail(img, box, W, height) {
   return c;
 }
 
-// Undo/redo of one photo's boxes: every finished edit records the state before it.
+// Undo/redo of one photo's state (its boxes; on the carousel page its boxes and settings): every finished
+// edit records the new state.  `copy` deep-copies a state (default: a list of boxes).
 class History {
-  constructor(boxes, limit) { this.now = clone(boxes || []); this.past = []; this.future = []; this.limit = limit || 200; }
-  record(boxes) { // after an edit: `boxes` is the new state
-    const next = clone(boxes);
+  constructor(state, limit, copy) {
+    this.copy = copy || clone;
+    this.now = this.copy(state || []); this.past = []; this.future = []; this.limit = limit || 200;
+  }
+  record(state) { // after an edit: `state` is the new state
+    const next = this.copy(state);
     if (JSON.stringify(next) === JSON.stringify(this.now)) return false;
     this.past.push(this.now);
     if (this.past.length > this.limit) this.past.shift();
@@ -355,8 +440,8 @@ class History {
     this.future = [];
     return true;
   }
-  undo() { if (!this.past.length) return null; this.future.push(this.now); this.now = this.past.pop(); return clone(this.now); }
-  redo() { if (!this.future.length) return null; this.past.push(this.now); this.now = this.future.pop(); return clone(this.now); }
+  undo() { if (!this.past.length) return null; this.future.push(this.now); this.now = this.past.pop(); return this.copy(this.now); }
+  redo() { if (!this.future.length) return null; this.past.push(this.now); this.now = this.future.pop(); return this.copy(this.now); }
 }
 
 function clone(boxes) { return (boxes || []).map((b) => ({ ...b })); }

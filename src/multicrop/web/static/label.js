@@ -16,7 +16,7 @@ function message(text) {
 const editor = new BoxEditor($("overlay"), {
   draw: true,
   drawRatio: () => $("ratio").value,
-  onChange: (boxes, final) => { if (final) { st.history.record(boxes); describe(); save(); } },
+  onChange: (boxes, final) => { if (final) { st.history.record(boxes); describe(); save(); } undoButtons(); },
 });
 
 function metadata() {
@@ -68,7 +68,13 @@ function save() {
   });
 }
 
+function undoButtons() { // off when there is nothing to undo or redo
+  $("undo").disabled = !st.history.past.length;
+  $("redo").disabled = !st.history.future.length;
+}
+
 function describe() {
+  undoButtons();
   const it = st.item;
   const n = editor.boxes.length;
   $("status").textContent = `${it.file} · ${it.width}×${it.height} px · ${n} box${n === 1 ? "" : "es"}`;
@@ -104,6 +110,7 @@ async function suggest() {
     const r = await (await api("POST", `/api/label/items/${encodeURIComponent(st.item.name)}/suggest`, { k })).json();
     editor.setBoxes(r.boxes);
     st.history.record(r.boxes);
+    undoButtons();
     $("status").textContent = `${r.boxes.length} suggested crops: adjust them, delete the wrong ones`;
     save();
   } catch (e) { $("status").textContent = ""; message(e.message); }
@@ -126,6 +133,7 @@ function toggleOrientation() {
                        y: Math.min(Math.max(cy - h / 2, 0), editor.H - h) });
     editor.render();
     st.history.record(editor.boxes);
+    undoButtons();
     save();
   }
 }
@@ -143,6 +151,10 @@ async function init() {
   st.items = r.items;
   st.ratios = r.ratios;
   for (const ratio of r.ratios) $("ratio").add(new Option(ratio, ratio));
+  if (r.skipped && r.skipped.length) { // photos the folder holds but that cannot have a label of their own
+    $("skipped").textContent = "Not offered for labelling: " + r.skipped.map((x) => `${x.file} (${x.why})`).join("; ") + ".";
+    $("skipped").classList.remove("hidden");
+  }
   progress(r.progress);
   $("prev").onclick = () => open(st.index - 1);
   $("next").onclick = () => open(st.index + 1);
