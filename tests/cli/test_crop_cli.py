@@ -20,19 +20,20 @@ def photo(tmp_path_factory):
 
 
 def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
-    # the default strategy, direct, writes one crop per distinct subject it finds and says so
+    # the default strategy, direct, writes one crop per distinct subject it finds, then fills k with a
+    # zoom of one of them (one box inside the other), and says so
     assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "3", *FAST]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_preview.jpg"]
+    assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_3.jpg", "ex_preview.jpg"]
     rec = json.loads((tmp_path / "ex.json").read_text())
-    assert rec["k"] == 2 and rec["size"] == [900, 350]
-    assert "this photo has 2 distinct subjects; wrote 2 crops, asked for 3" in rec["notes"]
+    assert rec["k"] == 3 and rec["size"] == [900, 350]
+    assert "1 zoom in or out of a subject another crop shows" in rec["notes"]
     assert {"box", "score", "parts", "ratio", "path", "index", "resized"} <= set(rec["crops"][0])
     assert set(rec["versions"]) >= {"multicrop", "scorer", "saliency"}
     cfg = CropConfig.from_dict(rec["config"])
     assert cfg.k == 3 and cfg.strategy == "direct"
     out = capsys.readouterr()
-    assert "ex_1.jpg" in out.out and "wrote 2 crops, asked for 3" in out.err
+    assert "ex_1.jpg" in out.out and "1 zoom in or out" in out.err
 
 
 def test_json_ratios_preset_and_width(tmp_path, photo, capsys):

@@ -518,9 +518,12 @@ def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
         assert sorted(s.kind for s in a.subjects) == ["person", "salient"]
         return res.crops
 
-    tap = Box(600, 60, 200, 150)                             # 5.6 %: no detail by size alone
+    tap = Box(600, 60, 140, 110)                             # 2.9 %: no detail by size alone; 18 % of the person
     assert len(crops(tap)) == 1
     assert len(crops(tap, details__salient=0.0)) == 2
+    sign = Box(600, 60, 200, 150)                            # 36 % of the person's box: its own slide
+    assert len(crops(sign)) == 2
+    assert len(crops(sign, details__salient=0.5)) == 1
     arch = Box(450, 50, 420, 300)                            # larger than the person's box: its own slide
     assert len(crops(arch)) == 2
 

@@ -38,7 +38,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-7: the same rules as frozen classes by stage (no crop changed by the split); a carousel zooms in:
 #: groups of four or more by their sub-groups, and with a fixed k people to the waist and the chest.
 #: direct-8: a fixed k still short goes on to zooms in or out of a detected subject's crop, no body cut.
-DIRECT_VERSION = "direct-8"
+#: direct-9: a salient thing is a detail at k auto only under a quarter of the largest body (was: the body).
+DIRECT_VERSION = "direct-9"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types"}
