@@ -95,14 +95,12 @@ def failed(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per line."),
 ) -> None:
     """List every photo whose latest row in MANIFEST failed, with its reason (one per line)."""
-    from ..batch.manifest import latest_rows, read_manifest
+    from ..batch.manifest import failed_rows
 
     if not manifest.exists():
         raise InvalidParameterError(f"manifest {manifest}: no such folder")
-    rows = latest_rows(read_manifest(manifest, columns=("path", "status", "error_kind", "error"),
-                                     on_quarantine=lambda line: typer.echo(f"multicrop: note: {line}", err=True)))
-    bad = [r for r in rows.values() if r["status"] == "failed"]
-    for r in sorted(bad, key=lambda r: r["path"]):
+    bad = failed_rows(manifest, on_quarantine=lambda line: typer.echo(f"multicrop: note: {line}", err=True))
+    for r in bad:
         if as_json:
             typer.echo(json.dumps({"path": r["path"], "error_kind": r["error_kind"], "error": r["error"]}))
         else:

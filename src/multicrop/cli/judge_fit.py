@@ -75,8 +75,11 @@ def _guess_format(path: Path) -> str:
     """The ratings format of a file (or PARA directory) from its header; csv when it looks like none."""
     from ..datasets.ratings import guess_format
 
+    from ..io import check_regular
+
     if path.is_dir():
         return "para"
+    check_regular(path, what="ratings file", error=InvalidParameterError)
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             header = fh.readline().strip()

@@ -55,10 +55,15 @@ def paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
         return [(p, str(p)) for p in sorted(found) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(item).parts)]
     if item.suffix.lower() == ".csv":
+        import io
+
         import pandas as pd
 
+        from ..io import read_bytes_bounded
+        from ..io.files import MANIFEST_LIMIT
+
         try:
-            df = pd.read_csv(item)
+            df = pd.read_csv(io.BytesIO(read_bytes_bounded(item, limit=MANIFEST_LIMIT, what="image list")))
         except (OSError, ValueError) as exc:
             raise InvalidParameterError(f"{item}: cannot read CSV ({exc})") from None
         if "image" not in df.columns:

@@ -165,8 +165,12 @@ def _parse_config_text(path: Path, option: str) -> Any:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameterError(f"{path}: not valid TOML ({exc})") from None
+        except RecursionError:
+            raise InvalidParameterError(f"{path}: TOML nested too deep") from None
+    from ..io import loads_json
+
     try:
-        return json.loads(text)
+        return loads_json(text, what=f"{option} {path}", error=InvalidParameterError)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InvalidParameterError(
             f"{path}: not valid JSON ({str(exc).splitlines()[0] if str(exc) else exc!r}); a TOML config must end "

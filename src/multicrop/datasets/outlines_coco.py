@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import DatasetError
@@ -46,8 +45,14 @@ def load_coco_outlines(path: str | Path, *, images: str | Path | None = None) ->
         If the JSON is not a COCO instances file or a segmentation is malformed.
     """
     path = Path(path)
+    from ..errors import InputFileError
+    from ..io import read_json_bounded
+    from ..io.files import MANIFEST_LIMIT
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_bounded(path, limit=MANIFEST_LIMIT, what="COCO file")
+    except InputFileError as exc:
+        raise DatasetError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise DatasetError(f"{path}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("images"), list) \

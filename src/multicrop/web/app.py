@@ -29,7 +29,6 @@ from fastapi import FastAPI, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from ..crop.config import STRATEGIES, CropConfig
@@ -399,20 +398,15 @@ def create_app(
 
     @app.post("/api/photos/{pid}/seamless", summary="A seamless panorama: adjacent slides of one ratio (source px)")
     async def photo_seamless(pid: str, req: SeamlessRequest, request: Request) -> dict[str, Any]:
-        from ..crop.seamless import seamless_layout
+        from ..crop.seamless import seamless_carousel
 
         photo = photo_or_404(pid, request)
         spec = parse_ratio_spec(req.ratios or default_ratios)
 
-        def best() -> Any:
-            analysis = store.analysis(photo)
-            sal = np.asarray(analysis.saliency, dtype=np.float64)
-            subjects = list(analysis.subjects) or list(analysis.faces)
-            lays = [seamless_layout(sal, size=photo.loaded.size, ratio=r, subjects=subjects, slides=req.slides,
-                                    max_slides=max(req.max_slides, req.slides or 2), min_slide_width=1080)
-                    for r in spec.ratios]
-            # the ratio whose slides slice the fewest subjects and keep the most of the photo
-            return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
+        def best() -> Any:  # the library's choice: the ratio slicing the fewest subjects, keeping the most
+            return seamless_carousel(store.analysis(photo), size=photo.loaded.size, ratios=spec.ratios,
+                                     slides=req.slides, max_slides=max(req.max_slides, req.slides or 2),
+                                     min_slide_width=1080)
 
         lay = await asyncio.to_thread(best)
         rec = lay.to_dict()

@@ -57,9 +57,10 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"),
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}; the carousel is filled up to "
                f"{m[2]} crops, {m[3]} of them showing nothing new."),
-    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops?, asked for (\d+)"),
-     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}, so it gets {_n('crop', int(m[2]))} "
-               f"instead of {m[3]}."),
+    (re.compile(r"this photo has (\d+) distinct subjects?(?: and (.+?) worth a crop)?; wrote (\d+) crops?, "
+                r"asked for (\d+)(?: \((.+)\))?"),
+     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}" + (f" and {m[2]}" if m[2] else "")
+               + f", so it gets {_n('crop', int(m[3]))} instead of {m[4]}" + (f": {m[5]}." if m[5] else ".")),
     (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"),
      lambda m: (f"{_some(int(m[1]), int(m[2]))} smaller than {m[3]} px: the platform will enlarge "
                 f"{'it' if m[1] == '1' else 'them'} and {'it' if m[1] == '1' else 'they'} may look soft.")),
@@ -72,6 +73,11 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
      lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: choose {m[3]} or fewer."),
     (re.compile(r"the focus given is held by the first crop"),
      lambda m: "Crop 1 holds the point you chose."),
+    (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"),
+     lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole."),
+    (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"),
+     lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
+               "wider."),
 ]
 
 _ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
@@ -90,7 +96,7 @@ def _split(text: str) -> list[str]:
 
 _KIND_OF = {  # pattern index in _NOTES -> kind
     0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
-    9: "count", 10: "count", 11: "crops",
+    9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops",
 }
 
 
@@ -126,6 +132,12 @@ def plain_notes(failure: str | None, notes: Iterable[str] = ()) -> list[str]:
     'Crops 2 and 3 meet in the middle of somethin'
     >>> plain_notes(None, ["this photo has 2 distinct subjects; wrote 2 crops, asked for 4"])
     ['This photo has 2 distinct subjects, so it gets 2 crops instead of 4.']
+    >>> plain_notes(None, ["this photo has 1 distinct subject and 1 zoom worth a crop; wrote 2 crops, asked for 3 "
+    ...                    "(no other framing of the dog holds it whole without a cut and differs enough from the "
+    ...                    "crops chosen)"])[0]
+    'This photo has 1 distinct subject and 1 zoom, so it gets 2 crops instead of 3: no other framing of the dog holds it whole without a cut and differs enough from the crops chosen.'
+    >>> plain_notes(None, ["2 zooms in or out of a subject another crop shows"])
+    ['2 crops show a subject of another crop closer or wider.']
     """
     return [n["text"] for n in note_items(failure, notes)]
 
