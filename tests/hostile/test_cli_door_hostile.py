@@ -66,3 +66,37 @@ def test_batch_failed_on_a_folder_that_is_no_manifest_says_so(tmp_path, capsys, 
         (folder / content).write_text("x")
     line = _run(capsys, ["batch", "failed", str(folder)])
     assert "not a batch manifest" in line
+
+
+@pytest.mark.parametrize("label", [None, "garbage", '{"shapes": [{"label": "a", "points": [[NaN, 1], [5, 5]], '
+                                                    '"shape_type": "rectangle"}], "imageHeight": 100, '
+                                                    '"imageWidth": 100}'])
+def test_bench_synth_on_a_label_folder_with_nothing_usable_says_so(tmp_path, capsys, label):
+    labels = tmp_path / "labels"
+    (labels / "dataset").mkdir(parents=True)
+    if label is not None:
+        (labels / "dataset" / "x.json").write_text(label)
+        (labels / "dataset" / "x_metadata.json").write_text('{"subcrops": 1}')
+    out = tmp_path / "out"
+    line = _run(capsys, ["bench", "synth", "-o", str(out), "-l", str(labels)])
+    assert "no usable Carousel label file" in line
+    assert not (out / "synth_info.json").exists()   # no empty benchmark written
+
+
+def test_sigterm_ends_a_command_as_ctrl_c_does():
+    # the handler main() installs: SIGTERM raises KeyboardInterrupt in the main thread, so pools are shut
+    # down in their finally blocks (a default SIGTERM kills the process and leaks the pools' semaphores)
+    import signal
+
+    from multicrop.cli.main import _terminate_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        _terminate_as_interrupt()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs between two bytecodes of this thread
+                pass
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -342,6 +342,10 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
 
     src = load_carousel(labels_dir, require_images=False)
     items = src.items
+    if not items:  # an empty, garbage or NaN label folder is no benchmark: say why instead of writing none
+        why = "; ".join(f"{s.name}: {s.reason}" for s in src.skipped[:3]) or "no label file in dataset/"
+        more = f" (and {len(src.skipped) - 3} more)" if len(src.skipped) > 3 else ""
+        raise DatasetError(f"{where}: no usable Carousel label file ({why}{more})")
     if names is not None:
         known = {i.name for i in items}
         missing = [n for n in names if n not in known]
