@@ -100,3 +100,18 @@ def test_sigterm_ends_a_command_as_ctrl_c_does():
                 pass
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_a_file_name_with_terminal_controls_is_printed_escaped(tmp_path, capsys):
+    from PIL import Image
+
+    from multicrop.datasets.examples import example_image
+
+    name = tmp_path / "a\x1b[2Jb\u202egpj.jpg"
+    Image.fromarray(example_image(width=640, height=300)).save(name, quality=90)
+    assert main(["crop", str(name), "-o", str(tmp_path / "o"), "--saliency", "spectral", "--no-faces",
+                 "--no-preview", "--detectors", "none"]) == 0
+    out = capsys.readouterr()
+    for text in (out.out, out.err):
+        assert "\x1b" not in text and "\u202e" not in text
+    assert "a\\x1b[2Jb\\u202egpj" in out.out

@@ -96,6 +96,7 @@ def failed(
 ) -> None:
     """List every photo whose latest row in MANIFEST failed, with its reason (one per line)."""
     from ..batch.manifest import failed_rows
+    from ..io.names import shown
 
     if not manifest.exists():
         raise InvalidParameterError(f"manifest {manifest}: no such folder")
@@ -104,7 +105,7 @@ def failed(
         if as_json:
             typer.echo(json.dumps({"path": r["path"], "error_kind": r["error_kind"], "error": r["error"]}))
         else:
-            typer.echo(f"{r['path']}\t{r['error_kind']}\t{r['error']}")
+            typer.echo(f"{shown(r['path'])}\t{r['error_kind']}\t{shown(str(r['error']))}")
 
 
 def judge(

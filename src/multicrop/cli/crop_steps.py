@@ -24,6 +24,13 @@ __all__ = ["LAYOUTS", "analyse_photo", "check_crops", "check_out_dir", "finish",
            "slides_option"]
 
 
+def shown(name) -> str:
+    """A file name as the terminal may show it (:func:`multicrop.io.shown`; imported when first used)."""
+    from ..io.names import shown as escape
+
+    return escape(str(name))
+
+
 def problem(path: Path, exc: Exception) -> str:
     """The error text without a leading ``<path>: `` (the CLI adds its own)."""
     msg = str(exc)
@@ -65,7 +72,7 @@ def analyse_photo(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, st
             raise MulticropError(f"partition failure: {result.failure}")
         if judge:
             result = judge.rank(result)
-            typer.echo(f"multicrop: {path}: {judge.summary(result)}", err=True)
+            typer.echo(f"multicrop: {shown(path)}: {judge.summary(result)}", err=True)
     except (MulticropError, OSError) as exc:
         return exc
     return result
@@ -104,7 +111,7 @@ def finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: O
     from ..crop.outputs import write_outputs
 
     if isinstance(result, Exception):
-        typer.echo(f"multicrop: {path}: {problem(path, result)}", err=True)
+        typer.echo(f"multicrop: {shown(path)}: {problem(path, result)}", err=True)
         return False
     notes = ()
     if earlier is not None:
@@ -117,16 +124,16 @@ def finish(path: Path, result: Any, stem: Stem, earlier: Path | None, out_cfg: O
         else:
             rec = write_outputs(result, out_dir, config=out_cfg, stem=stem.name, warnings=notes, options=write)
     except (MulticropError, OSError) as exc:
-        typer.echo(f"multicrop: {path}: {problem(path, exc)}", err=True)
+        typer.echo(f"multicrop: {shown(path)}: {problem(path, exc)}", err=True)
         return False
     if result.failure:
-        typer.echo(f"multicrop: {path}: warning: partition failure: {result.failure}", err=True)
+        typer.echo(f"multicrop: {shown(path)}: warning: partition failure: {result.failure}", err=True)
     for note in rec["warnings"]:
-        typer.echo(f"multicrop: {path}: warning: {note}", err=True)
+        typer.echo(f"multicrop: {shown(path)}: warning: {note}", err=True)
     for note in getattr(result, "notes", ()):  # e.g. fewer distinct subjects than the k asked for
-        typer.echo(f"multicrop: {path}: {note}", err=True)
+        typer.echo(f"multicrop: {shown(path)}: {note}", err=True)
     if as_json or write is None:
         typer.echo(json.dumps(rec, sort_keys=True))
     elif list_files:
-        typer.echo(f"{path}: {', '.join(c['path'] for c in rec['crops'])}")
+        typer.echo(f"{shown(path)}: {', '.join(shown(c['path']) for c in rec['crops'])}")
     return True
