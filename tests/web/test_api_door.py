@@ -245,3 +245,20 @@ def test_a_lossless_jpeg_cut_says_how_far_it_moved_the_crops(client):
     png = _post(client, ("q.png", photo_bytes(900, 400, fmt="PNG"))).json()["photos"][0]["id"]
     r = client.post(f"/api/photos/{png}/download", json={"boxes": [box]})
     assert r.headers["X-Crops-Moved-Px"] == "0"  # PNG crops are exact
+
+
+def test_a_text_chunk_bomb_is_refused_for_what_it_is(client):
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    small = png(64, 64)
+    bomb = small[:33] + chunk(b"zTXt", b"k\x00\x00" + zlib.compress(b"A" * (100 << 20), 9)) + small[33:]
+    assert len(bomb) < 1 << 20
+    r = _post(client, ("z.png", bomb), ("ok.jpg", photo_bytes()))
+    assert r.status_code == 200
+    (refused,) = r.json()["refused"]
+    assert refused["name"] == "z.png" and "embedded text" in refused["error"]
+    assert "more pixels" not in refused["error"]

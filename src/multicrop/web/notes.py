@@ -81,6 +81,9 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
 ]
 
 _ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r".*metadata chunk.*expands beyond the limit.*", re.I | re.S),
+     lambda m: "this photo's embedded text or colour profile is far larger than any photo needs; it is refused "
+               "as a decompression bomb."),
     (re.compile(r".*(?:not an image|cannot identify|not a supported|unsupported).*", re.I | re.S),
      lambda m: "this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC)."),
     (re.compile(r".*(?:truncated|ends before|corrupt).*", re.I | re.S),
@@ -165,6 +168,9 @@ def plain_error(name: str, message: str) -> str:
 
     Examples
     --------
+    >>> plain_error("z.png", "z.png: a compressed metadata chunk (text, ICC profile or XMP) expands beyond the "
+    ...             "limit (Decompressed data too large); refused as a decompression bomb")[:48]
+    "z.png: this photo's embedded text or colour prof"
     >>> plain_error("notes.jpg", "notes.jpg: not an image Pillow can read")
     'notes.jpg: this file is not a photo the page can open (JPEG, PNG, WebP, TIFF or HEIC).'
     """
