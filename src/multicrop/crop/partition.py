@@ -51,7 +51,7 @@ from ..serialize import Serializable
 from .config import PartitionConfig
 from .cuts import ORIENTATIONS, cut_regions
 from .search import smallest_box
-from .subjects import connected_components
+from .blobs import connected_components
 
 __all__ = ["PARTITION_VERSION", "Partition", "partition_saliency", "partition_from_boxes"]
 

@@ -23,8 +23,8 @@ A :class:`Subject` is one typed value whatever found it:
 - **focus** is the point or region the user named; one crop must hold it.
 
 Every threshold is a field of :class:`multicrop.crop.subject_config.SubjectConfig`
-(one part per stage) with its reason.  :func:`connected_components` is the one blob finder of the
-package (the partitioner and the blob-cut metric use it too).
+(one part per stage) with its reason.  The blobs live in :mod:`multicrop.crop.blobs`, the pose rules
+for people in :mod:`multicrop.crop.people` (both re-exported here).
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-import cv2
 import numpy as np
 
 from ..geometry import Box
+from .blobs import Blob, connected_components, salient_blobs
+from .people import facing, portrait_lines
 from .subject_config import SubjectConfig
 
 __all__ = ["Blob", "Subject", "BODY_KINDS", "connected_components", "salient_blobs", "find_subjects",
@@ -43,25 +44,6 @@ __all__ = ["Blob", "Subject", "BODY_KINDS", "connected_components", "salient_blo
 
 #: Kinds a crop must never slice: held whole, left out, or (people) cut only at portrait lines.
 BODY_KINDS = ("person", "animal", "vehicle")
-
-#: MediaPipe pose keypoints used for the framing rules.
-_NOSE, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP, _L_KNEE, _R_KNEE = 0, 11, 12, 23, 24, 25, 26
-_L_EAR, _R_EAR = 7, 8
-
-
-@dataclass(frozen=True)
-class Blob:
-    """A salient region: its bounding box, saliency mass, importance and label in the blob map.
-
-    Salient blobs are connected components, so they never overlap and one
-    label map holds them all; subjects that may overlap (people) are
-    :class:`Subject` values with their own weight maps.
-    """
-
-    box: Box
-    mass: float
-    importance: float
-    label: int
 
 
 @dataclass(frozen=True)
@@ -140,102 +122,6 @@ class Subject:
                 "box": [round(b.x, 1), round(b.y, 1), round(b.w, 1), round(b.h, 1)],
                 "confidence": round(float(self.confidence), 4), "importance": round(float(self.importance), 4),
                 "members": len(self.members) or 1}
-
-
-def connected_components(mask: np.ndarray, *, close: float = 0.0) -> tuple[int, np.ndarray]:
-    """8-connected components of a boolean mask, after a closing of ``close`` of its long side.
-
-    The one blob finder of the package (direct's subjects, the partitioner's
-    claims, the blob-cut metric).
-
-    Returns
-    -------
-    n : int
-        Number of labels including the background 0.
-    labels : ndarray of int32, shape of ``mask``
-
-    Examples
-    --------
-    >>> m = np.zeros((10, 20), bool); m[2:5, 2:5] = True; m[2:5, 10:15] = True
-    >>> connected_components(m)[0]
-    3
-    """
-    m = np.asarray(mask).astype(np.uint8)
-    r = int(round(close * max(m.shape))) if m.size else 0
-    if r >= 1:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
-    n, labels = cv2.connectedComponents(m, connectivity=8)
-    return int(n), labels.astype(np.int32, copy=False)
-
-
-def salient_blobs(saliency: np.ndarray, *, config: SubjectConfig | None = None) -> tuple[list[Blob], np.ndarray]:
-    """The salient blobs of ``saliency``, strong ones first, and their label map (0: background).
-
-    Strong blobs are components of the saliency at or above ``blobs.level`` of
-    its maximum (after a closing of ``blobs.close``), with a peak of at least
-    ``blobs.min_peak`` and a mass of at least ``blobs.min_share`` of the largest.
-    *Weak* ones are those the saliency model barely marks (a thin rocket, a
-    dark figure): components above ``blobs.weak_floor`` holding no strong blob,
-    peak at least ``blobs.weak_peak``, mass (pixels at or above ``blobs.level`` of
-    their own peak) between ``blobs.weak_share`` of the largest strong blob's and
-    that blob's own (heavier is haze), at most ``blobs.max_weak``.
-
-    Examples
-    --------
-    >>> sal = np.zeros((100, 200), np.float32); sal[20:60, 20:60] = 1; sal[30:50, 150:160] = 0.9
-    >>> blobs, labels = salient_blobs(sal)
-    >>> [(b.box.w, b.box.h) for b in blobs], int((labels == blobs[1].label).sum())
-    ([(40.0, 40.0), (10.0, 20.0)], 200)
-    """
-    cfg = config or SubjectConfig()
-    s = np.asarray(saliency, dtype=np.float32)
-    top = float(s.max()) if s.size else 0.0
-    none = ([], np.zeros(s.shape, np.int32))
-    if top <= 0:
-        return none
-    n, labels = connected_components(s >= cfg.blobs.level * top, close=cfg.blobs.close)
-    if n <= 1:
-        return none
-    flat = labels.ravel()
-    mass = np.bincount(flat, weights=s.ravel(), minlength=n)
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, s.ravel())
-    ids = [i for i in range(1, n) if peak[i] >= cfg.blobs.min_peak * top]
-    biggest = max((mass[i] for i in ids), default=0.0)
-    ids = [i for i in ids if mass[i] >= cfg.blobs.min_share * biggest]
-    found = sorted(((float(mass[i]), labels == i) for i in ids), key=lambda f: -f[0])
-    if biggest > 0 and cfg.blobs.weak_peak < cfg.blobs.min_peak:
-        weak = _weak_blobs(s, top, np.isin(labels, ids), biggest, cfg)
-        found += sorted(weak, key=lambda f: -f[0])[: cfg.blobs.max_weak]
-    out, label_map = [], np.zeros(s.shape, np.int32)
-    for j, (m, where) in enumerate(found[: cfg.blobs.max_blobs], start=1):
-        ys, xs = np.nonzero(where)
-        x, y = float(xs.min()), float(ys.min())
-        box = Box(x, y, float(xs.max()) + 1 - x, float(ys.max()) + 1 - y)
-        out.append(Blob(box, m, float((m / biggest) ** cfg.importance.size_exponent), j))
-        label_map[where] = j
-    return out, label_map
-
-
-def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
-                cfg: SubjectConfig) -> list[tuple[float, np.ndarray]]:
-    """Subjects the saliency barely marks, apart from the strong blobs (see ``SubjectConfig.weak_*``)."""
-    n, labels = connected_components(s >= cfg.blobs.weak_floor * top, close=cfg.blobs.close)
-    touched = np.unique(labels[strong])
-    flat, sv = labels.ravel(), s.ravel()
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, sv)
-    out = []
-    for i in range(1, n):
-        if i in touched or peak[i] < cfg.blobs.weak_peak * top:
-            continue
-        where = (labels == i) & (s >= cfg.blobs.level * peak[i])
-        m = float(s[where].sum())
-        # A faint region heavier than the main subject is background haze, not a subject.
-        if cfg.blobs.weak_share * biggest <= m <= biggest:
-            out.append((m, where))
-    return out
 
 
 # -- detections -> subjects ---------------------------------------------------------------
@@ -537,59 +423,3 @@ def _focus_subject(focus: Box, w: int, h: int, share: float) -> Subject:
         cx, cy = b.center
         b = Box(cx - max(b.w, side) / 2, cy - max(b.h, side) / 2, max(b.w, side), max(b.h, side))
     return Subject("focus", b.clip(w, h), 1.0, 1.0, "focus", "focus")
-
-
-# -- framing rules for people -------------------------------------------------------------
-
-def _visible(kp: np.ndarray | None, *idx: int, min_vis: float = 0.3) -> bool:
-    return kp is not None and all(kp[i, 2] >= min_vis for i in idx)
-
-
-def portrait_lines(person: Subject) -> tuple[tuple[float, float], ...]:
-    """Rows (analysis pixels) where a portrait may cut this person: chest, waist, thighs.
-
-    From the pose keypoints where the shoulders and hips are seen, else from
-    the proportions of a standing figure in its box (shoulders at 0.18 of the
-    height, hips at 0.52, knees at 0.73).  Each span avoids the face and neck
-    (above the chest band), the elbows and hips (between chest and waist bands,
-    below the waist band) and the knees and feet (below the thigh band).
-
-    Returns
-    -------
-    tuple of (top, bottom)
-        Allowed rows for the crop's bottom edge, top to bottom.
-    """
-    kp, b = person.keypoints, person.box
-    if _visible(kp, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP):
-        sh = float((kp[_L_SHOULDER, 1] + kp[_R_SHOULDER, 1]) / 2)
-        hip = float((kp[_L_HIP, 1] + kp[_R_HIP, 1]) / 2)
-        knee = float((kp[_L_KNEE, 1] + kp[_R_KNEE, 1]) / 2) if _visible(kp, _L_KNEE, _R_KNEE) else None
-    else:
-        if b.h < 1.6 * b.w:  # not a standing figure: its proportions say nothing
-            return ()
-        sh, hip, knee = b.y + 0.18 * b.h, b.y + 0.52 * b.h, b.y + 0.73 * b.h
-    torso = hip - sh
-    if torso <= 0:
-        return ()
-    lines = [(sh + 0.3 * torso, sh + 0.6 * torso), (sh + 0.78 * torso, sh + 0.92 * torso)]
-    if knee is not None and knee > hip:
-        lines.append((hip + 0.3 * (knee - hip), hip + 0.75 * (knee - hip)))
-    return tuple(lines)
-
-
-def facing(person: Subject) -> float:
-    """Direction a person faces along x: -1 left, +1 right, 0 toward the camera or unknown.
-
-    The nose's offset from the midpoint of the ears (or shoulders) over their
-    spacing: more than a quarter of it is a turned head.
-    """
-    kp = person.keypoints
-    for a, b in ((_L_EAR, _R_EAR), (_L_SHOULDER, _R_SHOULDER)):
-        if _visible(kp, _NOSE, a, b):
-            mid = (kp[a, 0] + kp[b, 0]) / 2
-            span = max(abs(kp[a, 0] - kp[b, 0]), 0.05 * person.box.w, 1.0)
-            off = (kp[_NOSE, 0] - mid) / span
-            if abs(off) > 0.25:
-                return float(np.sign(off))
-            return 0.0
-    return 0.0

@@ -121,7 +121,7 @@ def mask_blobs(
     >>> n, int((labels == 1).sum()), int((labels == 2).sum())
     (2, 9, 9)
     """
-    from ...crop.subjects import connected_components
+    from ...crop.blobs import connected_components
 
     mask = np.asarray(saliency) >= threshold
     n, labels = connected_components(mask)

@@ -1,0 +1,70 @@
+"""Framing rules for people from their MediaPipe pose keypoints: portrait lines and the way they face."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .subjects import Subject
+
+__all__ = ["portrait_lines", "facing"]
+
+#: MediaPipe pose keypoints used for the framing rules.
+_NOSE, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP, _L_KNEE, _R_KNEE = 0, 11, 12, 23, 24, 25, 26
+_L_EAR, _R_EAR = 7, 8
+
+
+def _visible(kp: np.ndarray | None, *idx: int, min_vis: float = 0.3) -> bool:
+    return kp is not None and all(kp[i, 2] >= min_vis for i in idx)
+
+
+def portrait_lines(person: Subject) -> tuple[tuple[float, float], ...]:
+    """Rows (analysis pixels) where a portrait may cut this person: chest, waist, thighs.
+
+    From the pose keypoints where the shoulders and hips are seen, else from
+    the proportions of a standing figure in its box (shoulders at 0.18 of the
+    height, hips at 0.52, knees at 0.73).  Each span avoids the face and neck
+    (above the chest band), the elbows and hips (between chest and waist bands,
+    below the waist band) and the knees and feet (below the thigh band).
+
+    Returns
+    -------
+    tuple of (top, bottom)
+        Allowed rows for the crop's bottom edge, top to bottom.
+    """
+    kp, b = person.keypoints, person.box
+    if _visible(kp, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP):
+        sh = float((kp[_L_SHOULDER, 1] + kp[_R_SHOULDER, 1]) / 2)
+        hip = float((kp[_L_HIP, 1] + kp[_R_HIP, 1]) / 2)
+        knee = float((kp[_L_KNEE, 1] + kp[_R_KNEE, 1]) / 2) if _visible(kp, _L_KNEE, _R_KNEE) else None
+    else:
+        if b.h < 1.6 * b.w:  # not a standing figure: its proportions say nothing
+            return ()
+        sh, hip, knee = b.y + 0.18 * b.h, b.y + 0.52 * b.h, b.y + 0.73 * b.h
+    torso = hip - sh
+    if torso <= 0:
+        return ()
+    lines = [(sh + 0.3 * torso, sh + 0.6 * torso), (sh + 0.78 * torso, sh + 0.92 * torso)]
+    if knee is not None and knee > hip:
+        lines.append((hip + 0.3 * (knee - hip), hip + 0.75 * (knee - hip)))
+    return tuple(lines)
+
+
+def facing(person: Subject) -> float:
+    """Direction a person faces along x: -1 left, +1 right, 0 toward the camera or unknown.
+
+    The nose's offset from the midpoint of the ears (or shoulders) over their
+    spacing: more than a quarter of it is a turned head.
+    """
+    kp = person.keypoints
+    for a, b in ((_L_EAR, _R_EAR), (_L_SHOULDER, _R_SHOULDER)):
+        if _visible(kp, _NOSE, a, b):
+            mid = (kp[a, 0] + kp[b, 0]) / 2
+            span = max(abs(kp[a, 0] - kp[b, 0]), 0.05 * person.box.w, 1.0)
+            off = (kp[_NOSE, 0] - mid) / span
+            if abs(off) > 0.25:
+                return float(np.sign(off))
+            return 0.0
+    return 0.0
