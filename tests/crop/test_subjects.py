@@ -572,3 +572,18 @@ def test_a_fixed_k_goes_on_with_zooms_of_the_subject_shown():
     assert len(res.crops) == 1
     assert any(n.endswith("asked for 3 (no other framing of the person holds it whole without a cut and differs "
                           "enough from the crops chosen)") for n in res.notes)
+
+
+def test_zooms_never_hold_part_of_another_subject():
+    # A person with a detected object beside it, k = 6: the fill goes on with zooms of the person, and
+    # none of them holds the object by more than a sliver without holding it whole (before the rule, a
+    # zoom out of the person's crop held 49 % of it).
+    shape = (500, 1000)
+    p = _masked_person(shape, Box(300, 150, 80, 250), Box(290, 140, 100, 270))
+    cup = Detection("object", "cup", 47, Box(420, 260, 200, 100), 0.9)
+    cfg = CropConfig(strategy="direct", k=6, saliency="spectral", detectors=())
+    res, _ = _crop_quiet(_photo(shape), [p, cup], cfg=cfg)
+    assert len(res.crops) == 6 and any("zooms in or out" in n for n in res.notes), res.notes
+    for c in res.crops:
+        held = _held(c.box, cup.box)
+        assert held <= SelectionConfig().close_ups.sliver + 1e-6 or held >= 0.9 - 1e-6, (c.box, held)

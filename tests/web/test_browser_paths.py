@@ -208,21 +208,21 @@ def test_each_photo_keeps_its_settings_and_edits_through_every_change_and_a_relo
 def test_fewer_crops_than_asked_are_said_and_notes_follow_the_crops_shown(browser, make_app, tmp_path, shots, size):
     from multicrop.datasets.examples import example_photo
 
-    example_photo(tmp_path / "two.jpg")  # three subjects, two of them distinct for the spectral map
+    example_photo(tmp_path / "two.jpg")  # three subjects: fewer than 10 framings without a cut
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
         page.goto(srv.url)
         page.wait_for_function("state.settings !== null")
         _open_settings(page)
-        page.select_option("#k", "4")
+        page.select_option("#k", "10")
         page.select_option("#strategy", "direct")  # the default strategy of the page's users
         page.set_input_files("#files", str(tmp_path / "two.jpg"))
         _settle(page)
         n = len(_rects(page))
-        assert 1 <= n < 4 and page.locator("#strip .card").count() == n
-        assert page.inner_text("#count").endswith("(4 asked)")
+        assert 1 <= n < 10 and page.locator("#strip .card").count() == n
+        assert page.inner_text("#count").endswith("(10 asked)")
         notes = page.locator("#notes li").all_inner_texts()
-        assert any("instead of 4" in t or "asked for 4" in t for t in notes), notes  # why, in plain words
+        assert any("instead of 10" in t or "asked for 10" in t for t in notes), notes  # why, in plain words
         assert sum(t.startswith("All slides are") for t in notes) == 1  # the ratio picked, said once
         # one Undo right after the first suggestion: nothing to undo, the crops stay
         assert page.is_disabled("#undo")
@@ -236,7 +236,7 @@ def test_fewer_crops_than_asked_are_said_and_notes_follow_the_crops_shown(browse
         notes = page.locator("#notes li").all_inner_texts()
         assert any(t.startswith("Mixed shapes") for t in notes), notes
         assert not any(t.startswith("All slides are") for t in notes), notes
-        assert "(4 asked)" not in page.inner_text("#count")
+        assert "(10 asked)" not in page.inner_text("#count")
         # notes about the suggestion's named crops are gone once the crops are edited; the why stays, as the suggestion's
         assert not any(t[:6] in ("Crop 1", "Crops ") for t in notes), notes
         assert any(t.startswith("The suggestion: ") for t in notes), notes

@@ -167,10 +167,13 @@ def _parse_config_text(path: Path, option: str) -> Any:
             raise InvalidParameterError(f"{path}: not valid TOML ({exc})") from None
         except RecursionError:
             raise InvalidParameterError(f"{path}: TOML nested too deep") from None
-    from ..io import loads_json
+    from ..io.files import MAX_JSON_DEPTH, json_depth
 
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise InvalidParameterError(f"{option} {path}: JSON nested {depth:,} deep, more than the {MAX_JSON_DEPTH} allowed")
     try:
-        return loads_json(text, what=f"{option} {path}", error=InvalidParameterError)
+        return json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InvalidParameterError(
             f"{path}: not valid JSON ({str(exc).splitlines()[0] if str(exc) else exc!r}); a TOML config must end "

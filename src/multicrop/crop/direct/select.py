@@ -163,7 +163,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         mains.insert(at, j)
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
-    clean = ok & (cuts == 0) & (portrait == 0) & np.array([s.source == "detector" for s in subs])[main]
+    part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
+    clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
     zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, k - len(crops), sel.close_ups) \
         if not auto and chosen else []
     for i in zooms:  # each zoom right after the crops of its subject

@@ -110,8 +110,8 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
 def zoom_levels(m, ok: np.ndarray, q: np.ndarray, main: np.ndarray, shown: list[Box], mains: list[int],
                 chosen: list[int], n: int, rule) -> list[int]:
     """Up to ``n`` more framings of subjects the ``shown`` crops are about, each a zoom in or out of one
-    of them: a candidate allowed by ``ok`` (the caller's: no hard rule broken, no body cut at all, a
-    detected main subject) whose box lies within a crop of its own main
+    of them: a candidate allowed by ``ok`` (the caller's: no hard rule broken, no body cut at all, no
+    subject held in part, a detected main subject) whose box lies within a crop of its own main
     subject, or holds one, by ``rule.inside`` of the smaller box's area, IoU at most ``rule.iou`` with
     every crop shown; the best ``q`` first (a fixed k, after the close-ups)."""
     if n <= 0 or not rule.enabled or not rule.zooms:
