@@ -29,109 +29,28 @@ from fastapi import FastAPI, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, field_validator
 
 from ..crop.config import STRATEGIES, CropConfig
 from ..errors import MulticropError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, SUPPORTED_SUFFIXES
-from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, PRESETS as RATIO_SPECS, parse_ratio_spec
+from ..ratios import DEFAULT_RATIOS, PLATFORM_SIZES, parse_ratio_spec
 from .download import box_in_photo, carousel_zip, edited_crops, zip_moved
 from .guards import check_models, crash_message, upload_too_large
 from .judging import JUDGE, panel_mean, panel_scores, score_crops
 from .labels import LabelFolder
 from .notes import note_items, plain_error, plain_message, ratio_note
 from .photos import PhotoStore, auto_k_strategies, display_jpeg
+from .requests import PRESETS, CropRequest, DownloadRequest, LabelSave, SeamlessRequest
 
 __all__ = ["create_app", "PRESETS", "SESSION_COOKIE"]
 
-def _ratio_menu() -> dict[str, str]:
-    """The page's ratio menu, label -> ratio setting, generated from :data:`multicrop.ratios.PRESETS`.
-
-    The Instagram preset (one ratio for all slides), then each of its ratios alone with its
-    platform size (:data:`~multicrop.ratios.PLATFORM_SIZES`), the carousel preset, and every
-    other one-ratio preset whose ratio is not offered yet.
-    """
-    insta, menu = RATIO_SPECS["instagram"], {}
-    menu[insta.label + " · one for all slides"] = insta.name
-    for r in insta.ratios:
-        w, h = PLATFORM_SIZES[str(r)]
-        shape = "portrait" if r.value < 1 else "square" if r.value == 1 else "landscape"
-        menu[f"{r} {shape} (Instagram {w}×{h})"] = str(r)
-    menu[RATIO_SPECS["carousel"].label] = "carousel"
-    for spec in RATIO_SPECS.values():
-        if len(spec.ratios) == 1 and str(spec.ratios[0]) not in menu.values():
-            menu[spec.label] = str(spec.ratios[0])
-    return menu
-
-
-#: What the page offers in its ratio menu: label -> ratio setting (a preset name or ratios).
-PRESETS: dict[str, str] = _ratio_menu()
 
 #: The cookie holding the browser session's random id.
 SESSION_COOKIE = "multicrop_session"
 
 _STATIC = resources.files("multicrop.web") / "static"
 _SAFE_STEM = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-class CropRequest(BaseModel):
-    """Settings for a carousel: k (a number or ``auto``), ratios (a preset such as ``instagram``, or
-    ``"2:3,3:2"``), strategy, and ``mixed`` (let each crop of a one-ratio preset take its own ratio)."""
-
-    k: int | str | None = None
-    ratios: str | None = None
-    strategy: str | None = None
-    mixed: bool = False
-    focus: list[float] | None = Field(default=None, min_length=2, max_length=2,
-                                      description="a point [x, y] in source px that one crop must hold (direct)")
-
-    @field_validator("k", mode="before")
-    @classmethod
-    def _k_not_bool(cls, v: Any) -> Any:
-        # JSON true is not a number of crops (pydantic would take it as 1)
-        if isinstance(v, bool):
-            raise ValueError("must be a whole number of crops (1, 2, ...) or 'auto', not true/false")
-        return v
-
-
-class SeamlessRequest(BaseModel):
-    """A seamless panorama: the ratio setting (its ratios are tried, the best kept) and the slide count."""
-
-    ratios: str | None = None
-    slides: int | None = Field(default=None, ge=1, le=20)
-    max_slides: int = Field(default=10, ge=2, le=20)
-
-
-class BoxIn(BaseModel):
-    """A crop in source pixels and its ratio (``"2:3"``)."""
-
-    x: float
-    y: float
-    w: float
-    h: float
-    ratio: str
-
-
-class DownloadRequest(CropRequest):
-    """The carousel to download: the page's boxes (in order) and, optionally, the platform width."""
-
-    boxes: list[BoxIn] = Field(default_factory=list)
-    width: int | None = Field(default=None, ge=16, le=20000)
-    seamless: bool = False
-
-
-class LabelMeta(BaseModel):
-    k: int | None = None
-    title: str = ""
-    creator: str = ""
-    licence: str = ""
-    url: str = ""
-
-
-class LabelSave(BaseModel):
-    boxes: list[BoxIn] = Field(default_factory=list)
-    metadata: LabelMeta = Field(default_factory=LabelMeta)
 
 
 def _stem(name: str) -> str:
