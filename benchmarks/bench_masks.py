@@ -1,7 +1,10 @@
 """How tight are subject masks? Mean mask IoU per class against human outlines.
 
-    PYTHONPATH=src python benchmarks/bench_masks.py ../shared/data/coco-subjects \\
-        --cache /tmp/multicrop-bench-masks
+    PYTHONPATH=src python benchmarks/bench_masks.py PHOTOS --cache /tmp/multicrop-bench-masks
+
+``PHOTOS`` is a folder of photos with human outlines (a YOLO-segmentation
+folder, or a COCO instances JSON such as COCO val2017's beside its images);
+the figures in :mod:`multicrop.crop.masks` were measured on 100 such photos.
 
 For every photo of a YOLO-segmentation (or COCO JSON) folder of outlined
 photos, runs the saliency model and the detectors as the product does

@@ -1,7 +1,14 @@
 """The scoreboard every crop-wing change quotes: one table, each figure with its interval and its baseline.
 
-    python benchmarks/scoreboard.py --coco ../shared/data/coco-subjects --carousel ../shared/data/carousel \
-        --cache /tmp/scoreboard-cache --threads 2
+    python benchmarks/scoreboard.py --cache /tmp/scoreboard-cache --threads 2
+    python benchmarks/scoreboard.py --coco PHOTOS --carousel LABELS --cache /tmp/scoreboard-cache --threads 2
+
+The first runs from the repository alone: carousel-synth and -hard on the
+Carousel label geometry shipped with multicrop.  The coco section needs a
+folder of photos with human outlines (``--coco``: a YOLO-segmentation folder
+or a COCO instances JSON, e.g. COCO val2017's; the baseline was made on 100
+such photos) and ``--carousel`` the real Carousel label files if they differ
+from the shipped ones.
 
 Crops coco-subjects (the multi-subject photos at k auto and k = 3, the others
 at k auto), carousel-synth seed 0 (k auto and the labelled k) and
@@ -54,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="model outputs and rendered synthetic sets are kept here (default: none, everything cold)")
     ap.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE, help="the scoreboard JSON to compare with")
     ap.add_argument("--write-baseline", action="store_true", help="write this run to --baseline")
-    ap.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of sections: {', '.join(SECTIONS)}")
+    ap.add_argument("--only", default=None,
+                    help=f"comma list of sections: {', '.join(SECTIONS)} (default: all; without --coco, synth,hard)")
     ap.add_argument("--json", type=Path, default=None, help="also write the run as JSON here")
     ap.add_argument("--threads", type=int, default=2, help="CPU cores: worker processes, one model thread each")
     ap.add_argument("--backgrounds", type=Path, default=None, help="photos for carousel-synth-hard's backgrounds")
@@ -63,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = ap.parse_args(argv)
 
+    if args.only is None:
+        args.only = ",".join(s for s in SECTIONS if s != "coco" or args.coco is not None)
+        if args.coco is None and not args.quiet:
+            print("no --coco folder of outlined photos: running the synthetic sections only", file=sys.stderr)
     only = tuple(s.strip() for s in args.only.split(",") if s.strip())
     if "coco" in only and args.coco is None:
         ap.error("--coco is needed for the coco section (or leave it out with --only synth,hard)")

@@ -103,6 +103,13 @@ def _settle(page):
                            "document.querySelectorAll('#strip .card').length === cur().boxes.length")
 
 
+def _ready(page, srv):
+    """The page loaded, its settings known and the Settings panel open."""
+    page.goto(srv.url)
+    page.wait_for_function("state.settings !== null")
+    _open_settings(page)
+
+
 def _open_settings(page):
     if not page.evaluate("document.getElementById('controls').open"):
         page.click("#controls > summary")
@@ -125,9 +132,7 @@ def test_each_photo_keeps_its_settings_and_edits_through_every_change_and_a_relo
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
         page.add_init_script(HOLD_CROPS)
-        page.goto(srv.url)
-        page.wait_for_function("state.settings !== null")
-        _open_settings(page)
+        _ready(page, srv)
         page.select_option("#k", "2")
         page.set_input_files("#files", [str(a), str(b)])
         page.wait_for_function("state.photos.length === 2 && cur().name === 'a.jpg'")
@@ -211,9 +216,7 @@ def test_fewer_crops_than_asked_are_said_and_notes_follow_the_crops_shown(browse
     example_photo(tmp_path / "two.jpg")  # three subjects: fewer than 10 framings without a cut
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
-        page.goto(srv.url)
-        page.wait_for_function("state.settings !== null")
-        _open_settings(page)
+        _ready(page, srv)
         page.select_option("#k", "10")
         page.select_option("#strategy", "direct")  # the default strategy of the page's users
         page.set_input_files("#files", str(tmp_path / "two.jpg"))
@@ -353,9 +356,7 @@ def test_a_focus_click_on_a_body_names_that_person_and_frames_them_whole(browser
     src = example_photo(tmp_path / "astronaut.jpg")
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
-        page.goto(srv.url)
-        page.wait_for_function("state.settings !== null")
-        _open_settings(page)
+        _ready(page, srv)
         page.select_option("#k", "2")
         page.select_option("#strategy", "direct")
         page.check("#focusMode")
@@ -419,9 +420,7 @@ def test_every_target_is_at_least_24_css_px_even_the_handles_of_a_small_crop(bro
     (tmp_path / "p.jpg").write_bytes(photo_bytes(900, 400))
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
-        page.goto(srv.url)
-        page.wait_for_function("state.settings !== null")
-        _open_settings(page)
+        _ready(page, srv)
         page.set_input_files("#files", str(tmp_path / "p.jpg"))
         _settle(page)
         page.click("#add")
@@ -445,9 +444,7 @@ def test_a_swipe_preview_at_the_posts_shape_from_full_resolution_slides(browser,
     src = example_photo(tmp_path / "wide.jpg")
     with LiveServer(make_app()) as srv:
         page, errors = _page(browser, size)
-        page.goto(srv.url)
-        page.wait_for_function("state.settings !== null")
-        _open_settings(page)
+        _ready(page, srv)
         page.select_option("#k", "3")
         page.set_input_files("#files", str(src))
         _settle(page)

@@ -143,15 +143,13 @@ def measure(ctx: ScoringContext, pool: list[tuple[Box, Ratio]], subjects: list[S
     ints = ctx.int_corners(boxes) if n else None
     body_shares = np.zeros((n, len(bodies)))
     portrait = np.zeros((n, len(bodies)), bool)
-    body_out = body_shares
-    if any(b.weight is None and b.outline is not None for b in bodies):
-        body_out = np.zeros((n, len(bodies)))
     for j, body in enumerate(bodies):
         body_shares[:, j] = tables.shares(body.weight, ints) if body.weight is not None else box_shares(C, body.box)
-        if body_out is not body_shares:
-            body_out[:, j] = (tables.shares(body.outline, ints) if body.weight is None and body.outline is not None
-                              else body_shares[:, j])
         portrait[:, j] = portrait_ok(C, body, bounds, portrait_width)
+    outlined = [j for j, b in enumerate(bodies) if b.weight is None and b.outline is not None]
+    body_out = body_shares.copy() if outlined else None  # "left out" on the outline where a body has one
+    for j in outlined:
+        body_out[:, j] = tables.shares(bodies[j].outline, ints)
     shares = subject_shares(ctx, boxes, subjects, tables) if n else np.zeros((0, len(subjects)))
     area = (C[:, 2] - C[:, 0]) * (C[:, 3] - C[:, 1]) / max(bounds.area, 1e-9)
     return Measurements(boxes, [r for _, r in pool], C, bounds, list(subjects), list(bodies), shares, body_shares,

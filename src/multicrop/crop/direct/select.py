@@ -163,10 +163,11 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         mains.insert(at, j)
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
-    part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
-    clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
-    zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, k - len(crops), sel.close_ups) \
-        if not auto and chosen else []
+    zooms: list[int] = []
+    if not auto and chosen:  # zooms: no body cut, no subject held in part, a detected main subject
+        part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
+        clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
+        zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, k - len(crops), sel.close_ups)
     for i in zooms:  # each zoom right after the crops of its subject
         at = max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
         crops.insert(at, scored[i])
