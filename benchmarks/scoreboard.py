@@ -27,6 +27,7 @@ figure is flagged DOWN (``--no-fail`` to always exit 0).  docs/scoreboard.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from multicrop.crop.config import CropConfig
 from multicrop.crop.pipeline import pipeline_versions
+from multicrop.errors import InvalidParameterError
 from multicrop.evaluation.scoreboard import SECTIONS, compare, read_photos, render, run_scoreboard, to_json
 
 HERE = Path(__file__).resolve().parent
@@ -69,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="only the first N photos of each set (a quick look)")
     ap.add_argument("--no-fail", action="store_true", help="exit 0 even when a figure is flagged DOWN")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ap.add_argument("--set", dest="changes", action="append", default=[], metavar="KEY=VALUE",
+                    help="try a setting in every row, e.g. selection.details.salient=0.5 (a JSON value; "
+                         "repeatable; a run with changes is compared with the baseline but never written as one)")
     args = ap.parse_args(argv)
 
     if args.only is None:
@@ -78,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     only = tuple(s.strip() for s in args.only.split(",") if s.strip())
     if "coco" in only and args.coco is None:
         ap.error("--coco is needed for the coco section (or leave it out with --only synth,hard)")
+    changes = _changes(ap, args.changes)
+    if changes and args.write_baseline:
+        ap.error("--write-baseline with --set would make a baseline of settings that are not the defaults")
     done = [0]
 
     def progress(photo: str) -> None:
@@ -85,8 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet and done[0] % 25 == 0:
             print(f"  {done[0]} photos done", file=sys.stderr, flush=True)
 
-    run = run_scoreboard(coco=args.coco, carousel=args.carousel, only=only, cache=args.cache, threads=args.threads,
-                         backgrounds=args.backgrounds, limit=args.limit, progress=progress)
+    try:
+        run = run_scoreboard(coco=args.coco, carousel=args.carousel, only=only, cache=args.cache, threads=args.threads,
+                             backgrounds=args.backgrounds, limit=args.limit, progress=progress,
+                             changes=changes)
+    except InvalidParameterError as exc:
+        ap.error(str(exc))
     base = None
     if args.baseline.is_file() and not args.write_baseline:
         base = read_photos(args.baseline)
@@ -104,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline: {args.baseline}")
     meta = {"commit": _commit(), "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "versions": pipeline_versions(CropConfig()), "config": CropConfig().to_dict(),
-            "sections": list(only), "limit": args.limit,
+            "sections": list(only), "limit": args.limit, "changes": {k.replace("__", "."): v for k, v in changes.items()},
             "timing": {"seconds": round(run.seconds, 1), "workers": run.workers, "cpus": os.cpu_count(),
                        "load_average": [round(x, 2) for x in load], "cache_hits": run.hits,
                        "cache_misses": run.misses}}
@@ -118,6 +130,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote the baseline {args.baseline}")
     down = [v for v in verdicts if v.flag == "DOWN"]
     return 1 if down and not args.no_fail else 0
+
+
+def _changes(ap: argparse.ArgumentParser, items: list[str]) -> dict:
+    """``--set`` items as ``CropConfig.set`` keys: ``a.b.c=1`` -> ``{"a__b__c": 1}`` (JSON values, else text)."""
+    out = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        if not eq or not key.strip():
+            ap.error(f"--set takes KEY=VALUE, got {item!r}")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        out[key.strip().replace(".", "__")] = tuple(value) if isinstance(value, list) else value
+    return out
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from PIL import Image
 from multicrop.crop.analysis import analyse, analysis_from, run_models
 from multicrop.crop.config import CropConfig
 from multicrop.detectors.types import Detection
+from multicrop.errors import InvalidParameterError
 from multicrop.evaluation.scoreboard import ModelCache, models_key, run_scoreboard
 from multicrop.evaluation.scoreboard import cache as cache_mod
 from multicrop.evaluation.scoreboard.cache import decode_models, encode_models
@@ -132,3 +133,21 @@ def test_run_scoreboard_on_a_tiny_outlined_set_warm_and_cold_agree(tmp_path, mon
     assert cold.photos == warm.photos and cold.boxes == warm.boxes
     c = cold.photos["coco-multi k=3"]["two"]
     assert c["photos"] == 1 and c["prominent"] == 2 and c["crops"] == len(cold.boxes["coco-multi k=3"]["two"]) >= 1
+
+
+def test_run_scoreboard_tries_changed_settings_in_every_row_and_refuses_unknown_ones(tmp_path, monkeypatch):
+    photos = {"three": (300, 160, [(1, (10, 40, 60, 140)), (18, (120, 50, 170, 130)), (1, (230, 30, 280, 150))])}
+    root = _write_outlined(tmp_path / "set", photos)
+    monkeypatch.setattr(cache_mod, "run_models",
+                        lambda image, config=None, *, threads=None: run_models(
+                            image, CropConfig(saliency="spectral", detectors=())))
+    plain = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
+    square = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", changes={"ratios": "1:1"})
+    for row in ("coco-multi k=auto", "coco-multi k=3"):
+        assert all(abs(w - h) <= 1 for _, _, w, h in square.boxes[row]["three"])
+        assert all(abs(w / h - 1.5) < 0.02 or abs(h / w - 1.5) < 0.02 for _, _, w, h in plain.boxes[row]["three"])
+    with pytest.raises(InvalidParameterError, match="unknown setting 'nope'"):
+        run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", changes={"selection__nope": 1})
+    with pytest.raises(InvalidParameterError, match="must be a number"):
+        run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache",
+                       changes={"selection__details__salient": "x"})

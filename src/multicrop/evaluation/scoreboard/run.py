@@ -16,16 +16,18 @@ A photo the product cannot crop counts with no crop.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 from ...errors import InvalidParameterError, MulticropError
 from ...ratios import PRESETS
@@ -47,12 +49,27 @@ class Variant:
     row: str
     strategy: str = "direct"
     k: int | str = "auto"
+    #: Settings changed from the defaults, as ``CropConfig.set`` takes them (``selection__details__salient``).
+    changes: tuple[tuple[str, Any], ...] = ()
 
     def config(self, given_k: int | None = None):
         from ...crop.config import CropConfig
 
         k = given_k if self.k == "given" else self.k
-        return CropConfig(strategy=self.strategy, k=k, ratios=RATIOS)
+        cfg = CropConfig(strategy=self.strategy, k=k, ratios=RATIOS)
+        top: dict[str, Any] = {}
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in self.changes:
+            head, _, rest = key.partition("__")
+            if rest and head in ("selection", "subjects"):
+                nested.setdefault(head, {})[rest] = value
+            else:
+                top[key] = value
+        top.update({head: getattr(cfg, head).set(**sub) for head, sub in nested.items()})
+        try:
+            return cfg.replace(**top) if top else cfg
+        except TypeError as exc:  # dataclasses.replace of a name that is no field
+            raise InvalidParameterError(f"CropConfig: {exc}") from None
 
 
 COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3))
@@ -228,6 +245,7 @@ def run_scoreboard(
     backgrounds: str | Path | None = None,
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> ScoreboardRun:
     """Crop every photo of the chosen sections with the product and count each row per photo.
 
@@ -254,6 +272,14 @@ def run_scoreboard(
         Only the first ``limit`` photos of each data set (a quick look; not comparable to a baseline).
     progress : callable, optional
         Called with each photo's id when it is done.
+    changes : mapping, optional
+        Settings to try instead of the defaults, in every row, as :meth:`multicrop.crop.config.CropConfig.set`
+        takes them (``{"selection__details__salient": 0.5}``); a run with changes is no baseline.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown section, a bad ``threads``, a missing ``coco`` or a setting that is no field.
     """
     only = tuple(only)
     unknown = [s for s in only if s not in SECTIONS]
@@ -263,11 +289,13 @@ def run_scoreboard(
         raise InvalidParameterError(f"threads must be a positive integer, got {threads!r}")
     if "coco" in only and coco is None:
         raise InvalidParameterError("the coco section needs coco=<a folder of outlined photos>")
+    changed = tuple(sorted((changes or {}).items()))
+    Variant("check", changes=changed).config()  # an unknown or invalid setting fails here, not in a worker
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="scoreboard-") as tmp:
         root = Path(cache) if cache is not None else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        tasks = _tasks(only, coco, carousel, root, seed, backgrounds, limit)
+        tasks = _tasks(only, coco, carousel, root, seed, backgrounds, limit, changed)
         results = _execute(tasks, threads, progress)
     photos: dict = {}
     boxes: dict = {}
@@ -282,17 +310,21 @@ def run_scoreboard(
                          sum(r.hits for r in results), sum(r.misses for r in results))
 
 
-def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit) -> list[tuple]:
+def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit, changes=()) -> list[tuple]:
     from ...datasets.carousel import load_carousel
     from ...datasets.outlines import load_outlines
     from ..subjects.metrics import SubjectRules
 
     tasks: list[tuple] = []
     cache_root = root
+
+    def changed(variants):
+        return tuple(dataclasses.replace(v, changes=changes) for v in variants)
+
     if "coco" in only:
         photos = load_outlines(coco).photos[:limit]
         rules = SubjectRules()
-        tasks += [(_coco_task, (p, rules, COCO_MULTI, COCO_OTHER, cache_root)) for p in photos]
+        tasks += [(_coco_task, (p, rules, changed(COCO_MULTI), changed(COCO_OTHER), cache_root)) for p in photos]
     labels = None if carousel is None else Path(carousel)
     # carousel-synth-hard also counts its hard-failure geometries alone, in rows "<row> failures".
     for section, hard, variants, suffix in (("synth", False, SYNTH, None), ("hard", True, HARD, "failures")):
@@ -301,7 +333,7 @@ def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit) -> l
         data = synth_dir(root, labels, seed=seed, hard=hard,
                          backgrounds=None if (backgrounds is None or not hard) else Path(backgrounds))
         items = load_carousel(data).items[:limit]
-        tasks += [(_carousel_task, (item, variants, cache_root, suffix)) for item in items]
+        tasks += [(_carousel_task, (item, changed(variants), cache_root, suffix)) for item in items]
     # Slow photos first keeps both workers busy to the end: the synthetic scenes are the larger images.
     return tasks[::-1]
 
