@@ -46,7 +46,7 @@ class Objective(Settings):
     ``distinct_share`` of a new subject."""
 
     group_credit: float = num(0.25, 0, 1)
-    shared_weight: float = num(2.0, 0, 1e6)
+    shared_weight: float = num(1.0, 0, 1e6)
     overlap_weight: float = num(0.25, 0, 1e6)
     min_gain: float = num(0.15, 0, 1e6)
     distinct_share: float = num(0.05, 0, 1)
