@@ -20,7 +20,9 @@ band ``(x0, y0, n * w, h)`` exactly, pixel for pixel.
 The function works on an analysis (a saliency map and subject boxes, both in
 analysis pixels) and returns boxes in source pixels; it opens no file.
 :func:`seamless_carousel` lays out every ratio of a setting over an analysis
-and keeps the best (the web page's choice); :func:`seamless_photo` is the
+and keeps the best (the web page's choice); :func:`seamless_band` cuts the
+slides from a band the person placed (on a JPEG's block grid when asked, so
+that every slide can be cut losslessly); :func:`seamless_photo` is the
 whole job for one photo -- open, analyse, lay out -- as a
 :class:`~multicrop.crop.pipeline.CropResult` that
 :func:`~multicrop.crop.outputs.write_outputs` writes (the CLI's ``--layout
@@ -39,7 +41,7 @@ from ..errors import InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
 
-__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_photo", "MAX_SLIDES"]
+__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_band", "seamless_photo", "MAX_SLIDES"]
 
 #: Instagram's carousel limit when this was written was 20 slides; 10 keeps each slide a
 #: useful width on the panoramas people post (the caller gives the platform's own maximum).
@@ -339,6 +341,74 @@ def seamless_carousel(
     lays = [seamless_layout(sal, size=size, ratio=r, subjects=subjects, slides=slides, max_slides=max_slides,
                             min_slide_width=min_slide_width) for r in parse_ratio_spec(ratios).ratios]
     return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
+
+
+def seamless_band(band: Box, *, size: tuple[int, int], ratio: Ratio | str, slides: int,
+                  block: tuple[int, int] | None = None) -> tuple[Box, ...]:
+    """The ``slides`` adjacent whole-pixel slides of ``ratio`` that tile ``band`` (source px).
+
+    The band must be ``slides`` slides of ``ratio`` side by side (its width over its height is
+    ``slides`` times the ratio, to a pixel of rounding or 1 %): a band of another shape is refused,
+    never reshaped.  Its corner and slide width are rounded to whole pixels, and with ``block``
+    (a JPEG's iMCU size, :func:`multicrop.io.lossless.jpeg_header`) moved to that grid -- the corner
+    to the nearest grid point, the slide width to the nearest multiple of the block's width -- so
+    that every slide's top-left corner lies on the grid and each can be cut losslessly while they
+    still meet edge to edge.  The slides are kept inside the photo (moved in, then made narrower by
+    a grid step, when rounding would push them past its edge).
+
+    Parameters
+    ----------
+    band : Box
+        The band, inside the ``size`` photo.
+    size : (int, int)
+        The photo's width and height.
+    ratio : Ratio or str
+        The slides' ratio.
+    slides : int
+        How many slides tile the band.
+    block : (int, int), optional
+        The grid the slides' corners must lie on.
+
+    Returns
+    -------
+    tuple of Box
+        Left to right; slide ``i + 1`` starts at the column after slide ``i`` ends.
+
+    Raises
+    ------
+    InvalidParameterError
+        A bad slide count, a band of another shape, or one that leaves no whole-pixel slide.
+
+    Examples
+    --------
+    >>> [tuple(b.to_dict().values()) for b in seamless_band(Box(10.4, 3, 801, 500), size=(1000, 600),
+    ...                                                     ratio="4:5", slides=2)]
+    [(10, 3, 400, 500), (410, 3, 400, 500)]
+    >>> [(b.x, b.y, b.w, b.h) for b in seamless_band(Box(10.4, 3, 801, 500), size=(1000, 600), ratio="4:5",
+    ...                                              slides=2, block=(16, 8))]
+    [(16, 0, 400, 500), (416, 0, 400, 500)]
+    """
+    r = parse_ratio(ratio) if not isinstance(ratio, Ratio) else ratio
+    if isinstance(slides, bool) or not isinstance(slides, int) or slides < 1:
+        raise InvalidParameterError(f"slides must be an integer >= 1, got {slides!r}")
+    W, H = (int(v) for v in size)
+    n = slides
+    want = band.h * r.value * n
+    if abs(band.w - want) > max(1.5, 0.01 * band.w):
+        raise InvalidParameterError(
+            f"band: a {band.w:g}x{band.h:g} band is not {n} slides of {r} side by side (its width/height is "
+            f"{band.w / band.h:.4g}, {n} x {r} is {r.value * n:.4g}); send a band of that shape")
+    bx, by = block if block else (1, 1)
+    w = max(bx, int(round(band.w / n / bx)) * bx)
+    x0, y0 = int(round(band.x / bx)) * bx, int(round(band.y / by)) * by
+    while w > bx and (n * w > W or round(w / r.value) > H):
+        w -= bx
+    h = int(round(w / r.value))
+    if w < 1 or h < 1 or n * w > W or h > H:
+        raise InvalidParameterError(f"band: no whole-pixel slide of {r} fits {n} times across the {W}x{H} photo")
+    x0 = min(max(x0, 0), (W - n * w) // bx * bx)
+    y0 = min(max(y0, 0), (H - h) // by * by)
+    return tuple(Box(x0 + i * w, y0, w, h) for i in range(n))
 
 
 def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None,
