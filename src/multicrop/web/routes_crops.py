@@ -136,6 +136,9 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
                     else f"Slides of {lay.ratio}, the best of {', '.join(map(str, spec.ratios))}.")
             else:
                 rec["ratio_note"] = None
+        analysis = await asyncio.to_thread(store.analysis, photo)  # its subjects: where a dragged band edge snaps
+        ah, aw = photo.loaded.analysis.shape[:2]
+        rec["subjects"] = [s.to_record(size[0] / aw, size[1] / ah) for s in analysis.subjects]
         w, h = int(boxes[0].w), int(boxes[0].h)
         band = Box(boxes[0].x, boxes[0].y, len(boxes) * w, h)
         rec.update({"slides": len(boxes), "slide_size": [w, h], "band": band.to_dict(),

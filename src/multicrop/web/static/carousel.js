@@ -27,8 +27,8 @@ function saveSettings() {
 }
 // Each photo keeps its own settings, boxes and the suggestion they started from (so "edited" survives a reload)
 function savePhoto(p) {
-  if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
-                                           suggested: p.suggested || null });
+  if (p.boxes || p.band) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
+                                                     suggested: p.suggested || null, band: p.band || null });
 }
 const copyState = (st) => ({ boxes: clone(st.boxes), settings: { ...st.settings }, suggested: st.suggested ? clone(st.suggested) : null });
 const sameBoxes = (a, b) => JSON.stringify(a || null) === JSON.stringify(b || null);
@@ -117,7 +117,7 @@ function fitPhoto() {
   const col = $("stage").parentElement.clientWidth;
   const top = $("stage").getBoundingClientRect().top + window.scrollY;
   const narrow = window.matchMedia("(max-width: 1000px)").matches;
-  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.6 : 0.7)
+  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.45 : 0.7)
     : window.innerHeight - top - 12;
   const w = Math.max(120, Math.min(col, Math.max(160, room) * p.width / p.height));
   img.style.width = `${Math.floor(w)}px`;
@@ -129,8 +129,10 @@ function cur() { return state.photos.find((p) => p.id === state.current); }
 // -- the editor -------------------------------------------------------------------------------
 const editor = new BoxEditor($("overlay"), {
   draw: false,
+  subjects: () => snapSubjects(cur()),
   onChange: (boxes, final) => {
     const p = cur();
+    if (p && state.mode === "seamless" && p.seam && boxes[0]) { bandMoved(p, boxes[0], final); return; }
     if (!p || state.mode !== "carousel") return;
     p.boxes = clone(boxes);
     if (final) { record(p); savePhoto(p); clearErrors("download"); }
@@ -147,6 +149,36 @@ const editor = new BoxEditor($("overlay"), {
     suggest(p, "reset"); // a click asks for crops around that point (Undo brings the previous ones back)
   },
 });
+
+// The subjects' boxes (source px) a dragged edge snaps to: of the suggestion's reply, or the panorama's
+function snapSubjects(p) {
+  const subs = (p && (state.mode === "seamless" ? p.seam && p.seam.subjects : p.result && p.result.subjects)) || [];
+  return subs.map((s) => ({ x: s.box[0], y: s.box[1], w: s.box[2], h: s.box[3] }));
+}
+
+// -- the seamless panorama's band: one box of n slides, moved and resized (ratio locked) like a crop --------
+function bandBox(seam) { // the band as the editor's box: its ratio is n slides of the slides' ratio
+  const [a, b] = seam.ratio.split(":").map(Number);
+  return { ...seam.band, ratio: `${+(a * seam.slides).toFixed(6)}:${b}`, slides: seam.slides,
+           label: `${seam.slides} × ${seam.ratio}` };
+}
+
+function showSeam(p) {
+  editor.opts.locked = false;
+  editor.setBoxes([bandBox(p.seam)], 0);
+  renderStrip();
+}
+
+function bandMoved(p, band, final) { // the slides follow the band at once; the server cuts them when it is let go
+  const n = p.seam.slides, w = band.w / n;
+  p.seam = { ...p.seam, band: { x: band.x, y: band.y, w: band.w, h: band.h },
+             boxes: Array.from({ length: n }, (_, i) => ({ x: band.x + i * w, y: band.y, w, h: band.h })) };
+  renderStrip(final);
+  if (!final) return;
+  p.band = { x: band.x, y: band.y, w: band.w, h: band.h, ratio: p.seam.ratio, slides: n, ratios: $("ratios").value };
+  savePhoto(p);
+  seamless(p);
+}
 
 function markSelected(i) {
   for (const c of document.querySelectorAll("#strip .card")) {
@@ -262,7 +294,8 @@ function thumbHeight(boxes) {
     const aspect = boxes.reduce((a, b) => a + b.w / b.h, 0);
     return Math.max(40, Math.min(220, Math.floor(room / aspect)));
   }
-  if (window.matchMedia("(max-width: 700px)").matches) return Math.min(420, Math.round(window.innerWidth * 0.9));
+  // a phone: one card at a time, low enough that the photo and the card share the screen
+  if (phone) return Math.max(120, Math.min(420, Math.round(window.innerWidth * 0.9), Math.round(window.innerHeight * 0.27)));
   return 150;
 }
 
@@ -308,7 +341,7 @@ function renderStrip(keepFocus) {
       card.classList.add("warn");
       card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
     }
-    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, thumbHeight(boxes)));
+    if (img.complete && img.naturalWidth) card.appendChild(stripThumb(p, img, b, thumbHeight(boxes)));
     if (i === best) {
       const badge = document.createElement("span");
       badge.className = "badge";
@@ -341,7 +374,12 @@ function renderStrip(keepFocus) {
       right.dataset.role = "later";
       const del = cardButton("✕", `Delete crop ${i + 1}`, () => { const bx = clone(p.boxes); bx.splice(i, 1); editor.selected = -1; edit(bx); });
       del.dataset.role = "delete";
-      btns.append(left, right, del);
+      const grip = document.createElement("span");
+      grip.className = "grip";
+      grip.textContent = "⠿";
+      grip.title = "drag to reorder (or ◀ ▶)";
+      grip.setAttribute("aria-hidden", "true");
+      btns.append(grip, left, right, del);
       meta.appendChild(btns);
     }
     card.appendChild(meta);
@@ -500,16 +538,16 @@ async function seamless(p) {
     if (info.status === "error") { fieldError("upload", info.error); return; }
     if (p.id === state.current) busy(true, `${p.name}: laying out the panorama…`);
     const slides = $("slides").value;
-    const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }) };
+    const band = p.band && p.band.ratios === $("ratios").value ? p.band : null; // the band the person placed
+    const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }),
+                   ...(band ? { slides: band.slides, band: { x: band.x, y: band.y, w: band.w, h: band.h, ratio: band.ratio } } : {}) };
     const r = await (await api("POST", `/api/photos/${p.id}/seamless`, body)).json();
     if (seq !== p.ticket) return;
     clearErrors("ratios", "slides");
     p.seam = r;
     if (p.id === state.current && state.mode === "seamless") {
-      editor.opts.locked = true;
-      editor.setBoxes(r.boxes.map((b) => ({ ...b, ratio: r.ratio })), -1);
+      if (!editor.drag) showSeam(p); // (a band being dragged again keeps following the pointer)
       overlays();
-      renderStrip();
       busy(false, `${p.name}: ${plural(r.slides, "slide")} of ${r.slide_size[0]}×${r.slide_size[1]} px, `
         + `${Math.round(r.kept * 100)} % of the photo`);
     }
@@ -526,7 +564,7 @@ async function seamless(p) {
 
 function refresh(p) { // the current mode's result for photo p
   if (state.mode === "seamless") {
-    if (p.seam) { editor.opts.locked = true; editor.setBoxes(p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })), -1); renderStrip(); }
+    if (p.seam) showSeam(p);
     else seamless(p);
   } else if (!p.boxes) { renderStrip(); suggest(p); } // never the previous photo's cards beside this one
   else {
@@ -644,7 +682,7 @@ function newPhoto(info) { // a photo of this session: what this browser kept of 
   const settings = kept && kept.settings && typeof kept.settings === "object" ? { ...controlSettings(), ...kept.settings }
     : controlSettings();
   const suggested = kept && Array.isArray(kept.suggested) ? kept.suggested : boxes;
-  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null,
+  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null, band: kept && kept.band ? kept.band : null,
            history: new History({ boxes: boxes || [], settings }, 200, copyState) };
 }
 
@@ -729,7 +767,7 @@ async function init() {
     if (p) p.seam = null;
     changed();
   };
-  $("slides").onchange = () => { const p = cur(); if (p) p.seam = null; changed(); };
+  $("slides").onchange = () => { const p = cur(); if (p) { p.seam = null; p.band = null; } changed(); };
   $("width").oninput = () => { saveSettings(); widthValue(); renderStrip(); updateButtons(); };
   for (const id of ["showSaliency", "showFaces", "showRegions"]) $(id).onchange = overlays;
   $("showScores").onchange = () => { saveSettings(); renderStrip(); };
@@ -749,7 +787,8 @@ async function init() {
   $("reset").onclick = () => {
     const p = cur();
     if (!p) return;
-    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p, "reset"); }
+    if (state.mode === "seamless") { p.seam = null; p.band = null; savePhoto(p); seamless(p); }
+    else { p.focus = null; suggest(p, "reset"); }
   };
   $("previewToggle").onclick = () => {
     const on = !document.body.classList.contains("previewing");
@@ -764,6 +803,7 @@ async function init() {
   $("dlFull").onclick = () => download(false);
   $("dlWidth").onclick = () => download(true);
   $("strip").addEventListener("scroll", updatePager, { passive: true });
+  installReorder();
   window.addEventListener("resize", () => { fitPhoto(); renderStrip(); });
   document.addEventListener("keydown", (e) => {
     const t = e.target;
@@ -776,7 +816,12 @@ async function init() {
       e.preventDefault();
       return;
     }
-    if (typing || state.mode !== "carousel") return;
+    if (typing) return;
+    if (state.mode === "seamless") { // the band: arrows move it, + and - resize it (nothing deletes it)
+      if ((/^Arrow/.test(e.key) || ["+", "=", "-", "_"].includes(e.key)) && editor.keydown(e)) e.preventDefault();
+      return;
+    }
+    if (state.mode !== "carousel") return;
     if (t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
     if (key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey) {
       const b = editor.boxes[editor.selected];
