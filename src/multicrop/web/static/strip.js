@@ -44,10 +44,10 @@ function stripThumb(p, img, box, height) {
 // all), the card under the pointer is marked where the dragged one will go, and a drop is one undo step.
 let reorder = null;
 
-function reorderSlot(pt) { // how many of the other cards come before the pointer, in reading order
+function reorderSlot(pt, dragged) { // how many of the other cards come before the pointer, in reading order
   let slot = 0;
   for (const c of document.querySelectorAll("#strip .card")) {
-    if (c === reorder.card) continue;
+    if (c === dragged) continue;
     const r = c.getBoundingClientRect();
     if (pt.y > r.bottom || (pt.y >= r.top && pt.x > r.left + r.width / 2)) slot += 1;
   }
@@ -80,7 +80,7 @@ function stripPointerMove(e) {
     $("strip").classList.add("reordering");
     reorder.card.classList.add("dragging");
   }
-  markSlot(reorderSlot({ x: e.clientX, y: e.clientY }));
+  markSlot(reorderSlot({ x: e.clientX, y: e.clientY }, reorder.card));
   e.preventDefault();
 }
 
@@ -89,7 +89,7 @@ function stripPointerUp(e) {
   const rd = reorder;
   reorder = null;
   if (!rd.on) return; // a click: the card's own handler selects it
-  const slot = e.type === "pointercancel" ? rd.from : reorderSlot({ x: e.clientX, y: e.clientY });
+  const slot = e.type === "pointercancel" ? rd.from : reorderSlot({ x: e.clientX, y: e.clientY }, rd.card);
   $("strip").classList.remove("reordering");
   for (const c of document.querySelectorAll("#strip .card")) c.classList.remove("dragging", "drop-before", "drop-after");
   // the click that ends a mouse drag is not a click on the card
@@ -101,8 +101,12 @@ function stripPointerUp(e) {
   const boxes = clone(p.boxes);
   const [moved] = boxes.splice(rd.from, 1);
   boxes.splice(slot, 0, moved);
+  const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest("#strip");
+  if (focused) document.activeElement.blur(); // (the strip would give the focus back to the card at the old place)
   editor.selected = slot;
   edit(boxes);
+  const card = document.querySelector(`#strip .card[data-index="${slot}"]`);
+  if (focused && card) card.focus({ preventScroll: true });
 }
 
 function installReorder() {
