@@ -152,3 +152,30 @@ def test_a_crop_is_rendered_from_the_full_photo_at_the_width_asked_and_cached(cl
     wide = client.get(f"/api/photos/{pid}/render", params={**q, "width": 5000})  # never enlarged
     assert Image.open(io.BytesIO(wide.content)).size == (1600, 2000) and renders.renders == 2
     assert client.get(f"/api/photos/{pid}/render", params={**q, "width": 9}).status_code == 422
+
+
+def test_a_placed_band_says_which_subject_a_slide_edge_runs_through(client):
+    img = np.full((600, 2400, 3), 60, np.uint8)
+    img[200:400, 700:900] = 250
+    img[200:400, 1500:1700] = 250
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    pid = _upload(client, "pano.png", buf.getvalue())
+
+    def placed(seam):  # two 400 px slides of 1:1 meeting at x = seam
+        r = client.post(f"/api/photos/{pid}/seamless", json={
+            "ratios": "1:1", "slides": 2, "band": {"x": seam - 400, "y": 100, "w": 800, "h": 400, "ratio": "1:1"}})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    subs = [s["box"] for s in client.post(f"/api/photos/{pid}/seamless", json={"ratios": "1:1"}).json()["subjects"]]
+    assert subs
+    x, _, w, _ = subs[0]
+    across = placed(round(x + w / 2))  # the seam through the middle of the first subject
+    assert 0 in across["sliced"]
+    assert any(n.startswith("A slide edge runs through the") for n in across["plain_notes"])
+    clear = next(v for v in range(420, 1980, 10)  # a seam that misses every subject
+                 if all(not (b[0] - 0.05 * b[2] < v < b[0] + 1.05 * b[2]) for b in subs))
+    beside = placed(clear)
+    assert beside["sliced"] == [] and not any("slide edge" in n for n in beside["plain_notes"])
+    assert any("narrower than 1080 px" in n for n in beside["plain_notes"])  # 400 px slides

@@ -22,7 +22,8 @@ analysis pixels) and returns boxes in source pixels; it opens no file.
 :func:`seamless_carousel` lays out every ratio of a setting over an analysis
 and keeps the best (the web page's choice); :func:`seamless_band` cuts the
 slides from a band the person placed (on a JPEG's block grid when asked, so
-that every slide can be cut losslessly); :func:`seamless_photo` is the
+that every slide can be cut losslessly) and :func:`placed_layout` says which
+subjects those slides slice or leave out; :func:`seamless_photo` is the
 whole job for one photo -- open, analyse, lay out -- as a
 :class:`~multicrop.crop.pipeline.CropResult` that
 :func:`~multicrop.crop.outputs.write_outputs` writes (the CLI's ``--layout
@@ -41,7 +42,8 @@ from ..errors import InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
 
-__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_band", "seamless_photo", "MAX_SLIDES"]
+__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_band", "placed_layout", "seamless_photo",
+           "MAX_SLIDES"]
 
 #: Instagram's carousel limit when this was written was 20 slides; 10 keeps each slide a
 #: useful width on the panoramas people post (the caller gives the platform's own maximum).
@@ -277,22 +279,78 @@ def seamless_layout(
     if best is None:
         raise InvalidParameterError(f"no slide of ratio {r} fits a {W}x{H} photo")
     n, w, h, x0, y0, kept, sl, cut = best[1]
+    out = tuple(Box(x0 + i * w, y0, w, h) for i in range(n))
+    return SeamlessLayout(out, Box(x0, y0, n * w, h), r, kept, sl, cut,
+                          _notes(r, out, kept, sl, cut, names, min_slide_width, chosen=True))
+
+
+def _notes(r: Ratio, boxes: Sequence[Box], kept: float, sliced: Sequence[int], cut: Sequence[int],
+           names: Sequence[str], min_slide_width: int | None, *, chosen: bool) -> tuple[str, ...]:
+    """Plain sentences on what a layout could not avoid (``chosen``: laid out here, not placed by a person)."""
+    n, w = len(boxes), int(boxes[0].w)
     notes = []
-    if sl:
-        what = ", ".join(dict.fromkeys(names[i] for i in sl))
+    if sliced:
+        what = ", ".join(dict.fromkeys(names[i] for i in sliced))
         notes.append(f"a slide edge runs through the {what}: no layout of {n} slides of {r} kept it "
-                     "whole without losing more of the photo")
+                     "whole without losing more of the photo" if chosen
+                     else f"a slide edge runs through the {what}")
     if cut:
         what = ", ".join(dict.fromkeys(names[i] for i in cut))
         notes.append(f"the {what} reaches past the band the slides cover and is partly left out")
     if min_slide_width and w < min_slide_width:
         notes.append(f"each slide is only {w} px wide, narrower than {min_slide_width} px: "
                      "the slides will look soft on the platform")
-    if n * w * h / (W * H) < 0.5:
+    if kept < 0.5 and chosen:
         notes.append(f"this photo is not wide enough for a panorama of {r} slides: "
                      f"they keep only {kept:.0%} of it")
-    out = tuple(Box(x0 + i * w, y0, w, h) for i in range(n))
-    return SeamlessLayout(out, Box(x0, y0, n * w, h), r, kept, sl, cut, tuple(notes))
+    return tuple(notes)
+
+
+def placed_layout(boxes: Sequence[Box], *, size: tuple[int, int], analysis_size: tuple[int, int], ratio: Ratio | str,
+                  subjects: Sequence[Any] = (), min_slide_width: int | None = None) -> SeamlessLayout:
+    """The slides ``boxes`` (:func:`seamless_band`'s, source px) as a layout: which subjects a seam runs through
+    or the band leaves partly out, by the rules :func:`seamless_layout` chooses with, and the notes on them.
+
+    Parameters
+    ----------
+    boxes : sequence of Box
+        Adjacent slides of one size, left to right.
+    size : (int, int)
+        The photo's width and height.
+    analysis_size : (int, int)
+        The width and height of the analysis the ``subjects`` boxes are in.
+    ratio : Ratio or str
+    subjects : sequence of Box, or of objects with ``box`` (and ``describe()``)
+    min_slide_width : int, optional
+        A note says when the slides are narrower.
+
+    Examples
+    --------
+    >>> lay = placed_layout([Box(0, 0, 100, 125), Box(100, 0, 100, 125)], size=(400, 200), analysis_size=(40, 20),
+    ...                     ratio="4:5", subjects=[Box(8, 2, 4, 4), Box(30, 2, 4, 4)])
+    >>> lay.sliced, lay.cut, lay.notes
+    ((0,), (1,), ('a slide edge runs through the subject', 'the subject reaches past the band the slides cover and is partly left out'))
+    """
+    r = parse_ratio(ratio) if not isinstance(ratio, Ratio) else ratio
+    if not boxes:
+        raise InvalidParameterError("boxes: a panorama needs at least one slide")
+    W, H = (int(v) for v in size)
+    sx, sy = W / analysis_size[0], H / analysis_size[1]
+    subs, _, names = _subject_parts(subjects)
+    band = Box(boxes[0].x, boxes[0].y, boxes[-1].x2 - boxes[0].x, boxes[0].h)
+    seams = [b.x for b in boxes[1:]]
+    sliced, cut = [], []
+    for i, sub in enumerate(b.scale(sx, sy) for b in subs):
+        depth = max((min(x - sub.x, sub.x2 - x) / max(sub.w, 1e-9) for x in seams), default=0.0)
+        if depth > _EDGE_SHARE:
+            sliced.append(i)
+        ix = max(0.0, min(sub.x2, band.x2) - max(sub.x, band.x))
+        iy = max(0.0, min(sub.y2, band.y2) - max(sub.y, band.y))
+        if 1 - ix * iy / max(sub.w * sub.h, 1e-9) > 0.02:
+            cut.append(i)
+    kept = band.w * band.h / (W * H)
+    return SeamlessLayout(tuple(boxes), band, r, kept, tuple(sliced), tuple(cut),
+                          _notes(r, boxes, kept, sliced, cut, names, min_slide_width, chosen=False))
 
 
 def seamless_carousel(

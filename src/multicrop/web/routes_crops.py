@@ -98,12 +98,14 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
     @app.post("/api/photos/{pid}/seamless",
               summary="A seamless panorama: adjacent slides of one ratio (source px), laid out or cut from a band")
     async def photo_seamless(pid: str, req: SeamlessRequest, request: Request) -> dict[str, Any]:
-        from ..crop.seamless import seamless_band, seamless_carousel
+        from ..crop.seamless import placed_layout, seamless_band, seamless_carousel
 
         photo = served.photo_or_404(pid, request)
         spec = parse_ratio_spec(req.ratios or default_ratios)
         size = photo.loaded.size
         block = await asyncio.to_thread(lossless_block, photo.loaded)  # None: the slides are re-encoded
+        analysis = await asyncio.to_thread(store.analysis, photo)
+        ah, aw = photo.loaded.analysis.shape[:2]
 
         def best() -> Any:  # the library's choice: the ratio slicing the fewest subjects, keeping the most
             return seamless_carousel(store.analysis(photo), size=size, ratios=spec.ratios,
@@ -119,8 +121,11 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
                                          f"({', '.join(map(str, spec.ratios))})")
             boxes = seamless_band(box_in_photo(b.x, b.y, b.w, b.h, *size, what="band"), size=size, ratio=ratio,
                                   slides=req.slides, block=block)
-            rec: dict[str, Any] = {"ratio": str(ratio), "sliced": [], "cut": [], "notes": [], "placed": True}
-            rec["plain_notes"], rec["ratio_note"] = [], None
+            lay = placed_layout(boxes, size=size, analysis_size=(aw, ah), ratio=ratio,  # what this band slices
+                                subjects=list(analysis.subjects) or list(analysis.faces), min_slide_width=1080)
+            rec: dict[str, Any] = {"ratio": str(ratio), "sliced": list(lay.sliced), "cut": list(lay.cut),
+                                   "notes": list(lay.notes), "placed": True, "ratio_note": None}
+            rec["plain_notes"] = [n[:1].upper() + n[1:] + "." for n in lay.notes]
         else:
             lay = await asyncio.to_thread(best)
             ratio = lay.ratio
@@ -136,8 +141,7 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
                     else f"Slides of {lay.ratio}, the best of {', '.join(map(str, spec.ratios))}.")
             else:
                 rec["ratio_note"] = None
-        analysis = await asyncio.to_thread(store.analysis, photo)  # its subjects: where a dragged band edge snaps
-        ah, aw = photo.loaded.analysis.shape[:2]
+        # the subjects (source px): where the page snaps a dragged band edge
         rec["subjects"] = [s.to_record(size[0] / aw, size[1] / ah) for s in analysis.subjects]
         w, h = int(boxes[0].w), int(boxes[0].h)
         band = Box(boxes[0].x, boxes[0].y, len(boxes) * w, h)

@@ -129,6 +129,7 @@ function cur() { return state.photos.find((p) => p.id === state.current); }
 // -- the editor -------------------------------------------------------------------------------
 const editor = new BoxEditor($("overlay"), {
   draw: false,
+  snap: true,
   subjects: () => snapSubjects(cur()),
   onChange: (boxes, final) => {
     const p = cur();

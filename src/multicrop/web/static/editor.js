@@ -39,7 +39,8 @@ function el(name, attrs, parent) {
 
 class BoxEditor {
   // svg: the <svg> over the photo; opts: {onChange(boxes, final), onSelect(i), draw: bool, drawRatio(): "2:3",
-  // locked: bool (boxes shown, not edited), onEmpty(x, y) (a click on no box)}
+  // locked: bool (boxes shown, not edited), onEmpty(x, y) (a click on no box), snap: bool (dragged edges snap to
+  // the thirds and to subjects(): [{x, y, w, h}], Alt held: not)}
   constructor(svg, opts) {
     this.svg = svg;
     this.opts = opts || {};
@@ -284,10 +285,10 @@ class BoxEditor {
       b.x = p.x - d.dx; b.y = p.y - d.dy;
       this._clampMove(b);
       this.guides = [];
-      if (!e.altKey) this._snapMove(b);
+      if (this.opts.snap && !e.altKey) this._snapMove(b);
     } else {
       this.guides = [];
-      Object.assign(b, this._resized(d.start, d.handle, p, !e.altKey));
+      Object.assign(b, this._resized(d.start, d.handle, p, this.opts.snap && !e.altKey));
     }
     d.moved = true;
     this.render();
