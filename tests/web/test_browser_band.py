@@ -120,6 +120,15 @@ def test_the_panorama_band_is_dragged_resized_and_nudged_and_its_jpeg_slides_are
         cut = page.eval_on_selector_all("#strip canvas", "cs => cs.map(c => c.dataset.src)")
         assert [tuple(int(parse_qs(urlparse(u).query)[k][0]) for k in "xywh") for u in cut] == slides
         page.screenshot(path=str(shots / f"band_nudged_{size}.png"))
+        # undo and redo step through the band's placements (the slides cut again each time)
+        page.keyboard.press("Control+z")
+        page.wait_for_function(f"cur().seam.band.x === {band3['x']} && !cur().loading")
+        assert _band_settled(page)[1] == band3
+        assert not page.is_disabled("#redo")
+        page.keyboard.press("Control+Shift+z")
+        page.wait_for_function(f"cur().seam.band.x === {band4['x']} && !cur().loading")
+        seam, band5 = _band_settled(page)
+        assert band5 == band4 and _slides_of(seam)[0] == slides
         with page.expect_download() as dl:
             page.click("#dlFull")
         dl.value.save_as(tmp_path / "pano.zip")

@@ -176,7 +176,9 @@ function bandMoved(p, band, final) { // the slides follow the band at once; the 
              boxes: Array.from({ length: n }, (_, i) => ({ x: band.x + i * w, y: band.y, w, h: band.h })) };
   renderStrip(final);
   if (!final) return;
+  bandHistory(p); // (its first state: the band before this move)
   p.band = { x: band.x, y: band.y, w: band.w, h: band.h, ratio: p.seam.ratio, slides: n, ratios: $("ratios").value };
+  bandHistory(p).record({ band: p.band });
   savePhoto(p);
   seamless(p);
 }
@@ -199,8 +201,22 @@ function showInStrip(card) { // scroll the strip (never the page, which would mo
   else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
 }
 
-function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.undo(); if (st) applyState(p, st); }
-function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.redo(); if (st) applyState(p, st); }
+function undo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "undo"); return; } const st = p.history.undo(); if (st) applyState(p, st); }
+function redo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "redo"); return; } const st = p.history.redo(); if (st) applyState(p, st); }
+
+// The band's own history: each placement (or Reset) one step; a step back to no placement is the suggested layout
+function bandHistory(p) {
+  if (!p.bandHistory) p.bandHistory = new History({ band: p.band || null }, 200, (st) => ({ band: st.band ? { ...st.band } : null }));
+  return p.bandHistory;
+}
+function bandStep(p, which) {
+  const st = bandHistory(p)[which]();
+  if (!st) return;
+  p.band = st.band;
+  if (!p.band) p.seam = null;
+  savePhoto(p);
+  seamless(p);
+}
 
 function applyState(p, st) { // an undo or redo: the boxes, and the settings they were made with
   const settingsChanged = JSON.stringify(st.settings) !== JSON.stringify(p.settings);
@@ -609,8 +625,9 @@ function updateButtons() {
   const w = widthValue();
   $("dlWidth").disabled = !hasCrops || !w;
   $("dlWidth").title = w ? `each crop ${w} px wide (narrower crops kept at full size)` : "give a platform width first";
-  $("undo").disabled = !(p && !seamlessMode && p.history.past.length);
-  $("redo").disabled = !(p && !seamlessMode && p.history.future.length);
+  const hist = p && (seamlessMode ? bandHistory(p) : p.history);
+  $("undo").disabled = !(hist && hist.past.length);
+  $("redo").disabled = !(hist && hist.future.length);
   $("mixed").disabled = !state.settings.one_ratio[$("ratios").value];
   document.body.classList.toggle("mode-seamless", seamlessMode);
 }
@@ -788,7 +805,7 @@ async function init() {
   $("reset").onclick = () => {
     const p = cur();
     if (!p) return;
-    if (state.mode === "seamless") { p.seam = null; p.band = null; savePhoto(p); seamless(p); }
+    if (state.mode === "seamless") { bandHistory(p); p.seam = null; p.band = null; bandHistory(p).record({ band: null }); savePhoto(p); seamless(p); }
     else { p.focus = null; suggest(p, "reset"); }
   };
   $("previewToggle").onclick = () => {
