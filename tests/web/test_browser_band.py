@@ -238,7 +238,7 @@ def test_a_card_dragged_to_the_end_of_the_strip_moves_its_slide_there(browser, m
             assert page.evaluate("document.getElementById('strip').classList.contains('reordering')")
             page.screenshot(path=str(shots / f"reorder_dragging_{size}.png"))
             last = page.locator("#strip .card").nth(2).bounding_box()
-            end = (last["x"] + last["width"] - 4, last["y"] + last["height"] / 2)
+            end = (last["x"] + last["width"] - 4, last["y"] + last["height"] - 6)  # its lower right: after it
             touch("touchMove", [{"x": end[0], "y": end[1], "id": 1}])
             touch("touchEnd", [])
         else:
@@ -246,7 +246,7 @@ def test_a_card_dragged_to_the_end_of_the_strip_moves_its_slide_there(browser, m
             last = page.locator("#strip .card").nth(2).bounding_box()
             page.mouse.move(card["x"] + 20, card["y"] + 20)
             page.mouse.down()
-            page.mouse.move(last["x"] + last["width"] - 10, last["y"] + last["height"] / 2, steps=8)
+            page.mouse.move(last["x"] + last["width"] - 10, last["y"] + last["height"] - 8, steps=8)
             assert page.locator("#strip .card.drop-after").count() == 1  # where it will go, marked
             page.screenshot(path=str(shots / f"reorder_dragging_{size}.png"))
             page.mouse.up()
@@ -258,6 +258,18 @@ def test_a_card_dragged_to_the_end_of_the_strip_moves_its_slide_there(browser, m
         page.screenshot(path=str(shots / f"reorder_done_{size}.png"))
         page.keyboard.press("Control+z")  # one undo step
         assert page.evaluate("cur().boxes") == boxes
+        if size == "desktop":  # the last card dropped on the upper half of the first goes before it
+            card = page.locator("#strip .card").nth(2).locator("canvas").bounding_box()
+            top = page.locator("#strip .card").nth(0).bounding_box()
+            page.mouse.move(card["x"] + 20, card["y"] + 20)
+            page.mouse.down()
+            page.mouse.move(top["x"] + top["width"] / 2, top["y"] + 8, steps=8)
+            assert page.locator("#strip .card.drop-before").count() == 1
+            page.screenshot(path=str(shots / f"reorder_before_{size}.png"))
+            page.mouse.up()
+            assert page.evaluate("cur().boxes") == [boxes[2], boxes[0], boxes[1]]
+            page.keyboard.press("Control+z")
+            assert page.evaluate("cur().boxes") == boxes
         # a card dragged onto itself changes nothing; the arrows still reorder
         page.locator("#strip .card").nth(1).locator("[data-role=earlier]").click()
         assert page.evaluate("cur().boxes") == [boxes[1], boxes[0], boxes[2]]

@@ -44,17 +44,25 @@ function stripThumb(p, img, box, height) {
 // all), the card under the pointer is marked where the dragged one will go, and a drop is one undo step.
 let reorder = null;
 
+// How the cards lie: "column" when no two share a row (a desktop's narrow strip), else "row" (they wrap in rows)
+function stripFlow() {
+  const tops = [...document.querySelectorAll("#strip .card")].map((c) => Math.round(c.getBoundingClientRect().top));
+  return new Set(tops).size === tops.length && tops.length > 1 ? "column" : "row";
+}
+
 function reorderSlot(pt, dragged) { // how many of the other cards come before the pointer, in reading order
+  const column = stripFlow() === "column";
   let slot = 0;
   for (const c of document.querySelectorAll("#strip .card")) {
     if (c === dragged) continue;
     const r = c.getBoundingClientRect();
-    if (pt.y > r.bottom || (pt.y >= r.top && pt.x > r.left + r.width / 2)) slot += 1;
+    if (column ? pt.y > r.top + r.height / 2 : pt.y > r.bottom || (pt.y >= r.top && pt.x > r.left + r.width / 2)) slot += 1;
   }
   return slot;
 }
 
 function markSlot(slot) {
+  $("strip").dataset.flow = stripFlow(); // the bar that marks the place: beside a card in a row, above or below in a column
   const others = [...document.querySelectorAll("#strip .card")].filter((c) => c !== reorder.card);
   others.forEach((c, k) => {
     c.classList.toggle("drop-before", k === slot);
