@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=5, help="counted repetitions (after one warm-up)")
     ap.add_argument("--threads", type=int, default=None, help="the server's --threads (default: its own)")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    ap.add_argument("--photo", type=Path, default=None,
+                    help="a photo of your own instead of the upscaled example (a camera's 24 MP JPEG holds more detail)")
     args = ap.parse_args(argv)
 
     from multicrop.crop.config import CropConfig
@@ -137,8 +139,12 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-        photo = make_photo(Path(tmp))
+        photo = args.photo or make_photo(Path(tmp))
         data = photo.read_bytes()
+        from PIL import Image
+
+        with Image.open(photo) as im:
+            size = im.size
         app = create_app(config=CropConfig(), threads=args.threads)
         with Server(app) as srv:
             client = Client(srv.url)
@@ -147,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         app.state.store.close()
     parts = ("upload", "analysis", "crops", "total")
     out = {
-        "photo": {"size": list(PHOTO_SIZE), "megapixels": round(PHOTO_SIZE[0] * PHOTO_SIZE[1] / 1e6, 1),
+        "photo": {"file": photo.name, "size": list(size), "megapixels": round(size[0] * size[1] / 1e6, 1),
                   "bytes": len(data)},
         "reps": args.reps, "poll_s": POLL_S, "server_threads": args.threads,
         "warm_up_total_s": round(warm["total"], 3),
