@@ -836,7 +836,11 @@ async function init() {
     }
     if (typing) return;
     if (state.mode === "seamless") { // the band: arrows move it, + and - resize it (nothing deletes it)
-      if ((/^Arrow/.test(e.key) || ["+", "=", "-", "_"].includes(e.key)) && editor.keydown(e)) e.preventDefault();
+      const p = cur(), grid = p && p.seam && p.seam.block; // on a JPEG's block grid an arrow moves it a block
+      const n = e.shiftKey ? 10 : 1, moves = { ArrowLeft: [-n, 0], ArrowRight: [n, 0], ArrowUp: [0, -n], ArrowDown: [0, n] };
+      if (moves[e.key] && grid && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        if (editor.nudge(...moves[e.key], grid)) e.preventDefault();
+      } else if ((moves[e.key] || ["+", "=", "-", "_"].includes(e.key)) && editor.keydown(e)) e.preventDefault();
       return;
     }
     if (state.mode !== "carousel") return;

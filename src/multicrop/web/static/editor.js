@@ -320,11 +320,12 @@ class BoxEditor {
   }
 
   // Keyboard edits of the selected crop; true when the key was used.
-  nudge(dx, dy) {
+  nudge(dx, dy, grid) { // by dx, dy screen pixels (whole source px); with grid [gx, gy], by at least a grid step
     const b = this.boxes[this.selected];
     if (!b) return false;
     const step = Math.max(1, Math.round(this.unit()));
-    b.x += dx * step; b.y += dy * step;
+    const [gx, gy] = grid || [1, 1];
+    b.x += dx * Math.max(step, gx); b.y += dy * Math.max(step, gy);
     this._clampMove(b);
     this.render();
     this._changed(true);
