@@ -172,7 +172,6 @@ function showInStrip(card) { // scroll the strip (never the page, which would mo
 function undo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "undo"); return; } const st = p.history.undo(); if (st) applyState(p, st); }
 function redo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "redo"); return; } const st = p.history.redo(); if (st) applyState(p, st); }
 
-
 function applyState(p, st) { // an undo or redo: the boxes, and the settings they were made with
   const settingsChanged = JSON.stringify(st.settings) !== JSON.stringify(p.settings);
   p.settings = { ...st.settings };
