@@ -4,7 +4,10 @@ The files are written by :func:`multicrop.crop.outputs.write_outputs`, the
 writer the command line uses, with its defaults, so the zip follows the same
 rules: private EXIF tags (GPS, serial numbers, ...) dropped, JPEG crops of
 JPEGs cut losslessly where libjpeg-turbo can, the source's format, quality and
-colour profile otherwise.
+colour profile otherwise.  A seamless panorama's slides (``exact``) are cut
+losslessly only when every slide's corner already lies on the JPEG block grid
+(:func:`lossless_block`; the page places them there), else re-encoded where
+they are, so that they always meet edge to edge.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from ..crop.config import OutputConfig
-from ..crop.outputs import WriteOptions, write_outputs
+from ..crop.outputs import WriteOptions, lossless_reason, write_outputs
 from ..crop.pipeline import CropResult
 from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
 from ..geometry import Box, snap_box
+from ..io import LoadedImage
+from ..io.lossless import jpeg_header
 from ..ratios import parse_ratio
 from .labels import ratio_fits
 
-__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved"]
+__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved", "lossless_block", "on_grid"]
 
 #: How far (source pixels) a box from the page may reach past the photo's edge: rounding, no more.
 EDGE_TOLERANCE = 0.5
@@ -62,6 +67,28 @@ def box_in_photo(x: float, y: float, w: float, h: float, width: int, height: int
         raise InvalidParameterError(f"{what}: {shown} must lie in the {width}x{height} photo")
     return Box(min(max(x, 0.0), width - min(w, width)), min(max(y, 0.0), height - min(h, height)),
                min(w, width), min(h, height))
+
+
+def lossless_block(loaded: LoadedImage) -> tuple[int, int] | None:
+    """The JPEG block grid (iMCU, px) a lossless crop's corner must lie on, or None when the photo's crops
+    are re-encoded anyway (not a JPEG, an EXIF rotation, CMYK, no libjpeg-turbo: see
+    :func:`multicrop.crop.outputs.lossless_reason`)."""
+    if lossless_reason(loaded, ".jpg", "auto") is not None:
+        return None
+    return jpeg_header(Path(loaded.path).read_bytes()).block
+
+
+def on_grid(boxes: list[Box], block: tuple[int, int] | None) -> bool:
+    """Whether every box's top-left corner lies on ``block`` (so a lossless cut moves none of them).
+
+    Examples
+    --------
+    >>> on_grid([Box(16, 8, 100, 50), Box(116, 8, 100, 50)], (16, 8)), on_grid([Box(16, 8, 100, 50)], None)
+    (False, False)
+    >>> on_grid([Box(16, 8, 96, 50), Box(112, 8, 96, 50)], (16, 8))
+    True
+    """
+    return block is not None and all(b.x % block[0] == 0 and b.y % block[1] == 0 for b in boxes)
 
 
 def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool = False) -> tuple[ScoredCrop, ...]:
@@ -120,9 +147,10 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
         narrower than it are kept at full size and a warning is recorded)
         instead of the full-resolution crops.
     exact : bool
-        Cut every box exactly where it is (re-encoding JPEGs): lossless JPEG
-        cuts move a crop's corner onto the 8/16 px block grid, which would
-        open gaps between a seamless panorama's slides.
+        Cut every box exactly where it is: losslessly when every corner lies
+        on the JPEG block grid (:func:`on_grid`), else re-encoded, since a
+        lossless cut moves a corner onto the 8/16 px grid, which would open
+        gaps between a seamless panorama's slides.
     source : str, optional
         The name the record gives as its ``"source"`` (the upload's file
         name), instead of the file the crops are cut from (a server path).
@@ -131,7 +159,8 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
         raise InvalidParameterError("the result carries no image to cut crops from")
     out_cfg = OutputConfig(widths=(width,) if width else (), preview=False, record=True)
     with tempfile.TemporaryDirectory(prefix="multicrop-zip-") as tmp:
-        options = WriteOptions(lossless="never") if exact else WriteOptions()
+        exact_here = exact and not on_grid([c.box for c in result.crops], lossless_block(result.image))
+        options = WriteOptions(lossless="never") if exact_here else WriteOptions()
         rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=options)
         names = []
         for crop in rec["crops"]:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from ..ratios import PLATFORM_SIZES, PRESETS as RATIO_SPECS
 
-__all__ = ["PRESETS", "CropRequest", "SeamlessRequest", "BoxIn", "DownloadRequest", "LabelMeta", "LabelSave"]
+__all__ = ["PRESETS", "CropRequest", "SeamlessRequest", "BandIn", "BoxIn", "DownloadRequest", "LabelMeta", "LabelSave"]
 
 
 def _ratio_menu() -> dict[str, str]:
@@ -59,12 +59,24 @@ class CropRequest(BaseModel):
         return v
 
 
+class BandIn(BaseModel):
+    """A seamless panorama's band in source pixels: ``slides`` slides of ``ratio`` side by side."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    ratio: str
+
+
 class SeamlessRequest(BaseModel):
-    """A seamless panorama: the ratio setting (its ratios are tried, the best kept) and the slide count."""
+    """A seamless panorama: the ratio setting (its ratios are tried, the best kept) and the slide count;
+    or, with ``band`` (and ``slides``), the slides cut from the band the person placed."""
 
     ratios: str | None = None
     slides: int | None = Field(default=None, ge=1, le=20)
     max_slides: int = Field(default=10, ge=2, le=20)
+    band: BandIn | None = None
 
 
 class BoxIn(BaseModel):

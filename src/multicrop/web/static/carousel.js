@@ -27,8 +27,8 @@ function saveSettings() {
 }
 // Each photo keeps its own settings, boxes and the suggestion they started from (so "edited" survives a reload)
 function savePhoto(p) {
-  if (p.boxes) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
-                                           suggested: p.suggested || null });
+  if (p.boxes || p.band) saveJSON(`photo.${p.id}`, { boxes: p.boxes, focus: p.focus || null, settings: p.settings,
+                                                     suggested: p.suggested || null, band: p.band || null });
 }
 const copyState = (st) => ({ boxes: clone(st.boxes), settings: { ...st.settings }, suggested: st.suggested ? clone(st.suggested) : null });
 const sameBoxes = (a, b) => JSON.stringify(a || null) === JSON.stringify(b || null);
@@ -117,7 +117,7 @@ function fitPhoto() {
   const col = $("stage").parentElement.clientWidth;
   const top = $("stage").getBoundingClientRect().top + window.scrollY;
   const narrow = window.matchMedia("(max-width: 1000px)").matches;
-  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.6 : 0.7)
+  const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.45 : 0.7)
     : window.innerHeight - top - 12;
   const w = Math.max(120, Math.min(col, Math.max(160, room) * p.width / p.height));
   img.style.width = `${Math.floor(w)}px`;
@@ -129,8 +129,11 @@ function cur() { return state.photos.find((p) => p.id === state.current); }
 // -- the editor -------------------------------------------------------------------------------
 const editor = new BoxEditor($("overlay"), {
   draw: false,
+  snap: true,
+  subjects: () => snapSubjects(cur()),
   onChange: (boxes, final) => {
     const p = cur();
+    if (p && state.mode === "seamless" && p.seam && boxes[0]) { bandMoved(p, boxes[0], final); return; }
     if (!p || state.mode !== "carousel") return;
     p.boxes = clone(boxes);
     if (final) { record(p); savePhoto(p); clearErrors("download"); }
@@ -166,8 +169,8 @@ function showInStrip(card) { // scroll the strip (never the page, which would mo
   else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
 }
 
-function undo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.undo(); if (st) applyState(p, st); }
-function redo() { const p = cur(); if (!p || state.mode !== "carousel") return; const st = p.history.redo(); if (st) applyState(p, st); }
+function undo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "undo"); return; } const st = p.history.undo(); if (st) applyState(p, st); }
+function redo() { const p = cur(); if (!p) return; if (state.mode === "seamless") { bandStep(p, "redo"); return; } const st = p.history.redo(); if (st) applyState(p, st); }
 
 function applyState(p, st) { // an undo or redo: the boxes, and the settings they were made with
   const settingsChanged = JSON.stringify(st.settings) !== JSON.stringify(p.settings);
@@ -262,7 +265,8 @@ function thumbHeight(boxes) {
     const aspect = boxes.reduce((a, b) => a + b.w / b.h, 0);
     return Math.max(40, Math.min(220, Math.floor(room / aspect)));
   }
-  if (window.matchMedia("(max-width: 700px)").matches) return Math.min(420, Math.round(window.innerWidth * 0.9));
+  // a phone: one card at a time, low enough that the photo and the card share the screen
+  if (phone) return Math.max(120, Math.min(420, Math.round(window.innerWidth * 0.9), Math.round(window.innerHeight * 0.27)));
   return 150;
 }
 
@@ -308,7 +312,7 @@ function renderStrip(keepFocus) {
       card.classList.add("warn");
       card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
     }
-    if (img.complete && img.naturalWidth) card.appendChild(thumbnail(img, b, p.width, thumbHeight(boxes)));
+    if (img.complete && img.naturalWidth) card.appendChild(stripThumb(p, img, b, thumbHeight(boxes)));
     if (i === best) {
       const badge = document.createElement("span");
       badge.className = "badge";
@@ -341,7 +345,12 @@ function renderStrip(keepFocus) {
       right.dataset.role = "later";
       const del = cardButton("✕", `Delete crop ${i + 1}`, () => { const bx = clone(p.boxes); bx.splice(i, 1); editor.selected = -1; edit(bx); });
       del.dataset.role = "delete";
-      btns.append(left, right, del);
+      const grip = document.createElement("span");
+      grip.className = "grip";
+      grip.textContent = "⠿";
+      grip.title = "drag to reorder (or ◀ ▶)";
+      grip.setAttribute("aria-hidden", "true");
+      btns.append(grip, left, right, del);
       meta.appendChild(btns);
     }
     card.appendChild(meta);
@@ -500,16 +509,16 @@ async function seamless(p) {
     if (info.status === "error") { fieldError("upload", info.error); return; }
     if (p.id === state.current) busy(true, `${p.name}: laying out the panorama…`);
     const slides = $("slides").value;
-    const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }) };
+    const band = p.band && p.band.ratios === $("ratios").value ? p.band : null; // the band the person placed
+    const body = { ratios: $("ratios").value, ...(slides === "auto" ? {} : { slides: Number(slides) }),
+                   ...(band ? { slides: band.slides, band: { x: band.x, y: band.y, w: band.w, h: band.h, ratio: band.ratio } } : {}) };
     const r = await (await api("POST", `/api/photos/${p.id}/seamless`, body)).json();
     if (seq !== p.ticket) return;
     clearErrors("ratios", "slides");
     p.seam = r;
     if (p.id === state.current && state.mode === "seamless") {
-      editor.opts.locked = true;
-      editor.setBoxes(r.boxes.map((b) => ({ ...b, ratio: r.ratio })), -1);
+      if (!editor.drag) showSeam(p); // (a band being dragged again keeps following the pointer)
       overlays();
-      renderStrip();
       busy(false, `${p.name}: ${plural(r.slides, "slide")} of ${r.slide_size[0]}×${r.slide_size[1]} px, `
         + `${Math.round(r.kept * 100)} % of the photo`);
     }
@@ -526,7 +535,7 @@ async function seamless(p) {
 
 function refresh(p) { // the current mode's result for photo p
   if (state.mode === "seamless") {
-    if (p.seam) { editor.opts.locked = true; editor.setBoxes(p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })), -1); renderStrip(); }
+    if (p.seam) showSeam(p);
     else seamless(p);
   } else if (!p.boxes) { renderStrip(); suggest(p); } // never the previous photo's cards beside this one
   else {
@@ -570,8 +579,9 @@ function updateButtons() {
   const w = widthValue();
   $("dlWidth").disabled = !hasCrops || !w;
   $("dlWidth").title = w ? `each crop ${w} px wide (narrower crops kept at full size)` : "give a platform width first";
-  $("undo").disabled = !(p && !seamlessMode && p.history.past.length);
-  $("redo").disabled = !(p && !seamlessMode && p.history.future.length);
+  const hist = p && (seamlessMode ? bandHistory(p) : p.history);
+  $("undo").disabled = !(hist && hist.past.length);
+  $("redo").disabled = !(hist && hist.future.length);
   $("mixed").disabled = !state.settings.one_ratio[$("ratios").value];
   document.body.classList.toggle("mode-seamless", seamlessMode);
 }
@@ -644,7 +654,7 @@ function newPhoto(info) { // a photo of this session: what this browser kept of 
   const settings = kept && kept.settings && typeof kept.settings === "object" ? { ...controlSettings(), ...kept.settings }
     : controlSettings();
   const suggested = kept && Array.isArray(kept.suggested) ? kept.suggested : boxes;
-  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null,
+  return { ...info, boxes, suggested, settings, focus: kept ? kept.focus : null, band: kept && kept.band ? kept.band : null,
            history: new History({ boxes: boxes || [], settings }, 200, copyState) };
 }
 
@@ -729,7 +739,7 @@ async function init() {
     if (p) p.seam = null;
     changed();
   };
-  $("slides").onchange = () => { const p = cur(); if (p) p.seam = null; changed(); };
+  $("slides").onchange = () => { const p = cur(); if (p) { p.seam = null; p.band = null; } changed(); };
   $("width").oninput = () => { saveSettings(); widthValue(); renderStrip(); updateButtons(); };
   for (const id of ["showSaliency", "showFaces", "showRegions"]) $(id).onchange = overlays;
   $("showScores").onchange = () => { saveSettings(); renderStrip(); };
@@ -749,7 +759,8 @@ async function init() {
   $("reset").onclick = () => {
     const p = cur();
     if (!p) return;
-    if (state.mode === "seamless") { p.seam = null; seamless(p); } else { p.focus = null; suggest(p, "reset"); }
+    if (state.mode === "seamless") { bandHistory(p); p.seam = null; p.band = null; bandHistory(p).record({ band: null }); savePhoto(p); seamless(p); }
+    else { p.focus = null; suggest(p, "reset"); }
   };
   $("previewToggle").onclick = () => {
     const on = !document.body.classList.contains("previewing");
@@ -764,6 +775,7 @@ async function init() {
   $("dlFull").onclick = () => download(false);
   $("dlWidth").onclick = () => download(true);
   $("strip").addEventListener("scroll", updatePager, { passive: true });
+  installReorder();
   window.addEventListener("resize", () => { fitPhoto(); renderStrip(); });
   document.addEventListener("keydown", (e) => {
     const t = e.target;
@@ -776,7 +788,16 @@ async function init() {
       e.preventDefault();
       return;
     }
-    if (typing || state.mode !== "carousel") return;
+    if (typing) return;
+    if (state.mode === "seamless") { // the band: arrows move it, + and - resize it (nothing deletes it)
+      const p = cur(), grid = p && p.seam && p.seam.block; // on a JPEG's block grid an arrow moves it a block
+      const n = e.shiftKey ? 10 : 1, moves = { ArrowLeft: [-n, 0], ArrowRight: [n, 0], ArrowUp: [0, -n], ArrowDown: [0, n] };
+      if (moves[e.key] && grid && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        if (editor.nudge(...moves[e.key], grid)) e.preventDefault();
+      } else if ((moves[e.key] || ["+", "=", "-", "_"].includes(e.key)) && editor.keydown(e)) e.preventDefault();
+      return;
+    }
+    if (state.mode !== "carousel") return;
     if (t.tagName === "BUTTON" && (e.key === "Enter" || e.key === " ")) return;
     if (key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey) {
       const b = editor.boxes[editor.selected];

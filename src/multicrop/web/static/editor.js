@@ -11,6 +11,7 @@
 const SVGNS = "http://www.w3.org/2000/svg";
 const COLOURS = ["#2ecc71", "#3498db", "#f1c40f", "#e74c3c", "#9b59b6", "#1abc9c", "#e67e22", "#ecf0f1"];
 const HANDLES = { nw: [0, 0], n: [0.5, 0], ne: [1, 0], e: [1, 0.5], se: [1, 1], s: [0.5, 1], sw: [0, 1], w: [0, 0.5] };
+const SNAP_PX = 6; // a dragged edge this close (CSS px) to the photo's thirds or a subject's edge lands on it (Alt: never)
 const CURSORS = { nw: "nwse-resize", se: "nwse-resize", ne: "nesw-resize", sw: "nesw-resize",
                   n: "ns-resize", s: "ns-resize", e: "ew-resize", w: "ew-resize" };
 
@@ -38,7 +39,8 @@ function el(name, attrs, parent) {
 
 class BoxEditor {
   // svg: the <svg> over the photo; opts: {onChange(boxes, final), onSelect(i), draw: bool, drawRatio(): "2:3",
-  // locked: bool (boxes shown, not edited), onEmpty(x, y) (a click on no box)}
+  // locked: bool (boxes shown, not edited), onEmpty(x, y) (a click on no box), snap: bool (dragged edges snap to
+  // the thirds and to subjects(): [{x, y, w, h}], Alt held: not)}
   constructor(svg, opts) {
     this.svg = svg;
     this.opts = opts || {};
@@ -49,6 +51,7 @@ class BoxEditor {
     this.focus = null;
     this.selected = -1;
     this.drag = null;
+    this.guides = []; // the snap targets the dragged crop's edges lie on: [{x} | {y}], drawn while dragging
     this.pointers = new Map(); // pointer id -> its point (source px): two of them on a crop make a pinch
     svg.addEventListener("pointerdown", (e) => this._down(e));
     svg.addEventListener("pointermove", (e) => this._move(e));
@@ -104,15 +107,44 @@ class BoxEditor {
   }
 
   // Resize box `b0` by dragging handle `hd` to point p, ratio locked: the opposite corner (or edge) stays.
-  _resized(b0, hd, p) {
+  // With `snap`, a moving edge within SNAP_PX of a snap target (the photo's thirds, a subject's edge) lands on it.
+  _resized(b0, hd, p, snap) {
+    const r = ratioValue(b0.ratio);
+    const [fx, fy] = HANDLES[hd];
+    const corner = fx !== 0.5 && fy !== 0.5;
+    let w;
+    if (corner) {
+      const ax = fx ? b0.x : b0.x + b0.w, ay = fy ? b0.y : b0.y + b0.h;
+      w = Math.max(Math.abs(p.x - ax), Math.abs(p.y - ay) * r);
+    } else if (fy === 0.5) w = Math.abs(p.x - (fx ? b0.x : b0.x + b0.w));
+    else w = Math.abs(p.y - (fy ? b0.y : b0.y + b0.h)) * r;
+    let b = this._withWidth(b0, hd, w);
+    if (snap) {
+      const t = this._snapTargets(), lim = SNAP_PX * this.unit();
+      let best = null; // [distance, width that puts the edge on the target, guide]
+      const tryEdge = (edge, targets, toW, axis) => {
+        for (const v of targets) {
+          const d = Math.abs(v - edge);
+          if (d <= lim && (!best || d < best[0])) best = [d, toW(v), { [axis]: v }];
+        }
+      };
+      if (fx !== 0.5) tryEdge(fx ? b.x + b.w : b.x, t.xs, (v) => Math.abs(v - (fx ? b0.x : b0.x + b0.w)), "x");
+      if (fy !== 0.5) tryEdge(fy ? b.y + b.h : b.y, t.ys, (v) => Math.abs(v - (fy ? b0.y : b0.y + b0.h)) * r, "y");
+      if (best) {
+        const snapped = this._withWidth(b0, hd, best[1]);
+        if (Math.abs(snapped.w - best[1]) < 1e-6) { b = snapped; this.guides = [best[2]]; }
+      }
+    }
+    return b;
+  }
+
+  _withWidth(b0, hd, w) { // box b0 resized by handle hd to width w (ratio locked), kept in the photo
     const r = ratioValue(b0.ratio);
     const [fx, fy] = HANDLES[hd];
     const minW = this._minW();
-    let w;
     if (fx !== 0.5 && fy !== 0.5) { // corner: anchor the opposite corner
       const ax = fx ? b0.x : b0.x + b0.w, ay = fy ? b0.y : b0.y + b0.h;
       const maxW = Math.min(fx ? this.W - ax : ax, (fy ? this.H - ay : ay) * r);
-      w = Math.max(Math.abs(p.x - ax), Math.abs(p.y - ay) * r);
       w = Math.max(Math.min(w, maxW), Math.min(minW, maxW));
       const h = w / r;
       return { ...b0, w, h, x: fx ? ax : ax - w, y: fy ? ay : ay - h };
@@ -120,15 +152,42 @@ class BoxEditor {
     if (fy === 0.5) { // left or right edge: that side moves, the height follows about the centre
       const ax = fx ? b0.x : b0.x + b0.w, cy = b0.y + b0.h / 2;
       const maxW = Math.min(fx ? this.W - ax : ax, this.H * r);
-      w = Math.max(Math.min(Math.abs(p.x - ax), maxW), Math.min(minW, maxW));
+      w = Math.max(Math.min(w, maxW), Math.min(minW, maxW));
       const h = w / r;
       return { ...b0, w, h, x: fx ? ax : ax - w, y: Math.min(Math.max(cy - h / 2, 0), this.H - h) };
     }
     const ay = fy ? b0.y : b0.y + b0.h, cx = b0.x + b0.w / 2; // top or bottom edge
     const maxH = Math.min(fy ? this.H - ay : ay, this.W / r);
-    const h = Math.max(Math.min(Math.abs(p.y - ay), maxH), Math.min(minW / r, maxH));
+    const h = Math.max(Math.min(w / r, maxH), Math.min(minW / r, maxH));
     w = h * r;
     return { ...b0, w, h, y: fy ? ay : ay - h, x: Math.min(Math.max(cx - w / 2, 0), this.W - w) };
+  }
+
+  // Where dragged edges snap: the photo's thirds and the edges of the subjects (opts.subjects(): boxes)
+  _snapTargets() {
+    const xs = [this.W / 3, 2 * this.W / 3], ys = [this.H / 3, 2 * this.H / 3];
+    for (const s of (this.opts.subjects ? this.opts.subjects() : []) || []) {
+      xs.push(s.x, s.x + s.w);
+      ys.push(s.y, s.y + s.h);
+    }
+    return { xs, ys };
+  }
+
+  // A moved box: its left or right edge (top or bottom) within SNAP_PX of a target lands on it, each axis apart
+  _snapMove(b) {
+    const t = this._snapTargets(), lim = SNAP_PX * this.unit();
+    this.guides = [];
+    for (const [axis, size, targets, max] of [["x", "w", t.xs, this.W], ["y", "h", t.ys, this.H]]) {
+      let best = null;
+      for (const v of targets) {
+        for (const off of [0, b[size]]) { // the near edge, then the far one
+          const d = Math.abs(v - (b[axis] + off));
+          const to = v - off;
+          if (d <= lim && to >= 0 && to + b[size] <= max + 1e-9 && (!best || d < best[0])) best = [d, to, v];
+        }
+      }
+      if (best) { b[axis] = best[1]; this.guides.push({ [axis]: best[2] }); }
+    }
   }
 
   _smallest(p) { // the smallest crop under p (of equal ones the later, drawn on top), or -1
@@ -225,8 +284,11 @@ class BoxEditor {
     } else if (d.kind === "move") {
       b.x = p.x - d.dx; b.y = p.y - d.dy;
       this._clampMove(b);
+      this.guides = [];
+      if (this.opts.snap && !e.altKey) this._snapMove(b);
     } else {
-      Object.assign(b, this._resized(d.start, d.handle, p));
+      this.guides = [];
+      Object.assign(b, this._resized(d.start, d.handle, p, this.opts.snap && !e.altKey));
     }
     d.moved = true;
     this.render();
@@ -239,12 +301,14 @@ class BoxEditor {
     const d = this.drag;
     if (d.kind === "pinch") { // the first finger lifted ends the pinch; the other does nothing until it lifts
       this.drag = null;
+      this.guides = [];
       this.render();
       if (d.moved) this._changed(true);
       return;
     }
     if (d.pointer !== undefined && e && e.pointerId !== d.pointer) return;
     this.drag = null;
+    this.guides = [];
     if (d.fresh && !d.moved) { // a click without a drag: a box of a third of the photo
       const b = this.boxes[d.idx];
       Object.assign(b, this._sized(b.x, b.y, this.W / 3, b.ratio));
@@ -256,11 +320,12 @@ class BoxEditor {
   }
 
   // Keyboard edits of the selected crop; true when the key was used.
-  nudge(dx, dy) {
+  nudge(dx, dy, grid) { // by dx, dy screen pixels (whole source px); with grid [gx, gy], by at least a grid step
     const b = this.boxes[this.selected];
     if (!b) return false;
     const step = Math.max(1, Math.round(this.unit()));
-    b.x += dx * step; b.y += dy * step;
+    const [gx, gy] = grid || [1, 1];
+    b.x += dx * Math.max(step, gx); b.y += dy * Math.max(step, gy);
     this._clampMove(b);
     this.render();
     this._changed(true);
@@ -360,6 +425,11 @@ class BoxEditor {
       el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, fill: colour, "fill-opacity": 0,
                    stroke: colour, "stroke-width": sel ? 4 : 2.5, "data-index": i, "data-role": "box",
                    class: "crop-box", ...stroke }, g);
+      for (let k = 1; k < (b.slides || 1); k++) { // a panorama band: where one slide ends and the next begins
+        const sx = b.x + b.w * k / b.slides;
+        el("line", { x1: sx, y1: b.y, x2: sx, y2: b.y + b.h, stroke: colour, class: "seam", "stroke-width": 2,
+                     "stroke-dasharray": "8 5", ...stroke }, g);
+      }
       if (sel && this.drag) { // rule-of-thirds grid while the crop is dragged
         for (const t of [1 / 3, 2 / 3]) {
           el("line", { x1: b.x + b.w * t, y1: b.y, x2: b.x + b.w * t, y2: b.y + b.h, class: "thirds", ...stroke }, g);
@@ -384,13 +454,19 @@ class BoxEditor {
         }
       }
     }
+    if (this.drag) { // the line a snapped edge lies on
+      for (const gd of this.guides) {
+        if (gd.x !== undefined) el("line", { x1: gd.x, y1: 0, x2: gd.x, y2: this.H, class: "snap-guide", ...stroke }, svg);
+        else el("line", { x1: 0, y1: gd.y, x2: this.W, y2: gd.y, class: "snap-guide", ...stroke }, svg);
+      }
+    }
     // number tags above every crop: a crop under another can always be picked by its number; no two overlap
     const placed = [...handleRects];
     this.boxes.forEach((b, i) => {
       const colour = COLOURS[i % COLOURS.length];
       const fs = 16 * u, pad = 4 * u;
       // on a small overlay (a phone) the tag is the number alone, so that it can sit by its crop; the card says the ratio
-      const label = this.opts.locked || this.svg.getBoundingClientRect().width < 500 ? `${i + 1}` : `${i + 1} · ${b.ratio}`;
+      const label = b.label || (this.opts.locked || this.svg.getBoundingClientRect().width < 500 ? `${i + 1}` : `${i + 1} · ${b.ratio}`);
       const tw = (label.length * 0.62 * fs) + 2 * pad;
       const [tx, ty] = this._tagPlace(b, tw, fs + 2 * pad, 6 * u, placed);
       placed.push({ x: tx, y: ty, w: tw, h: fs + 2 * pad });
