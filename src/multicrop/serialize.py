@@ -20,6 +20,14 @@ Rules, the same for every class:
   ``config.partition: unknown key 'treshold'``; missing keys take the
   field's default.
 
+What a class writes beyond "every field under its name" is declared, never
+coded: a field's ``metadata=serialized(...)`` leaves it out (``skip``),
+writes it under another ``key``, rounds its floats (``round``), writes a
+sequence of pairs as objects with named parts (``pairs``) or leaves it out
+when None (``omit_none``); a :func:`computed` property is written after the
+fields (``k``, ``ok``, a share) and ignored on load; a class attribute
+``__data_round__ = n`` rounds every float of the class's fields.
+
 This is ``dataclasses.asdict`` plus a typed loader, written here rather
 than taken from msgspec or pydantic: their dataclass support ignores unknown
 keys and would add a compiled dependency for ~150 lines of code.
@@ -34,6 +42,20 @@ Examples
 Box(x=1, y=2, w=3, h=4)
 >>> to_data({"ratios": (Ratio(2, 3), Ratio(3, 2)), "score": float("nan")})
 {'ratios': ['2:3', '3:2'], 'score': None}
+>>> from dataclasses import dataclass, field
+>>> @dataclass(frozen=True)
+... class Run:
+...     done: int
+...     seconds: float = field(default=0.0, metadata=serialized(round=2))
+...     failures: tuple[tuple[str, str], ...] = field(default=(), metadata=serialized(pairs=("call", "error")))
+...     cache: dict[str, int] = field(default_factory=dict, metadata=serialized(skip=True))
+...     @computed()
+...     def ok(self) -> bool:
+...         return not self.failures
+>>> to_data(Run(3, 1.23456, (("a", "timed out"),), {"x": 1}))
+{'done': 3, 'seconds': 1.23, 'failures': [{'call': 'a', 'error': 'timed out'}], 'ok': False}
+>>> from_data(Run, {'done': 3, 'failures': [{'call': 'a', 'error': 'timed out'}], 'ok': False})
+Run(done=3, seconds=0.0, failures=(('a', 'timed out'),), cache={})
 >>> from_data(Box, {"x": 1, "y": 2, "w": 3, "h": 4, "z": 0})
 Traceback (most recent call last):
 ...
@@ -52,13 +74,138 @@ from typing import Any, TypeVar
 
 from .errors import InvalidParameterError
 
-__all__ = ["to_data", "from_data", "Serializable", "TEXT_TYPES"]
+__all__ = ["to_data", "from_data", "Serializable", "TEXT_TYPES", "serialized", "computed"]
 
 T = TypeVar("T")
 
 #: Types written as a string: type -> parser of that string (``str()`` writes
 #: it).  Filled by the modules that define them (``geometry`` adds Ratio).
 TEXT_TYPES: dict[type, Callable[[str], Any]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Rules:
+    """How one field or computed property is written (see :func:`serialized`)."""
+
+    skip: bool = False
+    key: str | None = None
+    round: int | None = None
+    pairs: tuple[str, ...] | None = None
+    omit_none: bool = False
+
+
+_METADATA = "multicrop.serialize"
+
+
+def serialized(*, skip: bool = False, key: str | None = None, round: int | None = None,
+               pairs: tuple[str, ...] | None = None, omit_none: bool = False) -> dict[str, Any]:
+    """Field metadata saying how :func:`to_data` writes the field: ``field(metadata=serialized(...))``.
+
+    Parameters
+    ----------
+    skip : bool
+        Not written (what a value carries for its own use: an image, a cache,
+        a setting that changes no result); still accepted on load.
+    key : str, optional
+        Written (and read) under this key instead of the field's name.
+    round : int, optional
+        Floats inside the value are rounded to this many decimals.
+    pairs : tuple of str, optional
+        A sequence of tuples is written as objects with these keys
+        (``("call_key", "problem")``) and read back as tuples.
+    omit_none : bool
+        Not written when the value is None.
+    """
+    if round is not None and (isinstance(round, bool) or not isinstance(round, int) or round < 0):
+        raise InvalidParameterError(f"round must be an integer >= 0, got {round!r}")
+    if pairs is not None and (not isinstance(pairs, tuple) or not pairs
+                              or not all(isinstance(p, str) for p in pairs)):
+        raise InvalidParameterError(f"pairs must be a tuple of key names, got {pairs!r}")
+    return {_METADATA: _Rules(skip, key, round, pairs, omit_none)}
+
+
+class computed(property):  # noqa: N801 - used as a decorator, like property
+    """A property :func:`to_data` writes after the fields (and :func:`from_data` ignores).
+
+    ``@computed(round=4)`` over a method makes it a property whose value the
+    data holds under its name (or ``key``), with :func:`serialized`'s
+    ``round`` and ``omit_none``: derived values a record shows, such as a
+    count or a share, without a hand-written converter.
+    """
+
+    def __init__(self, fget: Callable[[Any], Any] | None = None, *, key: str | None = None,
+                 round: int | None = None, omit_none: bool = False) -> None:
+        super().__init__(fget)
+        self.rules = serialized(key=key, round=round, omit_none=omit_none)[_METADATA]
+
+    def __call__(self, fget: Callable[[Any], Any]) -> computed:
+        out = computed(fget)
+        out.rules = self.rules
+        out.__doc__ = fget.__doc__
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """How one dataclass is written and read back."""
+
+    steps: tuple[tuple[str, str, _Rules], ...]  # (key, attribute, rules) in writing order
+    computed: frozenset[str]  # keys of computed properties: ignored on load
+    fields: dict[str, str]  # load key -> field name (a renamed field is read under its key only)
+    pairs: dict[str, tuple[str, ...]]  # field name -> names of its pairs' parts
+
+
+_PLANS: dict[type, _Plan] = {}
+_NO_RULES = _Rules()
+
+
+def _plan(cls: type) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        class_round = getattr(cls, "__data_round__", None)
+        steps, fields, pairs = [], {}, {}
+        for f in dataclasses.fields(cls):
+            rules = f.metadata.get(_METADATA, _NO_RULES)
+            if class_round is not None and rules.round is None:
+                rules = dataclasses.replace(rules, round=class_round)
+            if not rules.skip:
+                steps.append((rules.key or f.name, f.name, rules))
+            if f.init:
+                fields[rules.key or f.name] = f.name
+            if rules.pairs is not None:
+                pairs[f.name] = rules.pairs
+        keys = set()
+        for klass in reversed(cls.__mro__):
+            for name, v in vars(klass).items():
+                if isinstance(v, computed) and name not in {n for _, n, _ in steps}:
+                    rules = getattr(cls, name).rules
+                    steps.append((rules.key or name, name, rules))
+                    keys.add(rules.key or name)
+        plan = _PLANS[cls] = _Plan(tuple(steps), frozenset(keys), fields, pairs)
+    return plan
+
+
+def _rounded(data: Any, digits: int) -> Any:
+    if isinstance(data, float):
+        return round(data, digits)
+    if isinstance(data, dict):
+        return {k: _rounded(v, digits) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_rounded(v, digits) for v in data]
+    return data
+
+
+def _dump_dataclass(value: Any) -> dict[str, Any]:
+    out = {}
+    for key, name, rules in _plan(type(value)).steps:
+        v = getattr(value, name)
+        if v is None and rules.omit_none:
+            continue
+        if rules.pairs is not None:
+            v = [dict(zip(rules.pairs, item, strict=True)) for item in v]
+        v = to_data(v)
+        out[key] = v if rules.round is None else _rounded(v, rules.round)
+    return out
 
 
 def to_data(value: Any) -> Any:
@@ -70,7 +217,7 @@ def to_data(value: Any) -> Any:
     if type(value) in TEXT_TYPES:
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return _dump_dataclass(value)
     if isinstance(value, Mapping):
         return {str(k): to_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -184,13 +331,20 @@ def _load_dataclass(cls: type, data: Any, where: str) -> Any:
         return data
     if not isinstance(data, Mapping):
         raise InvalidParameterError(f"{where}: expected an object, got {type(data).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    unknown = sorted(set(data) - set(fields))
+    plan = _plan(cls)
+    data = {k: v for k, v in data.items() if k not in plan.computed}
+    unknown = sorted(set(data) - set(plan.fields))
     if unknown:
         raise InvalidParameterError(
             f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)}; "
-            f"allowed: {', '.join(sorted(fields))}"
+            f"allowed: {', '.join(sorted(plan.fields))}"
         )
+    data = {plan.fields[k]: v for k, v in data.items()}
+    for name, parts in plan.pairs.items():
+        if isinstance(data.get(name), list):
+            data[name] = [tuple(v[p] for p in parts) if isinstance(v, Mapping) and set(v) == set(parts) else v
+                          for v in data[name]]
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     hints = _hints(cls)
     kwargs = {name: _load(hints[name], value, f"{where}.{name}") for name, value in data.items()}
     missing = [n for n, f in fields.items() if n not in kwargs

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..serialize import Serializable, serialized
 from .plan import PlannedCall
 from .store import CallRecord
 
@@ -18,39 +19,34 @@ __all__ = ["RunSummary", "OutcomeKind", "Outcome"]
 
 
 @dataclass
-class RunSummary:
-    """What a run did."""
+class RunSummary(Serializable):
+    """What a run did.
+
+    :meth:`to_dict` is the summary as ``multicrop judge --json`` prints it:
+    the counts in the order users read them, each pair an object with named
+    parts (``{"image", "error"}``, ``{"family", "error"}``) and no sample of
+    failures (the store's ``failures`` table has them all).
+    """
 
     planned: int = 0
     already_done: int = 0
     performed: int = 0
     parse_failures: int = 0
     failed: int = 0
-    retries: int = 0
-    cost_usd: float = 0.0
-    elapsed_s: float = 0.0
     skipped: int = 0  # calls not made because their image could not be read
     identical: int = 0  # missing calls shared with an identical image (same bytes), made once
     collapsed: int = 0  # missing repetitions of a deterministic family's prompt, served by its one call
     abandoned: int = 0  # calls not made because their family was stopped
     done_elsewhere: int = 0  # missing calls another run over the same store recorded meanwhile
-    stopped_families: list[tuple[str, str]] = field(default_factory=list)  # (family, why)
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
-    bad_images: list[tuple[str, str]] = field(default_factory=list)  # (image label, problem), each once
-
-    def to_dict(self) -> dict[str, Any]:
-        """The summary as ``multicrop judge --json`` prints it.
-
-        Written by hand, not by :mod:`multicrop.serialize`: the printed form
-        names the parts of each pair (``{"image", "error"}``), leaves out the
-        sample of failures, and keeps the counts in the order users read.
-        """
-        d: dict[str, Any] = {k: getattr(self, k) for k in (
-            "planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical", "collapsed",
-            "abandoned", "done_elsewhere", "retries", "cost_usd", "elapsed_s")}
-        d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
-        d["stopped_families"] = [{"family": f, "error": err} for f, err in self.stopped_families]
-        return d
+    retries: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    bad_images: list[tuple[str, str]] = field(  # (image label, problem), each once
+        default_factory=list, metadata=serialized(pairs=("image", "error")))
+    stopped_families: list[tuple[str, str]] = field(  # (family, why)
+        default_factory=list, metadata=serialized(pairs=("family", "error")))
+    failures: list[tuple[str, str]] = field(  # (call_key, error), first 20
+        default_factory=list, metadata=serialized(skip=True))
 
 
 class OutcomeKind(enum.Enum):

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...serialize import Serializable, computed
+
 if TYPE_CHECKING:
     from .metrics import PhotoMeasures
 
@@ -18,7 +20,7 @@ __all__ = ["Tally", "SubjectsSummary", "summarise"]
 
 
 @dataclass(frozen=True)
-class Tally:
+class Tally(Serializable):
     """``n`` of ``of``, and the share (NaN when ``of`` is 0).
 
     Examples
@@ -34,8 +36,9 @@ class Tally:
         object.__setattr__(self, "n", int(self.n))
         object.__setattr__(self, "of", int(self.of))
 
-    @property
+    @computed(round=4)
     def share(self) -> float:
+        """``n / of`` (NaN, written as null, when ``of`` is 0)."""
         return self.n / self.of if self.of else float("nan")
 
     def __str__(self) -> str:
@@ -43,8 +46,11 @@ class Tally:
 
 
 @dataclass(frozen=True)
-class SubjectsSummary:
+class SubjectsSummary(Serializable):
     """The shares of one method over a set of photos.
+
+    :meth:`to_dict` writes each tally as ``{"n", "of", "share"}`` and the
+    shares rounded to 4 decimals.
 
     Attributes
     ----------
@@ -67,18 +73,10 @@ class SubjectsSummary:
     featured: Tally
     failed: int = 0
 
-    @property
+    @computed(round=4)
     def crops_per_photo(self) -> float:
+        """Crops over photos (NaN, written as null, for no photos)."""
         return self.crops / self.photos if self.photos else float("nan")
-
-    def to_dict(self) -> dict:
-        """JSON-ready: each tally as ``{"n", "of", "share"}``."""
-        out: dict = {"photos": self.photos, "crops": self.crops, "failed": self.failed,
-                     "crops_per_photo": None if not self.photos else round(self.crops_per_photo, 4)}
-        for name in ("person_cut", "subject_cut", "empty", "covered", "featured"):
-            t = getattr(self, name)
-            out[name] = {"n": t.n, "of": t.of, "share": None if not t.of else round(t.share, 4)}
-        return out
 
 
 def summarise(measures: Iterable[PhotoMeasures], *, failed: int = 0) -> SubjectsSummary:
