@@ -49,14 +49,11 @@ import numpy as np
 from ..measures import (
     THIRDS_POINTS,
     BORDER_BAND,
-    blockiness,
-    blur_ratios,
     border_band,
     luminance,
-    noise_sigma,
-    tilt_degrees,
     tone_departure,
 )
+from ..quality import blockiness, blur_ratios, noise_sigma, tilt_degrees
 from ..saliency import compute_saliency
 from ..serialize import Serializable
 from .rubric import DIMENSION_IDS
