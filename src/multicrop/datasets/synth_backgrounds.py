@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import DatasetError, ImageLoadError
 from ..io import is_photo, open_image
+from ..io.orientation import transpose
 from .photos import sample_photo
 
 __all__ = ["BACKGROUNDS", "sample_rgb", "resize_to", "soft_background", "sharp_background", "load_backgrounds"]
@@ -86,15 +87,13 @@ def load_backgrounds(directory: str | Path, *, max_side: int = 1600) -> list[np.
     DatasetError
         If ``directory`` holds no readable photo.
     """
-    from PIL import ImageOps
-
     out = []
     for p in sorted(Path(directory).glob("*")):
         if not is_photo(p):
             continue
         try:
             with open_image(p) as im:
-                im = ImageOps.exif_transpose(im).convert("RGB")
+                im = transpose(im).convert("RGB")
                 im.thumbnail((max_side, max_side))
                 out.append(np.asarray(im, dtype=np.uint8))
         except (OSError, ImageLoadError):

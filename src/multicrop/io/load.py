@@ -1,13 +1,13 @@
-"""The analysis decode: a reduced copy for analysis, EXIF orientation, array and PIL adapters.
+"""The analysis decode: a reduced copy for analysis, array and PIL adapters.
 
 Opening (the allow-list, the bomb check, headers) is :mod:`multicrop.io.opener`; the
-format table :mod:`multicrop.io.formats`; truncation checks :mod:`multicrop.io.integrity`.
+format table :mod:`multicrop.io.formats`; truncation checks :mod:`multicrop.io.integrity`;
+EXIF orientation :mod:`multicrop.io.orientation`.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,8 +20,11 @@ from .formats import identify_format  # noqa: F401 - re-exported (tests, callers
 from .integrity import check_complete, min_data_bytes, png_data_short  # noqa: F401 - re-exported
 from .complete import check_complete_jpeg
 from .jpeg import read_markers
-from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
+from .metadata import EXIF_UNREADABLE
 from .modes import SIXTEEN_BIT_MODES, to_rgb
+from .orientation import exif_unreadable as _exif_unreadable
+from .orientation import orientation as _orientation
+from .orientation import transpose as _transpose
 from .opener import Header, _load_error, _n_bytes, _too_large, open_image, pillow_bomb_check_off, read_header  # noqa: F401
 
 __all__ = [
@@ -121,28 +124,6 @@ class LoadedImage:
         # No ``with``: closing would free the pixels handed back unchanged.
         im = _transpose(im)
         return to_rgb(im, keep_alpha=keep_alpha) if rgb else im
-
-
-def _orientation(im: Image.Image) -> int:
-    """The EXIF orientation (1 when absent or unreadable); Pillow's warnings on bad EXIF are silenced."""
-    with WARNINGS_LOCK, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            value = im.getexif().get(0x0112, 1)
-        except Exception:  # noqa: BLE001 - unreadable EXIF: no orientation
-            return 1
-    return value if isinstance(value, int) and 1 <= value <= 8 else 1
-
-
-def _transpose(im: Image.Image) -> Image.Image:
-    """Apply the EXIF orientation; no copy when there is nothing to do (200 MP = 600 MB)."""
-    orientation = _orientation(im)
-    if orientation == 1:
-        return im
-    method = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
-              5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
-              8: Image.Transpose.ROTATE_90}[orientation]
-    return im.transpose(method)
 
 
 def _reduce(im: Image.Image, max_side: int) -> Image.Image:
@@ -265,24 +246,6 @@ def _jpeg_block(path: Path) -> tuple[int, int] | None:
             return read_markers(fh.read(1 << 20)).block
     except (OSError, MulticropError):
         return None
-
-
-def _exif_unreadable(im: Image.Image) -> bool:
-    """True when Pillow cannot parse the image's EXIF block without complaint."""
-    from .metadata import read_exif
-
-    if getattr(im, "_multicrop_warned", False):
-        return True
-    raw = im.info.get("exif")
-    if raw:
-        return read_exif(raw if isinstance(raw, bytes) else bytes(raw))[1]
-    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            im.getexif()
-        except Exception:  # noqa: BLE001
-            return True
-    return bool(caught)
 
 
 def _array_to_pil(arr: np.ndarray) -> Image.Image:
