@@ -34,7 +34,8 @@ from ..geometry import Box
 from ..ratios import Ratio, platform_height
 from ..io import LoadedImage, atomic_path, open_image
 from ..io import lossless as _lossless
-from ..io.guard import FileId, plan_names, remove_parts, remove_stale, written_hashes
+from ..io.guard import FileId, plan_names, remove_stale, written_hashes
+from ..io.parts import remove_parts
 from ..io.metadata import filter_exif
 from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
