@@ -33,7 +33,7 @@ WORDS = {
     "hashing": "canonical JSON", "schema": "the judge table's columns", "registry": "the registry shape",
     "errors": "the exception hierarchy", "measures": "summed-area tables, luminance, sharpness",
     "quality": "whole-image faults: noise, blur, blocking, tilt",
-    "serialize": "to_data / from_data", "models": "the shipped ONNX files, their cards, onnx_session",
+    "serialize": "to_data / from_data and the rules classes declare (rules, dump, load)", "models": "the shipped ONNX files, their cards, onnx_session",
     "defaults": "defaults several floors name (DEFAULT_DETECTORS), importing nothing",
 }
 

@@ -127,7 +127,7 @@ CLAIMS = {
     "ratios": ("ratios Ratio, the one preset table and ratio parser", _ratio_table, ("ratios.py",)),
     "coco": ("COCO class ids live in `detectors.coco`", _coco_ids, ("detectors/coco.py",)),
     "geometry": ("geometry holds boxes only and never imports ratios", _geometry_imports_ratios, ("",)),
-    "serialize": ("no class writes its own converter", _hand_converter, ("serialize.py",)),
+    "serialize": ("no class writes its own converter", _hand_converter, ("serialize/",)),
 }
 
 
