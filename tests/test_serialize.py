@@ -154,3 +154,13 @@ def test_serialized_refuses_bad_rules(bad, match):
 def test_pairs_of_the_wrong_length_are_an_error_not_a_silent_truncation():
     with pytest.raises(ValueError):
         to_data(Report(1, (("k1", "a", "extra"),)))
+
+
+def test_a_subclass_that_overrides_a_computed_property_with_a_plain_one_does_not_write_it():
+    @dataclass(frozen=True)
+    class Plain(Report):
+        @property
+        def ok(self) -> bool:
+            return True
+
+    assert "ok" not in to_data(Plain(1)) and to_data(Plain(1))["share_ok"] == 0.333

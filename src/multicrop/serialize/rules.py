@@ -93,6 +93,7 @@ _NO_RULES = Rules()
 
 
 def plan(cls: type) -> Plan:
+    """How dataclass ``cls`` is written and read: its fields' rules, then its computed properties (cached)."""
     found = _PLANS.get(cls)
     if found is None:
         class_round = getattr(cls, "__data_round__", None)
@@ -107,12 +108,13 @@ def plan(cls: type) -> Plan:
                 fields[rules.key or f.name] = f.name
             if rules.pairs is not None:
                 pairs[f.name] = rules.pairs
-        keys = set()
+        members: dict[str, Any] = {}  # the class's own attribute wins over a base's, as attribute lookup does
         for klass in reversed(cls.__mro__):
-            for name, v in vars(klass).items():
-                if isinstance(v, computed) and name not in {n for _, n, _ in steps}:
-                    rules = getattr(cls, name).rules
-                    steps.append((rules.key or name, name, rules))
-                    keys.add(rules.key or name)
+            members.update(vars(klass))
+        keys = set()
+        for name, v in members.items():
+            if isinstance(v, computed) and name not in fields.values():
+                steps.append((v.rules.key or name, name, v.rules))
+                keys.add(v.rules.key or name)
         found = _PLANS[cls] = Plan(tuple(steps), frozenset(keys), fields, pairs)
     return found
