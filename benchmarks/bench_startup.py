@@ -18,9 +18,15 @@ the load average before and after and the thread counts come with them.
 ``--importtime`` adds, for ``help``, ``crop_help`` and ``crop``, the heaviest
 imports of one ``python -X importtime`` run (cumulative ms, top-level entries).
 
+``--alt DIR`` adds ``help_alt``, ``crop_alt`` and ``crop_reencode_alt``: the
+same commands with ``DIR`` first on ``PYTHONPATH`` (e.g. another typer,
+``pip install --no-deps --target DIR typer==0.28.0``), in the same rotation,
+so a before/after pair comes from one run against the same floors.
+
 Usage::
 
     MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 7 --importtime
+    MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 7 --alt /tmp/typer-0.28
 
 Not a test: numbers depend on the machine and its load.
 """
@@ -78,6 +84,15 @@ def commands(photo: Path) -> dict[str, list[str]]:
 #: Each command's floor in the paired ratios.
 BASE = {"import": "bare", "help": "bare", "crop_help": "bare", "crop": "floor", "crop_reencode": "floor"}
 
+#: Commands run a second time under ``--alt``'s ``PYTHONPATH``.
+ALT = ("help", "crop", "crop_reencode")
+
+
+def alt_env(env: dict, directory: Path) -> dict:
+    """``env`` with ``directory`` first on ``PYTHONPATH``."""
+    rest = env.get("PYTHONPATH")
+    return {**env, "PYTHONPATH": str(directory) + (os.pathsep + rest if rest else "")}
+
 
 def importtime(cmd: list[str], env: dict, top: int = 12) -> dict[str, list[tuple[str, float]]]:
     """One ``-X importtime`` run of ``cmd``: the ``top`` heaviest top-level imports (cumulative ms) and modules (self ms).
@@ -109,29 +124,37 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--importtime", action="store_true", help="also the heaviest imports of help, crop_help, crop")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    ap.add_argument("--alt", type=Path, default=None, help="also run help and crop with this folder first on PYTHONPATH")
     args = ap.parse_args(argv)
     env = bench_crop._env()
+    envs = {}
     bench_crop._compile()
     with tempfile.TemporaryDirectory(prefix="multicrop-startup-") as work:
         photo = make_photo(Path(work))
         cmds = commands(photo)
+        base = dict(BASE)
+        if args.alt is not None:
+            for k in ALT:
+                cmds[f"{k}_alt"], envs[f"{k}_alt"], base[f"{k}_alt"] = cmds[k], alt_env(env, args.alt), BASE[k]
         names = list(cmds)
         times: dict[str, list[dict]] = {k: [] for k in cmds}
         load = [os.getloadavg()]
         for r in range(args.reps):
             for name in names[r % len(names):] + names[: r % len(names)]:
-                times[name].append(bench_crop._run(cmds[name], env))
+                times[name].append(bench_crop._run(cmds[name], envs.get(name, env)))
         load.append(os.getloadavg())
         res: dict = {"reps": args.reps, "photo": PHOTO_SIZE, "threads": bench_crop.threads_info(),
                      "load_average": load, "typer": _version("typer"), "pydantic": _version("pydantic")}
+        if args.alt is not None:
+            res["alt"] = {"pythonpath": str(args.alt), "typer": _version("typer", args.alt)}
         res["medians"] = {k: {"wall_s": round(statistics.median(t["wall"] for t in v), 3),
                               "cpu_s": round(statistics.median(t["cpu"] for t in v), 3)} for k, v in times.items()}
         res["ratios"] = {k: {"against": b,
                              "wall": round(statistics.median(a["wall"] / c["wall"] for a, c in zip(times[k], times[b])), 2),
                              "cpu": round(statistics.median(a["cpu"] / c["cpu"] for a, c in zip(times[k], times[b])), 2)}
-                         for k, b in BASE.items()}
+                         for k, b in base.items()}
         res["over_floor_s"] = {k: round(statistics.median(a["wall"] - c["wall"] for a, c in zip(times[k], times[b])), 3)
-                               for k, b in BASE.items()}
+                               for k, b in base.items()}
         if args.importtime:
             res["importtime_ms"] = {k: importtime(cmds[k], env) for k in ("help", "crop_help", "crop")}
     for k, m in res["medians"].items():
@@ -141,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     t = res["threads"]
     print(f"threads: onnxruntime intra-op {t['onnxruntime_intra_op_threads']} inter-op "
           f"{t['onnxruntime_inter_op_threads']}, OpenCV {t.get('opencv_threads')}, {t['cpu_count']} CPUs; "
-          f"load {load[0][0]:.2f} -> {load[1][0]:.2f}; typer {res['typer']}")
+          f"load {load[0][0]:.2f} -> {load[1][0]:.2f}; typer {res['typer']}"
+          + (f"; *_alt: typer {res['alt']['typer']} from {res['alt']['pythonpath']}" if "alt" in res else ""))
     for k, rows in res.get("importtime_ms", {}).items():
         print(f"importtime {k} (total {rows['total_ms']} ms): "
               + ", ".join(f"{n} {ms}" for n, ms in rows["top_level_cumulative"][:8]))
@@ -151,9 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _version(dist: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
+def _version(dist: str, path: Path | None = None) -> str | None:
+    """The installed version of ``dist`` (found first in ``path`` when given)."""
+    from importlib.metadata import PackageNotFoundError, distributions, version
 
+    if path is not None:
+        found = [d.version for d in distributions(path=[str(path)]) if d.metadata["Name"].lower() == dist]
+        if found:
+            return found[0]
     try:
         return version(dist)
     except PackageNotFoundError:

@@ -28,11 +28,12 @@ WORDS = {
     "embeddings": "image embeddings and IAA models",
     "fusion": "judge-table features, combiners (scikit-learn estimators)",
     "stats": "pure functions on arrays: correlations, bootstrap, BH, ceilings, partial r",
-    "io": "formats, opener, load, integrity, jpeg, save, tables, lossless",
+    "io": "formats, opener, load, loaded, orientation, integrity, jpeg, save, tables, lossless, jpeg_cutters, guard, parts",
     "geometry": "boxes", "ratios": "Ratio, the one preset table and ratio parser",
     "hashing": "canonical JSON", "schema": "the judge table's columns", "registry": "the registry shape",
     "errors": "the exception hierarchy", "measures": "summed-area tables, luminance, sharpness",
-    "serialize": "to_data / from_data", "models": "the shipped ONNX files, their cards, onnx_session",
+    "quality": "whole-image faults: noise, blur, blocking, tilt",
+    "serialize": "to_data / from_data and the rules classes declare (rules, dump, load)", "models": "the shipped ONNX files, their cards, onnx_session",
     "defaults": "defaults several floors name (DEFAULT_DETECTORS), importing nothing",
 }
 

@@ -127,7 +127,7 @@ CLAIMS = {
     "ratios": ("ratios Ratio, the one preset table and ratio parser", _ratio_table, ("ratios.py",)),
     "coco": ("COCO class ids live in `detectors.coco`", _coco_ids, ("detectors/coco.py",)),
     "geometry": ("geometry holds boxes only and never imports ratios", _geometry_imports_ratios, ("",)),
-    "serialize": ("no class writes its own converter", _hand_converter, ("serialize.py",)),
+    "serialize": ("no class writes its own converter", _hand_converter, ("serialize/",)),
 }
 
 
@@ -147,21 +147,25 @@ def claim_violations(claim: str, root: Path = SRC) -> list[str]:
     return out
 
 
-#: Claims not yet true, and the places that still break them (a strict xfail: it fails once they are fixed).
-NOT_YET = {
-    "serialize": "10 hand-written to_dict/to_record methods: crop/pipeline.py, crop/subjects.py, judges/ (x3) in "
-                 "their owners' files; seamless, evaluation/ (x4) carry derived, renamed or rounded keys that "
-                 "serialize's rules cannot express yet",
+#: Places that still break a claim, per file (how many), in modules another issue owns this round; a new
+#: place anywhere fails the claim, and so does fixing one of these until it is dropped from here.
+PENDING = {
+    # Subject.to_record scales its box by the caller's factors; SeamlessLayout.to_dict is expressible now
+    # (computed slides and slide_size, serialized(round=4) on kept): both in the crop-model issue's modules.
+    "serialize": {"crop/seamless.py": 1, "crop/subjects.py": 1},
 }
 
 
-@pytest.mark.parametrize("claim", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[c]))
-                                   if c in NOT_YET else c for c in CLAIMS])
+@pytest.mark.parametrize("claim", list(CLAIMS))
 def test_the_architecture_claims_hold(claim):
     sentence = CLAIMS[claim][0]
     doc = " ".join((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split())
     assert sentence in doc, "the doc no longer says it"
-    assert claim_violations(claim) == [], f"{sentence!r} is broken at"
+    found = claim_violations(claim)
+    pending = PENDING.get(claim, {})
+    assert [v for v in found if v.split(":")[0] not in pending] == [], f"{sentence!r} is broken at"
+    still = {f: sum(v.split(":")[0] == f for v in found) for f in pending}
+    assert still == pending, "a pending place was fixed or another added there: update PENDING"
 
 
 @pytest.mark.parametrize("claim, planted", [

@@ -88,3 +88,79 @@ def test_the_class_validation_runs_on_load():
         Outer.from_dict({**Outer("a", 1.0, Inner(Ratio(1, 1))).to_dict(), "name": ""})
     with pytest.raises(InvalidParameterError, match="ratio"):
         from_data(Ratio, "0:3")
+
+
+# --- what a class writes beyond its fields is declared: serialized(...) and computed -------------------------
+
+from multicrop.serialize import computed, serialized  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Report(Serializable):
+    n_checked: int
+    mismatches: tuple[tuple[str, str], ...] = field(default=(), metadata=serialized(pairs=("call_key", "problem")))
+    threads: int = field(default=1, metadata=serialized(key="threads_per_worker"))
+    seconds: dict[str, float] = field(default_factory=dict, metadata=serialized(round=2))
+    cache: dict[str, int] = field(default_factory=dict, metadata=serialized(skip=True))
+    ranking: dict[str, int] | None = field(default=None, metadata=serialized(omit_none=True))
+
+    @computed()
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    @computed(round=3, key="share_ok")
+    def share(self) -> float:
+        return 1 / 3
+
+
+def test_declared_rules_shape_the_data():
+    r = Report(4, (("k1", "sha differs"),), threads=2, seconds={"load": 0.123456}, cache={"x": 1})
+    assert to_data(r) == {"n_checked": 4, "mismatches": [{"call_key": "k1", "problem": "sha differs"}],
+                          "threads_per_worker": 2, "seconds": {"load": 0.12}, "ok": False, "share_ok": 0.333}
+    assert list(to_data(r)) == ["n_checked", "mismatches", "threads_per_worker", "seconds", "ok", "share_ok"]
+    assert to_data(Report(1, ranking={"a": 1}))["ranking"] == {"a": 1}
+
+
+def test_declared_rules_load_back():
+    """Renamed keys and named pairs read back; computed keys are ignored; a skipped field is still accepted."""
+    r = Report(4, (("k1", "sha differs"),), threads=2, seconds={"load": 0.5})
+    assert Report.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+    assert Report.from_dict({"n_checked": 1, "cache": {"x": 2}}).cache == {"x": 2}
+    with pytest.raises(InvalidParameterError, match="unknown key 'threads'"):
+        Report.from_dict({"n_checked": 1, "threads": 2})
+
+
+@dataclass(frozen=True)
+class Rounded(Serializable):
+    a: float
+    b: tuple[float, ...]
+    n: int = 7
+    exact: float = field(default=0.123456, metadata=serialized(round=5))
+
+    __data_round__ = 2
+
+
+def test_a_class_round_rounds_every_float_of_its_fields_but_a_field_may_say_otherwise():
+    assert to_data(Rounded(1.23456, (2.34567, math.nan))) == {"a": 1.23, "b": [2.35, None], "n": 7, "exact": 0.12346}
+
+
+@pytest.mark.parametrize("bad, match", [({"round": -1}, "round must be"), ({"round": 1.5}, "round must be"),
+                                        ({"pairs": ()}, "pairs must be"), ({"pairs": ("a", 1)}, "pairs must be")])
+def test_serialized_refuses_bad_rules(bad, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        serialized(**bad)
+
+
+def test_pairs_of_the_wrong_length_are_an_error_not_a_silent_truncation():
+    with pytest.raises(ValueError):
+        to_data(Report(1, (("k1", "a", "extra"),)))
+
+
+def test_a_subclass_that_overrides_a_computed_property_with_a_plain_one_does_not_write_it():
+    @dataclass(frozen=True)
+    class Plain(Report):
+        @property
+        def ok(self) -> bool:
+            return True
+
+    assert "ok" not in to_data(Plain(1)) and to_data(Plain(1))["share_ok"] == 0.333

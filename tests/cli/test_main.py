@@ -97,7 +97,8 @@ def test_root_help_imports_no_command_module():
                                                (["eval", "probe", "--help"], {"eval_judges"})])
 def test_a_command_imports_only_its_own_modules(args, modules):
     mods = _modules_after(f"from multicrop.cli.main import main; main({args!r})")
-    assert not [m for m in ("numpy", "PIL", "cv2", "onnxruntime", "pillow_heif", "pandas") if m in mods]
+    # pydantic: typer 0.29 builds a pydantic TypeAdapter per option parsed (why pyproject pins typer<0.29)
+    assert not [m for m in ("numpy", "PIL", "cv2", "onnxruntime", "pillow_heif", "pandas", "pydantic") if m in mods]
     own = {m.split(".")[2] for m in mods if m.startswith("multicrop.cli.") and m.count(".") == 2}
     assert own - {"main", "lazy", "invocation", "options", "progress"} == modules
 

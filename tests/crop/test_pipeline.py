@@ -65,6 +65,10 @@ def test_result_record_is_json_with_config_and_versions(example):
     assert set(d["partition"]) >= {"subjects", "fallback"}
     assert d["versions"]["saliency"].startswith("spectral/")
     assert d["partition"]["size"] == [W, H]
+    # what the result carries for writing files stays out; timings to 0.1 ms; no ranking without a judge
+    assert not {"image", "saliency", "shortlists", "ranking"} & set(d)
+    assert d["timings"] and all(v == round(v, 4) for v in d["timings"].values())
+    assert d["partition"] == res.partition_source.to_dict()  # in source pixels, not the analysis's
 
 
 def test_exif_rotated_input_gives_rotated_crops(tmp_path):

@@ -120,11 +120,12 @@ def test_missing_scipy_names_the_extra(tmp_path, monkeypatch):
 
 def test_every_photo_is_shipped():
     from multicrop.datasets.photos import SAMPLE_PHOTOS, sample_photo
-    from multicrop.datasets.synth import BACKGROUNDS, _photo
+    from multicrop.datasets.synth import BACKGROUNDS
+    from multicrop.datasets.synth_backgrounds import sample_rgb
 
     assert set(SUBJECTS) | set(BACKGROUNDS) <= set(SAMPLE_PHOTOS)
-    assert np.array_equal(_photo("motorcycle"), sample_photo("motorcycle"))
-    camera = _photo("camera")
+    assert np.array_equal(sample_rgb("motorcycle"), sample_photo("motorcycle"))
+    camera = sample_rgb("camera")
     assert camera.shape == (512, 512, 3)  # greyscale photos come as RGB
     assert np.array_equal(camera[:, :, 1], sample_photo("camera"))
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from multicrop.io import atomic_write_text
-from multicrop.io.guard import remove_parts
+from multicrop.io.parts import remove_parts
 from multicrop.io.save import parse_temp_name, temp_name
 
 

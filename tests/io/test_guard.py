@@ -6,7 +6,8 @@ from pathlib import Path
 
 from multicrop.hashing import hash_bytes
 
-from multicrop.io.guard import file_id, plan_names, previous_files, remove_parts, remove_stale
+from multicrop.io.guard import file_id, plan_names, previous_files, remove_stale
+from multicrop.io.parts import remove_parts
 
 
 def _names(stem):

@@ -112,3 +112,15 @@ def test_outcome_failure_row_names_the_call():
     o = Outcome(OutcomeKind.FAILED, call, error="HTTP 500", attempts=3)
     assert o.failure_row() == {"call_key": call.key, "family": "f", "image": "a.jpg", "error": "HTTP 500",
                                "attempts": 3}
+
+
+def test_the_printed_summary_names_the_parts_of_each_pair_and_leaves_out_the_failure_sample():
+    s = RunSummary(planned=3, performed=1, failed=2, cost_usd=0.5, bad_images=[("a.jpg", "truncated")],
+                   stopped_families=[("gpt", "401")], failures=[("k1", "timed out")])
+    d = s.to_dict()
+    assert list(d) == ["planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical",
+                       "collapsed", "abandoned", "done_elsewhere", "retries", "cost_usd", "elapsed_s", "bad_images",
+                       "stopped_families"]
+    assert d["bad_images"] == [{"image": "a.jpg", "error": "truncated"}]
+    assert d["stopped_families"] == [{"family": "gpt", "error": "401"}]
+    assert (d["planned"], d["failed"], d["cost_usd"]) == (3, 2, 0.5)

@@ -125,3 +125,13 @@ def test_backend_answers_json_deterministically_and_labels_the_proxies():
     assert e.reason.startswith("PROXY (no pixel measure of emotional_impact)")
     assert "PROXY" not in a.reason
     assert not be.reads_prompt and be.deterministic
+
+
+def test_measurements_are_written_rounded_to_four_decimals_under_their_names():
+    import dataclasses
+
+    from multicrop.judges.measures import Measurements
+
+    names = [f.name for f in dataclasses.fields(Measurements)]
+    m = Measurements(*[1 / 3] * len(names))
+    assert m.to_dict() == dict.fromkeys(names, 0.3333)

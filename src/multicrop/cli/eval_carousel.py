@@ -29,29 +29,27 @@ def carousel(
 ) -> None:
     """Evaluate a multi-crop method on Carousel: kIoU@0.5:0.95, kIoU@0.5, k, orientation and blob-cut share."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.table import Table
 
     from ..evaluation.carousel.evaluate import evaluate_carousel
     from ..evaluation.carousel.report import DISPLAY_COLUMNS, format_rows, write_report
     from ..ratios import parse_ratios
+    from .progress import ProgressBar
 
     ratios = parse_ratios(ratio)
     err = Console(stderr=True)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=err, disable=not progress, transient=False)
-    task = bar.add_task(f"{method} on {subset}", total=None)
+    bar = ProgressBar(f"{method} on {subset}", enabled=progress, unit="images", failures=False)
 
     def on_start(total: int, resumed: int) -> None:
-        bar.update(task, total=total, completed=resumed)
+        bar.start(total, done=resumed)
         if resumed:
-            err.print(f"resuming: {resumed} of {total} images already in {out_dir / 'results.jsonl'}")
+            bar.echo(f"resuming: {resumed} of {total} images already in {out_dir / 'results.jsonl'}")
 
     t0 = time.perf_counter()
     with bar:
         ev = evaluate_carousel(
             dataset_dir, method, subset=subset, out_dir=out_dir, workers=workers, ratios=ratios,
-            limit=limit, progress=lambda r: bar.advance(task), on_start=on_start, blobs=blobs,
+            limit=limit, progress=lambda r: bar.advance(), on_start=on_start, blobs=blobs,
         )
     wall = time.perf_counter() - t0
     paths = write_report(ev, out_dir, thumbnails=thumbnails)

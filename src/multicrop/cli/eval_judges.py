@@ -117,11 +117,11 @@ def judges(
     arms as baselines; feature selection and tie-breaking ablations need nothing more than the judge table.
     """
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..errors import InvalidParameterError
     from ..evaluation.judges.report import check_report_dir, evaluate_judges, write_judges_report
     from ..evaluation.judges.result import summary_jsonable
+    from .progress import ProgressBar
 
     if (transfer_scores is None) != (transfer_ratings is None):
         raise InvalidParameterError("--transfer-scores and --transfer-ratings must be given together")
@@ -145,12 +145,9 @@ def judges(
     baselines = (_baselines(table, photos, cache=embed_cache, iaa_model=iaa_model, iaa_input_size=iaa_input_size,
                             iaa_normalisation=iaa_normalisation, iaa_output=iaa_output) if photos else None)
     console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=console,
-                  transient=True, disable=as_json) as bar:
-        task = bar.add_task("judge protocol", total=1.0)
+    with ProgressBar("judge protocol", enabled=not as_json, unit=None, transient=True) as bar:
         with _naming(scores, ratings):
-            report = evaluate_judges(table, human, cfg, transfer=transfer, baselines=baselines,
-                                     progress=lambda step, frac: bar.update(task, completed=frac, description=step))
+            report = evaluate_judges(table, human, cfg, transfer=transfer, baselines=baselines, progress=bar.stage)
     write_judges_report(report, output)
     s = report.summary
     for w in s.get("warnings", []):

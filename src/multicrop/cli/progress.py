@@ -17,26 +17,37 @@ class ProgressBar:
     imported only when the bar is shown.  Use as a context manager;
     :meth:`start` (the total, or None while unknown), :meth:`advance` and
     :meth:`row` are the callbacks the library's runners take.
+
+    With ``unit=None`` the bar follows the stages of one job instead of a
+    count: :meth:`stage` names the step and the share of the job done, and
+    the bar shows the step, the share and the time so far.
     """
 
-    def __init__(self, what: str, *, enabled: bool = True, unit: str = "photos", failures: bool = True,
+    def __init__(self, what: str, *, enabled: bool = True, unit: str | None = "photos", failures: bool = True,
                  fields: dict[str, str] | None = None, transient: bool = False) -> None:
         self.fields = dict(fields or {})
         self.values = dict.fromkeys(self.fields, 0.0)
         self.task = None
         self.t0 = time.perf_counter()
         self.n = self.failed = 0
+        self.what, self.fraction = what, 0.0
         self.bar = None
         if not (enabled and sys.stderr.isatty()):
             return
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
 
-        columns = [TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn(f"{{task.fields[rate]}} {unit}/s")]
-        columns += [TextColumn(f"{{task.fields[{name}]}}") for name in self.fields]
-        if failures:
-            columns.append(TextColumn("{task.fields[failed]} failed"))
-        self.bar = Progress(*columns, TimeRemainingColumn(), console=Console(stderr=True), transient=transient)
+        if unit is None:
+            columns = [TextColumn("{task.description}", markup=False), BarColumn(), TaskProgressColumn(), TimeElapsedColumn()]
+        else:
+            columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                       TextColumn(f"{{task.fields[rate]}} {unit}/s")]
+            columns += [TextColumn(f"{{task.fields[{name}]}}") for name in self.fields]
+            if failures:
+                columns.append(TextColumn("{task.fields[failed]} failed"))
+            columns.append(TimeRemainingColumn())
+        self.bar = Progress(*columns, console=Console(stderr=True), transient=transient)
 
     @property
     def shown(self) -> bool:
@@ -55,11 +66,24 @@ class ProgressBar:
     def _shown_fields(self) -> dict[str, str]:
         return {name: fmt.format(self.values[name]) for name, fmt in self.fields.items()}
 
-    def start(self, total: int | None, *_: object) -> None:
-        """Begin counting towards ``total`` (extra arguments, such as a runner's count done before, are ignored)."""
+    def start(self, total: int | float | None, *_: object, done: int = 0) -> None:
+        """Begin counting towards ``total``, ``done`` of it already done (a resumed run: not in the rate).
+
+        Extra positional arguments, such as a runner's count done before, are ignored.
+        """
         self.t0 = time.perf_counter()
         if self.bar is not None:
-            self.task = self.bar.add_task("work", total=total, rate="0.00", failed=0, **self._shown_fields())
+            self.task = self.bar.add_task(self.what, total=total, completed=done, rate="0.00", failed=0,
+                                          **self._shown_fields())
+
+    def stage(self, what: str, fraction: float) -> None:
+        """``unit=None``: the job is at step ``what``, ``fraction`` (0-1) of it done."""
+        self.what, self.fraction = what, min(max(float(fraction), 0.0), 1.0)
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.start(1.0)
+        self.bar.update(self.task, completed=self.fraction, description=what)
 
     def advance(self, n: int = 1, failed: int = 0, **values: float) -> None:
         """``n`` more done, ``failed`` of them failed; ``values`` add to the named fields."""

@@ -1,14 +1,16 @@
 """The crop wing's settings, in two frozen, typed places.
 
 :class:`CropConfig` holds everything that decides which crops a photo gets
-(k, ratios, strategy, saliency method, ...) and nests four frozen
+(k, ratios, strategy, saliency method, ...) and nests the frozen
 dataclasses with every weight and threshold of partitioning, candidate
-generation and the composition scorer.  Its canonical JSON
+generation and the composition scorer (:mod:`multicrop.crop.stage_config`),
+of subjects (:mod:`multicrop.crop.subject_config`) and of ``direct``'s
+selection (:mod:`multicrop.crop.direct.settings`).  Its canonical JSON
 (:meth:`CropConfig.to_json`, sorted keys) is written into every record, so a
 result says how it was made, and evaluation caches hash it.
 
 :class:`OutputConfig` holds how files are read and written (format, quality,
-preview, width copies, the pixel limit).  None of it changes a crop's box, so
+preview, width copies, the pixel limit; :mod:`multicrop.crop.output_config`).  None of it changes a crop's box, so
 none of it enters a record's ``config`` or a hash.
 
 Every default has one home: a field default here, or, for what the ground
@@ -45,15 +47,14 @@ from ..defaults import DEFAULT_DETECTORS as _DETECTORS_DEFAULT
 from ..errors import InvalidParameterError
 from ..ratios import RATIO_PRESETS, Ratio
 from ..hashing import canonical_json
-from ..io.formats import DEFAULT_MAX_PIXELS
-from ..io.save import DEFAULT_QUALITY, format_suffix
-from ..measures import BORDER_BAND
 from ..ratios import RatioSpec, parse_ratio_spec
 from ..serialize import Serializable
 from .checks import check_bool as _check_bool
 from .checks import check_positive_int as _check_positive_int
 from .checks import check_range as _check_range
 from .direct.settings import SelectionConfig, split_legacy
+from .output_config import OutputConfig
+from .stage_config import CandidateConfig, CompositionWeights, PartitionConfig
 from .subject_config import SubjectConfig
 
 __all__ = [
@@ -79,179 +80,6 @@ DEFAULT_DETECTORS = _DETECTORS_DEFAULT
 
 #: ``k="auto"``: the ``direct`` strategy decides how many crops the photo supports.
 AUTO_K = "auto"
-
-
-@dataclass(frozen=True)
-class PartitionConfig(Serializable):
-    """Multi-region saliency partitioning (Carousel §IV-A).
-
-    A valid salient box covers at most the image's area divided by ``k``
-    (the paper's rule).  Three of our adaptations have a value that turns
-    them off, for ablations against the paper: ``absorb_share=1``,
-    ``claim_margin=0``, ``orientation_fallback=False``.
-
-    Attributes
-    ----------
-    threshold : float
-        First saliency share a box must reach, as a fraction of the remaining
-        saliency divided among the boxes still to find.
-    threshold_step : float
-        Amount the share is lowered each time no valid box reaches it.
-    min_threshold : float
-        Lowest share tried before the search gives up on that box.
-    work_side : int
-        Long side, in pixels, of the copy of the saliency map the search runs on.
-    min_region_aspect : float
-        A region whose short side over long side is below this is a failure
-        (1/3: narrower than 1:3).
-    bisect_tolerance : float
-        A cut that leaves more than this fraction of a salient box on its far
-        side "bisects" the box, which is a failure.
-    blob_level : float
-        Salient blobs are the connected components of the remaining saliency
-        at or above this fraction of its maximum.
-    absorb_share : float
-        A found box also claims (and zeroes) every blob of which it holds at
-        least this share of saliency, so one large subject is not split over
-        two boxes (1 turns this off: only the box is zeroed, as in the paper).
-    claim_margin : float
-        The pixels a box claims are grown by this fraction of the long side
-        before they are zeroed, so the soft edge of a subject does not draw a
-        later box (0: no growth).
-    subject_trim : float
-        Each salient box is shrunk to its subject: along each axis, the
-        smallest span holding all but this share of the box's saliency on
-        either side.  Cuts are placed and checked against the subjects.
-    cut_centre_weight : float
-        A cut goes on the least salient line between two subjects; this
-        weight (relative to the most salient line of that span) prefers the
-        middle of the span, so that ties and near-ties fall midway.
-    orientation_fallback : bool
-        When the cuts of the paper's orientation bisect a subject or leave a
-        too narrow region, try the other orientation (recorded in
-        ``Partition.fallback``); a failure is reported only if both fail.
-    """
-
-    threshold: float = 0.9
-    threshold_step: float = 0.1
-    min_threshold: float = 0.1
-    work_side: int = 256
-    min_region_aspect: float = 1 / 3
-    bisect_tolerance: float = 0.15
-    blob_level: float = 0.3
-    absorb_share: float = 0.25
-    claim_margin: float = 0.015
-    subject_trim: float = 0.02
-    cut_centre_weight: float = 0.25
-    orientation_fallback: bool = True
-
-    def __post_init__(self) -> None:
-        _check_range(self, "threshold", 0, 1, lo_open=True)
-        _check_range(self, "threshold_step", 0, 1, lo_open=True)
-        _check_range(self, "min_threshold", 0, 1, lo_open=True)
-        _check_range(self, "min_region_aspect", 0, 1)
-        _check_range(self, "bisect_tolerance", 0, 0.5)
-        _check_range(self, "subject_trim", 0, 0.25)
-        _check_range(self, "blob_level", 0, 1, lo_open=True)
-        _check_range(self, "claim_margin", 0, 0.25)
-        _check_range(self, "absorb_share", 0, 1, lo_open=True)
-        _check_range(self, "cut_centre_weight", 0, 100)
-        _check_bool(self, "orientation_fallback")
-        if not isinstance(self.work_side, int) or self.work_side < 16:
-            raise InvalidParameterError(f"work_side must be an integer >= 16, got {self.work_side!r}")
-
-
-@dataclass(frozen=True)
-class CandidateConfig(Serializable):
-    """Candidate crops: GAIC grid anchors, fixed-ratio sliding windows, subject framings.
-
-    Attributes
-    ----------
-    bins : int
-        Grid bins per axis (GAIC: 12).
-    corner_bins : int
-        Top-left corners lie in the first, bottom-right corners in the last
-        ``corner_bins`` bins of each axis (GAIC: 4).
-    min_area : float
-        Smallest anchor area as a fraction of the largest box of the target
-        ratio that fits the region (GAIC: 0.5, of the region).
-    ratio_tolerance : float
-        An anchor is kept when its aspect is within this factor of the target
-        (then shrunk to the exact target ratio).
-    window_scales : tuple of float
-        Sizes of sliding windows relative to the largest box of the ratio that
-        fits the region (used when the grid yields no anchor, and for ``topk``).
-    window_stride : float
-        Stride of sliding windows as a fraction of the window size.
-    subject_fills : tuple of float
-        ``partition``: besides the region's anchors, crops framing the
-        region's subject, centred on it, are offered, sized so the subject
-        spans each of these fractions of the crop along its limiting side.
-    """
-
-    bins: int = 12
-    corner_bins: int = 4
-    min_area: float = 0.5
-    ratio_tolerance: float = 1.25
-    window_scales: tuple[float, ...] = (1.0, 0.85, 0.7, 0.55)
-    window_stride: float = 0.125
-    subject_fills: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.bins, int) or self.bins < 2:
-            raise InvalidParameterError(f"bins must be an integer >= 2, got {self.bins!r}")
-        if not isinstance(self.corner_bins, int) or not 1 <= self.corner_bins <= self.bins // 2:
-            raise InvalidParameterError(
-                f"corner_bins must be an integer in [1, bins/2], got {self.corner_bins!r}"
-            )
-        _check_range(self, "min_area", 0, 1)
-        _check_range(self, "ratio_tolerance", 1, 100)
-        _check_range(self, "window_stride", 0, 1, lo_open=True)
-        scales = tuple(float(s) for s in self.window_scales)
-        if not scales or any(not 0 < s <= 1 for s in scales):
-            raise InvalidParameterError(f"window_scales must be numbers in (0, 1], got {self.window_scales!r}")
-        object.__setattr__(self, "window_scales", scales)
-        fills = tuple(float(s) for s in self.subject_fills)
-        if any(not 0 < s <= 1 for s in fills):
-            raise InvalidParameterError(f"subject_fills must be numbers in (0, 1], got {self.subject_fills!r}")
-        object.__setattr__(self, "subject_fills", fills)
-
-
-@dataclass(frozen=True)
-class CompositionWeights(Serializable):
-    """Weights and thresholds of the embedded composition scorer.
-
-    The score is a weighted sum of parts, each in ``[0, 1]``; penalties carry
-    negative sign.  When the crop frames a region's subject, ``density`` and
-    ``thirds`` are reported but not weighted: ``framing`` sets the tightness,
-    and a subject filling most of the frame is centred (the thirds rule is
-    for small subjects in a scene).  See
-    :mod:`multicrop.crop.scoring.composition`.
-    """
-
-    saliency_kept: float = 1.0       # share of the region's saliency inside the crop
-    density: float = 0.35            # saliency per pixel relative to the region (tight framing)
-    border_cut: float = 1.0          # penalty: saliency on the crop's border band
-    border_band: float = BORDER_BAND  # border band width, fraction of the crop's short side
-    thirds: float = 0.25             # saliency centroid near a rule-of-thirds point
-    thirds_sigma: float = 0.17       # tolerance of the thirds term, fraction of the crop
-    face_cut: float = 2.0            # penalty: share of faces the crop border cuts
-    face_headroom: float = 0.3       # faces neither touching the top nor sunk low
-    min_headroom: float = 0.05       # headroom below this fraction of the height is cramped
-    sharpness: float = 0.1           # mean gradient in the crop relative to the image
-    exposure: float = 0.1            # mean luminance near mid-grey
-    framing: float = 0.5             # partition: subject spans about fill_target of the crop
-    fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
-    fill_sigma: float = 0.15         # tolerance of the framing term
-    foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            _check_range(self, f.name, 0, 1e6)
-        _check_range(self, "border_band", 0, 0.5, lo_open=True)
-        _check_range(self, "thirds_sigma", 0, 10, lo_open=True)
-        _check_range(self, "fill_target", 0, 1, lo_open=True)
-        _check_range(self, "fill_sigma", 0, 10, lo_open=True)
 
 
 @dataclass(frozen=True)
@@ -433,59 +261,3 @@ class CropConfig(Serializable):
     def to_json(self) -> str:
         """Canonical JSON (sorted keys, compact): what records hold and caches hash."""
         return canonical_json(self.to_dict())
-
-
-@dataclass(frozen=True)
-class OutputConfig(Serializable):
-    """How a photo's files are read and written; nothing here changes a crop's box.
-
-    Parameters
-    ----------
-    format : str or None
-        Crop format (``jpg``, ``png``, ``webp``, ``tif``); None: the
-        source's (``jpg`` for sources with no writer, e.g. HEIC and BMP).
-    quality : int
-        JPEG and WebP quality for crops whose source's own quality cannot be
-        kept (JPEG crops of RGB JPEGs reuse the source's tables).
-    widths : tuple of int
-        Also write each crop downscaled to these widths (never upscaled).
-    preview : bool
-        Write ``<stem>_preview.png``.
-    record : bool
-        Write ``<stem>.json``.
-    max_pixels : int
-        Refuse photos with more pixels than this (decompression-bomb guard).
-    """
-
-    format: str | None = None
-    quality: int = DEFAULT_QUALITY
-    widths: tuple[int, ...] = ()
-    preview: bool = True
-    record: bool = True
-    max_pixels: int = DEFAULT_MAX_PIXELS
-
-    def __post_init__(self) -> None:
-        if self.format is not None:
-            if not isinstance(self.format, str):
-                raise InvalidParameterError(f"format must be a string, got {self.format!r}")
-            format_suffix(self.format)
-        _check_positive_int(self, "quality")
-        if self.quality > 100:
-            raise InvalidParameterError(f"quality must be in [1, 100], got {self.quality!r}")
-        widths = tuple(self.widths)
-        for w in widths:
-            if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-                raise InvalidParameterError(f"widths must be positive integers, got {w!r}")
-        object.__setattr__(self, "widths", widths)
-        _check_bool(self, "preview")
-        _check_bool(self, "record")
-        _check_positive_int(self, "max_pixels")
-
-    @property
-    def suffix(self) -> str | None:
-        """The crops' file extension (``".png"``), or None for the source's."""
-        return None if self.format is None else format_suffix(self.format)
-
-    def replace(self, **changes: Any) -> OutputConfig:
-        """A copy with some fields changed (validated again)."""
-        return dataclasses.replace(self, **changes)

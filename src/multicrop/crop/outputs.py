@@ -27,20 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from ..errors import InvalidParameterError, MulticropError
 from ..geometry import Box
 from ..ratios import Ratio, platform_height
 from ..io import LoadedImage, atomic_path, open_image
 from ..io import lossless as _lossless
-from ..io.guard import FileId, plan_names, remove_parts, remove_stale, written_hashes
+from ..io.guard import FileId, plan_names, remove_stale, written_hashes
+from ..io.parts import remove_parts
 from ..io.metadata import filter_exif
 from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
 from .config import OutputConfig
 from .pipeline import CropResult
+from .preview import render_preview
+from .stems import Stem, unique_stems
 
 __all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "lossless_reason", "Stem",
            "WrittenCrop", "WriteOptions", "LOSSLESS_MODES", "PREVIEW_SUFFIX"]
@@ -80,105 +82,12 @@ class WriteOptions:
             raise InvalidParameterError(
                 f"lossless must be one of {', '.join(LOSSLESS_MODES)}, got {self.lossless!r}")
 
-_COLOURS = [(46, 204, 113), (52, 152, 219), (241, 196, 15), (231, 76, 60), (155, 89, 182), (26, 188, 156)]
-
-
-@dataclass(frozen=True)
-class Stem:
-    """The base name of one photo's files in a batch.
-
-    Attributes
-    ----------
-    name : str
-        ``<name>_1.jpg``, ``<name>.json``, ...
-    renamed_from : int or None
-        When the photo's own stem was taken by an earlier photo of the batch,
-        that photo's index; else None.
-    """
-
-    name: str
-    renamed_from: int | None = None
-
-
-def unique_stems(sources: list[str | os.PathLike]) -> list[Stem]:
-    """Output base names for a batch, so that no two photos write the same files.
-
-    The first photo with a given stem keeps it; later ones get ``<stem>-2``,
-    ``<stem>-3``, ... (a name no photo of the batch has).  Stems are compared
-    case-insensitively, as some file systems do.
-
-    Returns
-    -------
-    list of Stem
-        Per source, its stem and, when it was renamed, the index of the
-        earlier source that kept the name.
-
-    Examples
-    --------
-    >>> [(s.name, s.renamed_from) for s in unique_stems(["a/x.jpg", "b/x.png", "x-2.jpg", "y.jpg"])]
-    [('x', None), ('x-3', 0), ('x-2', None), ('y', None)]
-    """
-    stems = [Path(s).stem for s in sources]
-    taken = {s.casefold() for s in stems}
-    first: dict[str, int] = {}
-    out: list[Stem] = []
-    for i, stem in enumerate(stems):
-        key = stem.casefold()
-        if key not in first:
-            first[key] = i
-            out.append(Stem(stem))
-            continue
-        n = 2
-        while f"{stem}-{n}".casefold() in taken:
-            n += 1
-        new = f"{stem}-{n}"
-        taken.add(new.casefold())
-        first[new.casefold()] = i
-        out.append(Stem(new, first[key]))
-    return out
-
-
 def output_suffix(result: CropResult, config: OutputConfig | None = None) -> str:
     """Extension of the crops: ``config.format``'s if given, else the source's, else ``.jpg``."""
     if config is not None and config.suffix is not None:
         return config.suffix
     src = Path(result.source).suffix.lower() if result.source else ""
     return src if src in FORMAT_BY_SUFFIX else ".jpg"
-
-
-def render_preview(result: CropResult, *, max_side: int = 1024) -> Image.Image:
-    """The analysed photo with the saliency map, partition and numbered crops drawn on it."""
-    if result.image is None:
-        raise InvalidParameterError("the result carries no image to draw a preview on")
-    img = result.image.analysis.astype(np.float32)
-    if result.saliency is not None:
-        s = np.clip(result.saliency, 0, 1)[..., None].astype(np.float32) * 0.55
-        img = img * (1 - s) + np.array([255, 40, 40], np.float32) * s
-    im = Image.fromarray(np.clip(img + 0.5, 0, 255).astype(np.uint8))
-    f = min(1.0, max_side / max(im.size))
-    if f < 1:
-        im = im.resize((round(im.width * f), round(im.height * f)), Image.Resampling.BILINEAR)
-    draw = ImageDraw.Draw(im)
-    pw, ph = im.size
-    sx, sy = pw / result.size[0], ph / result.size[1]
-    lw = max(2, round(max(pw, ph) / 400))
-    p = result.partition_source
-    if p is not None:
-        for region in p.regions[1:]:
-            r = region.scale(sx, sy)
-            line = [(r.x, 0), (r.x, ph)] if p.orientation == "vertical" else [(0, r.y), (pw, r.y)]
-            draw.line(line, fill=(255, 255, 0), width=lw)
-        for b in p.boxes:
-            draw.rectangle(b.scale(sx, sy).corners(), outline=(0, 255, 255), width=max(1, lw // 2))
-    for i, crop in enumerate(result.crops, start=1):
-        b = crop.box.scale(sx, sy)
-        colour = _COLOURS[(i - 1) % len(_COLOURS)]
-        draw.rectangle(b.corners(), outline=colour, width=lw + 1)
-        label = str(i)
-        tb = draw.textbbox((0, 0), label, font_size=max(12, 8 * lw))
-        draw.rectangle((b.x, b.y, b.x + tb[2] + 2 * lw, b.y + tb[3] + 2 * lw), fill=colour)
-        draw.text((b.x + lw, b.y + lw), label, fill=(0, 0, 0), font_size=max(12, 8 * lw))
-    return im
 
 
 def _resized(crop: Image.Image, width: int, ratio: Ratio | None = None) -> Image.Image:

@@ -24,7 +24,6 @@ Examples
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +33,7 @@ from ..errors import ImageTooSmallError, InvalidParameterError
 from ..geometry import Box
 from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
 from ..saliency import SALIENCY
-from ..serialize import to_data
+from ..serialize import Serializable, computed, serialized
 from .analysis import Analysis, analyse, detector_versions_of, with_focus
 from .config import CropConfig
 from .direct import DIRECT_VERSION
@@ -47,8 +46,13 @@ __all__ = ["Analysis", "CropConfig", "CropResult", "crop_photo", "analyse", "bes
 
 
 @dataclass(frozen=True)
-class CropResult:
+class CropResult(Serializable):
     """The crops of one photo and how they were made.
+
+    Its JSON record (:meth:`to_dict`, by :mod:`multicrop.serialize`'s rules)
+    holds the boxes and the partition in source pixels, ``k`` and timings
+    rounded to 0.1 ms, and leaves out the image, the saliency map and the
+    shortlists the result carries for writing files and judging.
 
     Attributes
     ----------
@@ -97,7 +101,7 @@ class CropResult:
     """
 
     crops: tuple[ScoredCrop, ...]
-    partition: Partition | None
+    partition: Partition | None = field(metadata=serialized(skip=True))  # written in source pixels
     failure: str | None
     size: tuple[int, int]
     analysis_size: tuple[int, int]
@@ -111,18 +115,19 @@ class CropResult:
     source: str | None = None
     k_requested: int | str | None = None
     notes: tuple[str, ...] = ()
-    shortlists: tuple[tuple[ScoredCrop, ...], ...] = field(default=(), repr=False, compare=False)
-    ranking: dict | None = None
-    timings: dict[str, float] = field(default_factory=dict, compare=False)
-    image: LoadedImage | None = field(default=None, repr=False, compare=False)
-    saliency: np.ndarray | None = field(default=None, repr=False, compare=False)
+    shortlists: tuple[tuple[ScoredCrop, ...], ...] = field(default=(), repr=False, compare=False,
+                                                           metadata=serialized(skip=True))
+    ranking: dict | None = field(default=None, metadata=serialized(omit_none=True))
+    timings: dict[str, float] = field(default_factory=dict, compare=False, metadata=serialized(round=4))
+    image: LoadedImage | None = field(default=None, repr=False, compare=False, metadata=serialized(skip=True))
+    saliency: np.ndarray | None = field(default=None, repr=False, compare=False, metadata=serialized(skip=True))
 
     @property
     def scale(self) -> tuple[float, float]:
         """Source pixels per analysis pixel, ``(sx, sy)``."""
         return (self.size[0] / self.analysis_size[0], self.size[1] / self.analysis_size[1])
 
-    @property
+    @computed(key="partition")
     def partition_source(self) -> Partition | None:
         """The partition in source pixels."""
         return None if self.partition is None else self.partition.to_size(*self.size)
@@ -133,35 +138,10 @@ class CropResult:
         p = self.partition_source
         return () if p is None else p.regions
 
-    def to_dict(self) -> dict:
-        """JSON-ready record (boxes in source pixels).
-
-        Written out by hand rather than field by field: the record holds the
-        partition in source pixels, ``k`` and rounded timings, and leaves out
-        the image and saliency map the result carries for writing files.
-        """
-        out = {
-            "source": self.source,
-            "size": list(self.size),
-            "analysis_size": list(self.analysis_size),
-            "k": len(self.crops),
-            "k_requested": self.k_requested,
-            "notes": list(self.notes),
-            "crops": to_data(self.crops),
-            "partition": to_data(self.partition_source),
-            "failure": self.failure,
-            "faces": to_data(self.faces),
-            "subjects": [dict(s) for s in self.subjects],
-            "focus": to_data(self.focus),
-            "mains": list(self.mains),
-            "analysis_key": self.analysis_key,
-            "config": self.config.to_dict(),
-            "versions": dict(self.versions),
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
-        }
-        if self.ranking is not None:
-            out["ranking"] = to_data(self.ranking)
-        return out
+    @computed()
+    def k(self) -> int:
+        """The number of crops (``k_requested`` is what was asked for)."""
+        return len(self.crops)
 
 
 def pipeline_versions(config: CropConfig | None = None) -> dict[str, str]:

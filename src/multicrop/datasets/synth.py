@@ -52,12 +52,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, ImageLoadError, InvalidParameterError, MissingExtraError
-from ..io import atomic_path, atomic_write_text, is_photo, open_image
+from ..errors import DatasetError, InvalidParameterError, MissingExtraError
+from ..io import atomic_path, atomic_write_text
 from ..serialize import Serializable
 from .carousel import load_carousel
 from .carousel_labels import write_labelme
-from .photos import sample_photo
+from .synth_backgrounds import BACKGROUNDS, load_backgrounds, resize_to, sample_rgb, sharp_background, soft_background
 
 __all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "render_scene", "subject_cutout",
            "load_backgrounds"]
@@ -67,10 +67,6 @@ SYNTH_VERSION = "carousel-synth-1"
 
 #: Photos used as subjects (:data:`~multicrop.datasets.photos.SAMPLE_PHOTOS`, shipped inside multicrop).
 SUBJECTS: tuple[str, ...] = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "camera")
-#: Photos and textures used (blurred) as backgrounds.
-BACKGROUNDS: tuple[str, ...] = (
-    "hubble_deep_field", "grass", "gravel", "brick", "coffee", "chelsea", "rocket", "motorcycle",
-)
 
 
 @dataclass(frozen=True)
@@ -86,13 +82,6 @@ class SynthSummary(Serializable):
     version: str = SYNTH_VERSION
     hard: bool = False
     n_backgrounds: int = 0
-
-
-def _photo(name: str) -> np.ndarray:
-    img = sample_photo(name)
-    if img.ndim == 2:
-        img = np.repeat(img[:, :, None], 3, axis=2)
-    return np.ascontiguousarray(img[:, :, :3]).astype(np.uint8)
 
 
 def _ndimage():
@@ -122,7 +111,7 @@ def subject_cutout(name: str) -> tuple[np.ndarray, np.ndarray]:
 
     if name not in SUBJECTS:
         raise InvalidParameterError(f"subject must be one of {', '.join(SUBJECTS)}, got {name!r}")
-    img = _photo(name)
+    img = sample_rgb(name)
     sal = compute_saliency(img, method="u2netp")
     mask = sal > 0.5
     lab, n = ndi.label(mask)
@@ -134,75 +123,6 @@ def subject_cutout(name: str) -> tuple[np.ndarray, np.ndarray]:
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     alpha = ndi.gaussian_filter(mask.astype(np.float32), 1.0)[y0:y1, x0:x1]
     return img[y0:y1, x0:x1].copy(), np.clip(alpha, 0, 1).astype(np.float32)
-
-
-def _resize(img: np.ndarray, w: int, h: int) -> np.ndarray:
-    import cv2
-
-    interp = cv2.INTER_AREA if w < img.shape[1] else cv2.INTER_LINEAR
-    return cv2.resize(img, (max(w, 1), max(h, 1)), interpolation=interp)
-
-
-def _random_window(src: np.ndarray, w: int, h: int, rng: np.random.Generator, *, min_fraction: float) -> np.ndarray:
-    """A random window of ``src`` with the aspect ``w:h``, covering ``min_fraction``-100 % of its side, flipped
-    left-right half the time."""
-    sh, sw = src.shape[:2]
-    f = rng.uniform(min_fraction, 1.0)
-    ww = min(sw, sh * w / h) * f
-    hh = ww * h / w
-    x0 = rng.uniform(0, sw - ww)
-    y0 = rng.uniform(0, sh - hh)
-    win = src[int(y0): int(y0 + hh) + 1, int(x0): int(x0 + ww) + 1]
-    return win[:, ::-1] if rng.random() < 0.5 else win
-
-
-def _background(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
-    import cv2
-
-    src = _photo(BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))]).astype(np.float32)
-    win = _random_window(src, w, h, rng, min_fraction=0.5)
-    # Blur at 1/8 size (same look, a fraction of the cost), then enlarge.
-    sw8, sh8 = max(w // 8, 8), max(h // 8, 8)
-    small = _resize(np.ascontiguousarray(win), sw8, sh8)
-    sigma = max(sw8, sh8) * rng.uniform(0.01, 0.03)
-    bg = _resize(cv2.GaussianBlur(small, (0, 0), sigma), w, h)
-    tint = rng.uniform(0.6, 1.1, size=3).astype(np.float32)
-    mean = bg.mean(axis=(0, 1), keepdims=True)
-    bg = (mean + (bg - mean) * rng.uniform(0.3, 0.6)) * tint * rng.uniform(0.5, 0.9)
-    return bg
-
-
-def _sharp_background(w: int, h: int, rng: np.random.Generator, photos: Sequence[np.ndarray]) -> np.ndarray:
-    """A random window of the target aspect from one of ``photos``, resized, unblurred."""
-    src = photos[int(rng.integers(len(photos)))]
-    win = _random_window(src, w, h, rng, min_fraction=0.6)
-    return _resize(np.ascontiguousarray(win), w, h).astype(np.float32)
-
-
-def load_backgrounds(directory: str | Path, *, max_side: int = 1600) -> list[np.ndarray]:
-    """The JPEG/PNG photos of ``directory`` as RGB arrays (long side at most ``max_side``).
-
-    Raises
-    ------
-    DatasetError
-        If ``directory`` holds no readable photo.
-    """
-    from PIL import ImageOps
-
-    out = []
-    for p in sorted(Path(directory).glob("*")):
-        if not is_photo(p):
-            continue
-        try:
-            with open_image(p) as im:
-                im = ImageOps.exif_transpose(im).convert("RGB")
-                im.thumbnail((max_side, max_side))
-                out.append(np.asarray(im, dtype=np.uint8))
-        except (OSError, ImageLoadError):
-            continue
-    if not out:
-        raise DatasetError(f"backgrounds: no readable JPEG/PNG/WebP photo in {directory}")
-    return out
 
 
 def _paste(canvas: np.ndarray, rgb: np.ndarray, alpha: np.ndarray, x: int, y: int) -> None:
@@ -240,11 +160,11 @@ def render_scene(
     ndarray of uint8, shape (height, width, 3)
     """
     if hard:
-        photos = list(backgrounds) or [_photo(n) for n in BACKGROUNDS]
-        canvas = _sharp_background(width, height, rng, photos)
+        photos = list(backgrounds) or [sample_rgb(n) for n in BACKGROUNDS]
+        canvas = sharp_background(width, height, rng, photos)
         order = [int(i) for i in rng.permutation(len(boxes))]
     else:
-        canvas = _background(width, height, rng)
+        canvas = soft_background(width, height, rng)
         order = sorted(range(len(boxes)), key=lambda i: -boxes[i].area)
     picks = rng.permutation(len(SUBJECTS))
     for j, i in enumerate(order):
@@ -256,8 +176,8 @@ def render_scene(
         nw, nh = max(int(round(sw * s)), 1), max(int(round(sh * s)), 1)
         if rng.random() < 0.5:
             rgb, alpha = rgb[:, ::-1], alpha[:, ::-1]
-        rgb_s = _resize(np.ascontiguousarray(rgb), nw, nh)
-        a_s = _resize(np.ascontiguousarray(alpha), nw, nh)
+        rgb_s = resize_to(np.ascontiguousarray(rgb), nw, nh)
+        a_s = resize_to(np.ascontiguousarray(alpha), nw, nh)
         if hard:  # anywhere that keeps the subject inside its box
             cx = b.x + nw / 2 + rng.uniform(0, max(b.w - nw, 0))
             cy = b.y + nh / 2 + rng.uniform(0, max(b.h - nh, 0))

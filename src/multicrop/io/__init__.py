@@ -7,7 +7,8 @@ remembers how to get the full-resolution pixels for the crops themselves.
 from .files import CONFIG_LIMIT, check_regular, loads_json, open_regular, read_bytes_bounded, read_json_bounded, read_text_bounded
 from .names import shown
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, is_photo
-from .load import LoadedImage, load_image
+from .load import load_image
+from .loaded import LoadedImage
 from .opener import Header, open_image, read_header
 from .photos import list_photos
 from .modes import to_output_mode, to_rgb

@@ -16,7 +16,7 @@ from typing import BinaryIO
 from PIL import Image
 
 __all__ = ["DEFAULT_MAX_PIXELS", "FORMATS", "ImageFormat", "ALLOWED_FORMATS", "OPEN_FORMATS",
-           "SUPPORTED_SUFFIXES", "STEM_SUFFIXES", "identify_format", "is_photo", "register_heif"]
+           "SUPPORTED_SUFFIXES", "STEM_SUFFIXES", "identify_format", "is_photo", "register_heif", "formats_for"]
 
 #: Largest image accepted by default, in pixels.  Real photos reach 200 MP;
 #: anything far beyond is more likely a decompression bomb than a photo.
@@ -28,10 +28,16 @@ _HEIF = importlib.util.find_spec("pillow_heif") is not None
 _heif_registered = False
 
 
-def register_heif() -> None:
-    """Register pillow-heif's opener once, when it is installed (called before every open)."""
+def register_heif(prefix: bytes | None = None) -> None:
+    """Register pillow-heif's opener once, when it is installed and the file may be HEIF.
+
+    Called before every open with the file's first bytes (``prefix``): only
+    an ISO base media file (``ftyp`` at byte 4, as HEIC/HEIF are), or bytes
+    that could not be read, need pillow-heif, so a JPEG or PNG never imports
+    it (about 10-20 ms of start-up).  Without ``prefix``: register now.
+    """
     global _heif_registered
-    if _HEIF and not _heif_registered:
+    if _HEIF and not _heif_registered and (prefix is None or len(prefix) < 12 or prefix[4:8] == b"ftyp"):
         from pillow_heif import register_heif_opener
 
         register_heif_opener()
@@ -81,6 +87,7 @@ FORMATS: tuple[ImageFormat, ...] = (
 ALLOWED_FORMATS: tuple[str, ...] = tuple(f.name for f in FORMATS)
 #: The Pillow plugins that open them, in the order they are tried: the ``formats=`` of every ``Image.open``.
 OPEN_FORMATS: tuple[str, ...] = tuple(dict.fromkeys(f.opened_by for f in FORMATS))
+_OPEN_WITHOUT_HEIF = tuple(f for f in OPEN_FORMATS if f != "HEIF")  # before pillow-heif is registered
 
 SUPPORTED_SUFFIXES = frozenset(s for f in FORMATS for s in f.suffixes)
 
@@ -94,6 +101,17 @@ def is_photo(path: str | os.PathLike) -> bool:
     """True when ``path``'s suffix is one of :data:`SUPPORTED_SUFFIXES` (any case) and it is no dot-file."""
     p = Path(path)
     return not p.name.startswith(".") and p.suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def formats_for(source: str | os.PathLike | BinaryIO) -> tuple[str, ...]:
+    """The Pillow plugins an open of ``source`` tries: :data:`OPEN_FORMATS`, HEIF only once registered.
+
+    Registers pillow-heif first (:func:`register_heif`) when ``source``'s
+    first bytes may be HEIF; they are read only while it is not registered.
+    """
+    if _HEIF and not _heif_registered:
+        register_heif(_prefix(source, 12))
+    return OPEN_FORMATS if _heif_registered or not _HEIF else _OPEN_WITHOUT_HEIF
 
 
 def _prefix(source: str | os.PathLike | BinaryIO, n: int = 4096) -> bytes:
@@ -121,7 +139,7 @@ def identify_format(source: str | os.PathLike | BinaryIO) -> str | None:
     prefix = _prefix(source)
     if not prefix:
         return None
-    register_heif()
+    register_heif(prefix)
     Image.init()
     names = list(OPEN_FORMATS) + [f for f in Image.ID if f not in OPEN_FORMATS]
     for fmt in names:

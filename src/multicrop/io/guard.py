@@ -13,8 +13,9 @@ symbolic link, or any other file: the stem moves to ``<stem>-2``,
 says so.  After writing, the files of the previous set that the new set does
 not reuse are removed (and only those); temporaries
 (``.<name>.<pid>-XXXXXXXX.part``) left by a killed run are removed before
-writing, but never those of a process that still runs (two runs writing
-into one folder at once keep each other's files).
+writing (:func:`multicrop.io.parts.remove_parts`), but never those of a
+process that still runs (two runs writing into one folder at once keep each
+other's files).
 """
 
 from __future__ import annotations
@@ -23,13 +24,12 @@ import contextlib
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FileId", "file_id", "own_name", "written_hashes", "claimed_outputs", "Plan", "plan_names", "previous_files", "remove_parts", "remove_stale"]
+__all__ = ["FileId", "file_id", "own_name", "written_hashes", "claimed_outputs", "Plan", "plan_names", "previous_files", "remove_stale"]
 
 FileId = tuple[int, int]
 
@@ -224,63 +224,6 @@ def plan_names(out_dir: Path, stem: str, names: Callable[[str], list[str]], *, s
             first_block = first_block or why
         n += 1
         candidate = f"{stem}-{n}"
-
-
-_OLD_PART = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.part$")  # earlier versions' mkstemp names
-#: A temporary older than this is removed even if its pid runs (the pid was reused).
-STALE_PART_S = 24 * 3600
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_parts(out_dir: Path, stem: str) -> list[str]:
-    """Remove the temporaries a killed run left for ``stem``'s files; return their names.
-
-    A temporary whose writer (the pid in its name) still runs is kept, unless
-    it is older than :data:`STALE_PART_S`; a shortened name (``~``) counts as
-    ``stem``'s when it starts like one of its files.
-    """
-    from .save import parse_temp_name
-
-    own = own_name(stem)
-    removed = []
-    now = time.time()
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(out_dir):
-            parsed = parse_temp_name(entry.name)
-            if parsed is not None:
-                name, cut, pid = parsed
-                if cut:  # the shortened start of a name: it is stem's when one begins the other
-                    short, full = os.fsencode(name), os.fsencode(stem)
-                    mine = full.startswith(short) or short.startswith(full)
-                else:
-                    mine = bool(own.match(name))
-                if not mine or not entry.is_file(follow_symlinks=False):
-                    continue
-                if _pid_alive(pid):
-                    try:
-                        if now - entry.stat(follow_symlinks=False).st_mtime < STALE_PART_S:
-                            continue
-                    except OSError:
-                        continue
-            else:
-                m = _OLD_PART.match(entry.name)
-                if not (m and own.match(m.group("name")) and entry.is_file(follow_symlinks=False)):
-                    continue
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(entry.path)
-                removed.append(entry.name)
-    return sorted(removed)
 
 
 def remove_stale(out_dir: Path, previous: Iterable[str], written: Iterable[str],

@@ -1,27 +1,30 @@
-"""The analysis decode: a reduced copy for analysis, EXIF orientation, array and PIL adapters.
+"""The analysis decode: a reduced copy for analysis, array and PIL adapters.
 
 Opening (the allow-list, the bomb check, headers) is :mod:`multicrop.io.opener`; the
-format table :mod:`multicrop.io.formats`; truncation checks :mod:`multicrop.io.integrity`.
+format table :mod:`multicrop.io.formats`; truncation checks :mod:`multicrop.io.integrity`;
+EXIF orientation :mod:`multicrop.io.orientation`.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-from ..errors import ImageLoadError, InvalidParameterError, MulticropError
+from ..errors import InvalidParameterError, MulticropError
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, ImageFormat
 from .formats import identify_format  # noqa: F401 - re-exported (tests, callers of the old home)
 from .integrity import check_complete, min_data_bytes, png_data_short  # noqa: F401 - re-exported
 from .complete import check_complete_jpeg
 from .jpeg import read_markers
-from .metadata import EXIF_UNREADABLE, WARNINGS_LOCK
+from .metadata import EXIF_UNREADABLE
+from .loaded import LoadedImage
 from .modes import SIXTEEN_BIT_MODES, to_rgb
+from .orientation import exif_unreadable as _exif_unreadable
+from .orientation import orientation as _orientation
+from .orientation import transpose as _transpose
 from .opener import Header, _load_error, _n_bytes, _too_large, open_image, pillow_bomb_check_off, read_header  # noqa: F401
 
 __all__ = [
@@ -37,112 +40,6 @@ __all__ = [
     "LoadedImage",
     "load_image",
 ]
-
-
-@dataclass(frozen=True)
-class LoadedImage:
-    """A photo ready for analysis.
-
-    Attributes
-    ----------
-    analysis : ndarray of uint8, shape (h, w, 3)
-        Reduced RGB copy (long side at most ``max_side``), EXIF-transposed.
-    size : (int, int)
-        Full-resolution ``(width, height)`` after EXIF transposition.
-    path : Path or None
-        Source file, or None for in-memory input.
-    format : str or None
-        Pillow format name of the source ("JPEG", "PNG", ...).
-    icc_profile, exif : bytes or None
-        Kept so that crops carry the source's colour profile and metadata.
-    jpeg_qtables, jpeg_subsampling : dict or None, int or None
-        The source JPEG's quantization tables and chroma subsampling, so
-        JPEG crops keep the source's quality.
-    warnings : tuple of str
-        Problems met while reading that did not stop it (e.g.
-        ``"EXIF unreadable, ignored"``), one line each.
-    orientation : int
-        The source's EXIF orientation (1 to 8; 1 when absent).
-    mode : str or None
-        The source's Pillow mode as stored ("RGB", "L", "CMYK", ...).
-    jpeg_block : (int, int) or None
-        A JPEG's iMCU size in pixels (8 or 16 per axis): the grid on which
-        it can be cut losslessly.
-    """
-
-    analysis: np.ndarray
-    size: tuple[int, int]
-    path: Path | None = None
-    format: str | None = None
-    icc_profile: bytes | None = None
-    exif: bytes | None = None
-    has_alpha: bool = False
-    jpeg_qtables: dict | None = field(default=None, repr=False, compare=False)
-    jpeg_subsampling: int | None = None
-    warnings: tuple[str, ...] = ()
-    orientation: int = 1
-    mode: str | None = None
-    jpeg_block: tuple[int, int] | None = None
-    _full: Image.Image | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def in_memory(self) -> bool:
-        """True when the full-resolution pixels are held (in-memory input), not decoded from a file.
-
-        :meth:`open_full` then hands back that image itself, which a caller
-        must not close.
-        """
-        return self._full is not None
-
-    @property
-    def scale(self) -> float:
-        """Analysis pixels per source pixel (<= 1)."""
-        return self.analysis.shape[1] / self.size[0]
-
-    def open_full(self, *, rgb: bool = False, keep_alpha: bool = False) -> Image.Image:
-        """Decode the full-resolution image, EXIF-transposed.
-
-        By default in the source's own mode (16-bit greyscale stays
-        ``I;16``, ``L`` stays ``L``, alpha is kept): crops are cut from it and
-        converted per crop by :func:`~multicrop.io.to_output_mode`, so no second
-        full-resolution copy is made.  ``rgb=True`` gives 8-bit RGB (RGBA
-        with ``keep_alpha``) through :func:`~multicrop.io.to_rgb` instead.
-        """
-        if self._full is not None:
-            return to_rgb(self._full, keep_alpha=keep_alpha) if rgb else self._full
-        if self.path is None:
-            raise ImageLoadError("this image has neither a file nor pixels to decode")
-        im = open_image(self.path, max_pixels=self.size[0] * self.size[1])
-        try:
-            im.load()  # a single-frame file is closed by Pillow once loaded
-        except (OSError, SyntaxError, ValueError, EOFError) as exc:
-            im.close()
-            raise _load_error(str(self.path), exc) from None
-        # No ``with``: closing would free the pixels handed back unchanged.
-        im = _transpose(im)
-        return to_rgb(im, keep_alpha=keep_alpha) if rgb else im
-
-
-def _orientation(im: Image.Image) -> int:
-    """The EXIF orientation (1 when absent or unreadable); Pillow's warnings on bad EXIF are silenced."""
-    with WARNINGS_LOCK, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            value = im.getexif().get(0x0112, 1)
-        except Exception:  # noqa: BLE001 - unreadable EXIF: no orientation
-            return 1
-    return value if isinstance(value, int) and 1 <= value <= 8 else 1
-
-
-def _transpose(im: Image.Image) -> Image.Image:
-    """Apply the EXIF orientation; no copy when there is nothing to do (200 MP = 600 MB)."""
-    orientation = _orientation(im)
-    if orientation == 1:
-        return im
-    method = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
-              5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
-              8: Image.Transpose.ROTATE_90}[orientation]
-    return im.transpose(method)
 
 
 def _reduce(im: Image.Image, max_side: int) -> Image.Image:
@@ -265,24 +162,6 @@ def _jpeg_block(path: Path) -> tuple[int, int] | None:
             return read_markers(fh.read(1 << 20)).block
     except (OSError, MulticropError):
         return None
-
-
-def _exif_unreadable(im: Image.Image) -> bool:
-    """True when Pillow cannot parse the image's EXIF block without complaint."""
-    from .metadata import read_exif
-
-    if getattr(im, "_multicrop_warned", False):
-        return True
-    raw = im.info.get("exif")
-    if raw:
-        return read_exif(raw if isinstance(raw, bytes) else bytes(raw))[1]
-    with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            im.getexif()
-        except Exception:  # noqa: BLE001
-            return True
-    return bool(caught)
 
 
 def _array_to_pil(arr: np.ndarray) -> Image.Image:

@@ -19,7 +19,7 @@ from PIL import Image, UnidentifiedImageError
 from ..errors import ImageFormatError, ImageLoadError, ImageMetadataError, ImageTooLargeError, ImageTruncatedError
 from .files import file_kind
 from .names import shown
-from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, OPEN_FORMATS, _prefix, identify_format, register_heif
+from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, OPEN_FORMATS, _prefix, formats_for, identify_format
 from .integrity import check_complete
 from .metadata import WARNINGS_LOCK
 
@@ -88,7 +88,6 @@ def open_image(source: str | os.PathLike | BinaryIO, *, name: str | None = None,
         A metadata chunk that is a decompression bomb.
     """
     label = _label(source, name)
-    register_heif()
     if isinstance(source, (str, os.PathLike)):
         try:
             st = os.stat(source)
@@ -100,11 +99,12 @@ def open_image(source: str | os.PathLike | BinaryIO, *, name: str | None = None,
             raise ImageLoadError(f"{label}: is a directory, not an image")
         if not stat.S_ISREG(st.st_mode):
             raise ImageLoadError(f"{label}: is {file_kind(st.st_mode)}, not a regular file")
+    formats = formats_for(source)  # after the regular-file check: a FIFO is never read
     try:
         with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:  # see WARNINGS_LOCK
             warnings.simplefilter("always")
             with pillow_bomb_check_off() if max_pixels is not None else contextlib.nullcontext():
-                im = Image.open(source, formats=OPEN_FORMATS)
+                im = Image.open(source, formats=formats)
     except FileNotFoundError:
         raise ImageLoadError(f"{label}: no such file") from None
     except IsADirectoryError:

@@ -2,8 +2,9 @@
 
 Calls run on one asyncio loop with bounded concurrency, a per-call timeout and
 retries with exponential backoff and jitter on 429 / 5xx / timeouts (a
-``Retry-After`` header wins).  Each worker turns a planned call into one
-:class:`Outcome` and puts it on a queue; one writer task takes the outcomes
+``Retry-After`` header wins; :mod:`multicrop.judges.retries`).  Each worker
+turns a planned call into one :class:`~multicrop.judges.outcomes.Outcome`
+and puts it on a queue; one writer task takes the outcomes
 in small batches and commits each batch in one transaction as it arrives, so
 a killed process loses only calls in flight.
 """
@@ -11,188 +12,26 @@ a killed process loses only calls in flight.
 from __future__ import annotations
 
 import asyncio
-import enum
 import math
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ImageLoadError
-from .backends import CallFailedError, ConnectionCallError, JudgeBackend, TransientCallError
+from .backends import JudgeBackend
 from .clock import SYSTEM_CLOCK, Clock
 from .config import RunConfig
 from .plan import PlannedCall
 from .prompts import ParsedReply, parse_reply, reply_schema, typed_score
 from .store import CallRecord, CallStore, new_owner
-from .types import JudgeReply, JudgeRequest
+from .types import JudgeRequest
 from .workqueue import WorkQueue
+from .outcomes import Outcome, OutcomeKind, RunSummary
+from .retries import Attempts, FamilyHealth, call_with_retries
 
 __all__ = ["RunSummary", "OutcomeKind", "Outcome", "Attempts", "FamilyHealth", "call_with_retries",
            "execute_calls", "storable_record", "MAX_RAW_REPLY"]
-
-
-@dataclass
-class RunSummary:
-    """What a run did."""
-
-    planned: int = 0
-    already_done: int = 0
-    performed: int = 0
-    parse_failures: int = 0
-    failed: int = 0
-    retries: int = 0
-    cost_usd: float = 0.0
-    elapsed_s: float = 0.0
-    skipped: int = 0  # calls not made because their image could not be read
-    identical: int = 0  # missing calls shared with an identical image (same bytes), made once
-    collapsed: int = 0  # missing repetitions of a deterministic family's prompt, served by its one call
-    abandoned: int = 0  # calls not made because their family was stopped
-    done_elsewhere: int = 0  # missing calls another run over the same store recorded meanwhile
-    stopped_families: list[tuple[str, str]] = field(default_factory=list)  # (family, why)
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (call_key, error), first 20
-    bad_images: list[tuple[str, str]] = field(default_factory=list)  # (image label, problem), each once
-
-    def to_dict(self) -> dict[str, Any]:
-        """The summary as ``multicrop judge --json`` prints it.
-
-        Written by hand, not by :mod:`multicrop.serialize`: the printed form
-        names the parts of each pair (``{"image", "error"}``), leaves out the
-        sample of failures, and keeps the counts in the order users read.
-        """
-        d: dict[str, Any] = {k: getattr(self, k) for k in (
-            "planned", "already_done", "performed", "parse_failures", "failed", "skipped", "identical", "collapsed",
-            "abandoned", "done_elsewhere", "retries", "cost_usd", "elapsed_s")}
-        d["bad_images"] = [{"image": label, "error": err} for label, err in self.bad_images]
-        d["stopped_families"] = [{"family": f, "error": err} for f, err in self.stopped_families]
-        return d
-
-
-class OutcomeKind(enum.Enum):
-    """What became of one planned call."""
-
-    RECORDED = "recorded"  # a reply came back (parsed or not): a completed call
-    FAILED = "failed"  # no reply after every retry, or a permanent error: logged, stays missing
-    SKIPPED = "skipped"  # its image cannot be read: not made, stays missing
-    ABANDONED = "abandoned"  # its family was stopped: not made, stays missing
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of one planned call; each worker sends one per call to the writer.
-
-    Attributes
-    ----------
-    kind : OutcomeKind
-    call : PlannedCall
-    record : CallRecord or None
-        The completed call (``RECORDED`` only).
-    error : str or None
-        Logged in the store's ``failures`` table when set: why a ``FAILED``
-        call failed, or, on the first ``SKIPPED`` call of an image, why the
-        image cannot be read (logged once per image).
-    attempts : int
-        Attempts made (0 for calls not made).
-    """
-
-    kind: OutcomeKind
-    call: PlannedCall
-    record: CallRecord | None = None
-    error: str | None = None
-    attempts: int = 0
-
-    def failure_row(self) -> dict[str, Any]:
-        """The ``failures`` row this outcome logs (see :meth:`CallStore.record`)."""
-        return {"call_key": self.call.key, "family": self.call.family.name, "image": self.call.image.label,
-                "error": self.error, "attempts": self.attempts}
-
-
-@dataclass(frozen=True)
-class Attempts:
-    """How the attempts at one call ended.
-
-    Exactly one of: a ``reply``; an ``error`` (gave up, or failed for good);
-    ``abandoned`` (the family was stopped before or during the call).
-    """
-
-    reply: JudgeReply | None
-    error: str | None
-    abandoned: bool
-    attempts: int
-    latency_s: float | None
-    retries: int
-
-
-class FamilyHealth:
-    """Consecutive connection errors of one family; stops it at a threshold."""
-
-    __slots__ = ("limit", "streak", "stopped", "last")
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.streak, self.stopped, self.last = limit, 0, False, ""
-
-    def connection_error(self, message: str) -> None:
-        self.streak += 1
-        self.last = message
-        if self.streak >= self.limit:
-            self.stopped = True
-
-    def reply(self) -> None:
-        self.streak = 0
-
-    def why_stopped(self) -> str:
-        return f"stopped after {self.streak} connection errors in a row with no reply (last: {self.last})"
-
-
-def _backoff_s(exc: TransientCallError | TimeoutError, attempt: int, cfg: RunConfig, rng: random.Random) -> float:
-    retry_after = getattr(exc, "retry_after", None)
-    if retry_after is not None:
-        return min(retry_after, cfg.retry_after_max_s)
-    return rng.uniform(0.0, min(cfg.backoff_max_s, cfg.backoff_base_s * 2 ** (attempt - 1)))
-
-
-async def call_with_retries(backend: JudgeBackend, request: JudgeRequest, cfg: RunConfig, rng: random.Random,
-                            health: FamilyHealth | None = None, *, clock: Clock = SYSTEM_CLOCK) -> Attempts:
-    """Run ``request``, retrying transient failures; never raises for a failed call.
-
-    The waits between attempts are ``clock.sleep`` (:mod:`multicrop.judges.clock`).
-
-    ``health`` counts the family's connection errors; once it says the family
-    is stopped (by this call's or another call's errors) the call is abandoned.
-
-    Raises
-    ------
-    JudgeError
-        The backend became unusable (e.g. authentication failed).
-    ImageLoadError
-        The request's image cannot be read.
-    """
-    health = health or FamilyHealth(cfg.max_connection_errors)
-    attempt = 0
-    while True:
-        if health.stopped:
-            return Attempts(None, None, True, attempt, None, max(attempt - 1, 0))
-        attempt += 1
-        t0 = time.perf_counter()
-        try:
-            async with asyncio.timeout(cfg.timeout_s * 1.5 + 1.0):
-                reply = await backend.execute(request)
-            health.reply()
-            return Attempts(reply, None, False, attempt, time.perf_counter() - t0, attempt - 1)
-        except (TransientCallError, TimeoutError) as exc:
-            if isinstance(exc, ConnectionCallError):
-                health.connection_error(str(exc))
-                if health.stopped:
-                    continue
-            if attempt > cfg.max_retries:
-                msg = str(exc) or f"timed out after {cfg.timeout_s:g} s"
-                return Attempts(None, f"gave up after {attempt} attempts: {msg}", False, attempt, None, attempt - 1)
-            await clock.sleep(_backoff_s(exc, attempt, cfg, rng))
-        except CallFailedError as exc:
-            health.reply()  # the service answered
-            return Attempts(None, str(exc), False, attempt, None, attempt - 1)
 
 
 class _Execution:

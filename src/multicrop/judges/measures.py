@@ -49,15 +49,13 @@ import numpy as np
 from ..measures import (
     THIRDS_POINTS,
     BORDER_BAND,
-    blockiness,
-    blur_ratios,
     border_band,
     luminance,
-    noise_sigma,
-    tilt_degrees,
     tone_departure,
 )
+from ..quality import blockiness, blur_ratios, noise_sigma, tilt_degrees
 from ..saliency import compute_saliency
+from ..serialize import Serializable
 from .rubric import DIMENSION_IDS
 
 __all__ = ["VERSION", "PROXY_DIMENSIONS", "Measurements", "measure", "rubric_scores", "holistic_score",
@@ -74,8 +72,11 @@ KEY_CENTRE, KEY_SPREAD = 118.0, 80.0
 
 
 @dataclass(frozen=True)
-class Measurements:
+class Measurements(Serializable):
     """Normalised measurements, each in ``[0, 1]``; ``docs/measured-judge.md`` defines each one.
+
+    :meth:`to_dict` rounds them to 4 decimals, as the judge's reply reports
+    them (``__data_round__``).
 
     Faults (``noise``, ``clipping``, ``exposure_error``, ``blockiness``,
     ``border_cut``, ``tilt``, ``colour_cast``) are 1 at their worst; every
@@ -99,12 +100,7 @@ class Measurements:
     colour_cast: float
     key_departure: float
 
-    def to_dict(self) -> dict:
-        """The measurements rounded to 4 decimals, as the judge's reply reports them.
-
-        Not :class:`multicrop.serialize.Serializable`: the rounding is part of the reply.
-        """
-        return {k: round(v, 4) for k, v in asdict(self).items()}
+    __data_round__ = 4
 
 
 def _clip01(x: float) -> float:

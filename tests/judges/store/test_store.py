@@ -112,6 +112,7 @@ def test_verify_reports_tampered_rows(tmp_path):
     assert "temperature" in problems[recs[1].call_key]
     assert "hash of key_json" in problems[recs[2].call_key]
     assert rep.to_dict()["ok"] is False
+    assert rep.to_dict()["mismatches"][0] == {"call_key": rep.mismatches[0][0], "problem": rep.mismatches[0][1]}
 
 
 @pytest.mark.parametrize("ext", ["csv", "jsonl", "parquet"])

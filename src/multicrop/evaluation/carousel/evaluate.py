@@ -42,16 +42,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
 from ...datasets.carousel import CAROUSEL_RATIOS, SUBSETS, CarouselDataset, CarouselItem, load_carousel
 from ...errors import InvalidParameterError, MulticropError
 from ...ratios import Ratio
 from ...models import thread_count
-from ...serialize import to_data
+from ...serialize import Serializable, computed, serialized
 from .blobs import BlobCut, blob_cut, blob_map
 from .methods import METHODS, CarouselMethod, MethodResult
 from .records import (
@@ -84,8 +83,12 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CarouselEvaluation:
+class CarouselEvaluation(Serializable):
     """Results of :func:`evaluate_carousel`.
+
+    :meth:`to_dict` is the table and how it was made (``table.json``,
+    ``--json``): a summary, not the record, so the per-image results
+    (``results.jsonl``) and the dataset (on disk) are left out.
 
     Attributes
     ----------
@@ -103,29 +106,18 @@ class CarouselEvaluation:
 
     method: str
     subset: str
-    results: tuple[ImageResult, ...]
+    results: tuple[ImageResult, ...] = field(metadata=serialized(skip=True))  # in results.jsonl
     rows: tuple[ScoreRow, ...]
-    dataset: CarouselDataset
-    out_dir: Path | None
+    dataset: CarouselDataset = field(metadata=serialized(skip=True))  # on disk
+    out_dir: Path | None = field(metadata=serialized(skip=True))
     n_resumed: int
     workers: int
-    threads: int
+    threads: int = field(metadata=serialized(key="threads_per_worker"))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The table and how it was made (``table.json``, ``--json``).
-
-        A summary, not the record: the per-image results are in
-        ``results.jsonl`` and the dataset on disk, so they are left out.
-        """
-        return {
-            "method": self.method,
-            "subset": self.subset,
-            "rows": to_data(self.rows),
-            "n_resumed": self.n_resumed,
-            "workers": self.workers,
-            "threads_per_worker": self.threads,
-            "skipped": to_data(self.dataset.skipped),
-        }
+    @computed()
+    def skipped(self) -> list:
+        """The dataset's items left out, and why."""
+        return self.dataset.skipped
 
 
 # --------------------------------------------------------------------------- steps

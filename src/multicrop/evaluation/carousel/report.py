@@ -107,12 +107,14 @@ def _thumb_name(result: ImageResult, image_path: Path) -> str:
 
 
 def _draw_thumb(image_path: Path, size: tuple[int, int], result: ImageResult, dest: Path) -> bool:
-    from PIL import ImageDraw, ImageOps
+    from PIL import ImageDraw
+
+    from ...io.orientation import transpose
 
     try:
         with open_image(image_path) as im:
             im.draft("RGB", (THUMB_SIDE, THUMB_SIDE))
-            im = ImageOps.exif_transpose(im).convert("RGB")
+            im = transpose(im).convert("RGB")
     except (OSError, ImageLoadError):
         return False
     im.thumbnail((THUMB_SIDE, THUMB_SIDE))

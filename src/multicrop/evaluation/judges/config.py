@@ -8,11 +8,11 @@ these classes.  Defaults are the paper's (Jadhav, Beriwala & Kim 2026).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...errors import InvalidParameterError
 from ...hashing import canonical_json
-from ...serialize import Serializable
+from ...serialize import Serializable, serialized
 
 __all__ = ["IMAGE_KEYS", "PROBE_LOW", "PROBE_HIGH", "JudgesReportConfig", "ProbeConfig", "check_image_key"]
 
@@ -26,10 +26,6 @@ IMAGE_KEYS = ("auto", "exact", "name", "stem")
 #: headroom is unknown"
 PROBE_LOW = 0.620
 PROBE_HIGH = 0.846
-
-#: config fields that do not change any result and so stay out of the canonical config
-_NOT_CANONICAL = ("n_jobs",)
-
 
 def _check(rules) -> None:
     """Raise for the first ``(name, value, ok, allowed)`` rule that fails."""
@@ -107,7 +103,7 @@ class JudgesReportConfig(Serializable):
     robustness_arms: tuple[str, ...] | None = None
     families: tuple[str, ...] | None = None
     image_key: str = "auto"
-    n_jobs: int = 1
+    n_jobs: int = field(default=1, metadata=serialized(skip=True))  # changes no result: not canonical
 
     def __post_init__(self) -> None:
         _check([
@@ -128,18 +124,6 @@ class JudgesReportConfig(Serializable):
             raise InvalidParameterError("combiners must name at least one combiner, got ()")
         if self.robustness_arms is None:
             object.__setattr__(self, "robustness_arms", (f"H+P_{self.combiners[0]}",))
-
-    def to_dict(self) -> dict:
-        """The settings that shape results as JSON data (tuples become lists).
-
-        :meth:`multicrop.serialize.Serializable.to_dict` less ``n_jobs``: the
-        canonical config written into every report must not change with the
-        number of worker processes, which changes no result.
-        """
-        data = super().to_dict()
-        for name in _NOT_CANONICAL:
-            del data[name]
-        return data
 
     def to_json(self) -> str:
         """Canonical JSON (:func:`multicrop.hashing.canonical_json`) of :meth:`to_dict`."""

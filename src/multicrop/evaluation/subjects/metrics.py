@@ -43,7 +43,7 @@ features it (the crop is 14x14, 49 % of the frame):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +52,7 @@ from ...detectors.coco import ANIMAL_IDS, PERSON_IDS, STREET_IDS, VEHICLE_IDS
 from ...errors import InvalidParameterError
 from ...geometry import Box
 from ...serialize import Serializable
+from .summary import SubjectsSummary, Tally, summarise
 
 __all__ = [
     "SUBJECTS_METRIC_VERSION",
@@ -390,93 +391,3 @@ def measure_photo(
     large = int(sum(bool(s >= rules.photo_object_min) for s in shares))
     return PhotoMeasures(size=(W, H), n_objects_large=large, qualifies=large >= rules.photo_min_objects,
                          crops=tuple(crops), objects=tuple(objects))
-
-
-@dataclass(frozen=True)
-class Tally:
-    """``n`` of ``of``, and the share (NaN when ``of`` is 0).
-
-    Examples
-    --------
-    >>> str(Tally(3, 12))
-    '25.0 % (3 / 12)'
-    """
-
-    n: int
-    of: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "n", int(self.n))
-        object.__setattr__(self, "of", int(self.of))
-
-    @property
-    def share(self) -> float:
-        return self.n / self.of if self.of else float("nan")
-
-    def __str__(self) -> str:
-        return f"{100 * self.share:.1f} % ({self.n} / {self.of})" if self.of else "- (0 / 0)"
-
-
-@dataclass(frozen=True)
-class SubjectsSummary:
-    """The shares of one method over a set of photos.
-
-    Attributes
-    ----------
-    photos : int
-    crops : int
-    person_cut, subject_cut, empty : Tally
-        Of all crops.
-    covered, featured : Tally
-        Of all prominent subjects of the cut classes.
-    failed : int
-        Photos the method could not crop (not in the counts).
-    """
-
-    photos: int
-    crops: int
-    person_cut: Tally
-    subject_cut: Tally
-    empty: Tally
-    covered: Tally
-    featured: Tally
-    failed: int = 0
-
-    @property
-    def crops_per_photo(self) -> float:
-        return self.crops / self.photos if self.photos else float("nan")
-
-    def to_dict(self) -> dict:
-        """JSON-ready: each tally as ``{"n", "of", "share"}``."""
-        out: dict = {"photos": self.photos, "crops": self.crops, "failed": self.failed,
-                     "crops_per_photo": None if not self.photos else round(self.crops_per_photo, 4)}
-        for name in ("person_cut", "subject_cut", "empty", "covered", "featured"):
-            t = getattr(self, name)
-            out[name] = {"n": t.n, "of": t.of, "share": None if not t.of else round(t.share, 4)}
-        return out
-
-
-def summarise(measures: Iterable[PhotoMeasures], *, failed: int = 0) -> SubjectsSummary:
-    """Add up per-photo counts into shares.
-
-    Examples
-    --------
-    >>> masks = np.zeros((1, 20, 20), bool); masks[0, 5:15, 5:15] = True
-    >>> a = measure_photo(masks, (1,), [Box(0, 0, 10, 20)])
-    >>> b = measure_photo(masks, (1,), [Box(0, 0, 20, 20), Box(16, 0, 4, 4)])
-    >>> s = summarise([a, b])
-    >>> str(s.person_cut), str(s.empty), str(s.covered), s.crops_per_photo
-    ('33.3 % (1 / 3)', '33.3 % (1 / 3)', '50.0 % (1 / 2)', 1.5)
-    """
-    ms = list(measures)
-    crops = sum(m.n_crops for m in ms)
-    prominent = sum(m.n_prominent for m in ms)
-    return SubjectsSummary(
-        photos=len(ms), crops=crops,
-        person_cut=Tally(sum(m.person_cut for m in ms), crops),
-        subject_cut=Tally(sum(m.subject_cut for m in ms), crops),
-        empty=Tally(sum(m.empty for m in ms), crops),
-        covered=Tally(sum(m.covered for m in ms), prominent),
-        featured=Tally(sum(m.featured for m in ms), prominent),
-        failed=failed,
-    )

@@ -22,6 +22,7 @@ from ...datasets.outlines import OutlinedPhoto, OutlineSet
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Box
 from ...ratios import DEFAULT_RATIOS, Ratio, parse_ratio_spec, parse_ratios
+from ...serialize import Serializable, computed, serialized
 from .metrics import PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
 
 __all__ = ["PEERS", "SubjectsMethod", "PhotoResult", "SubjectsRun", "methods_for", "run_subjects", "remeasure"]
@@ -31,7 +32,7 @@ PEERS: tuple[str, ...] = ("smartcrop", "vips")
 
 
 @dataclass(frozen=True)
-class SubjectsMethod:
+class SubjectsMethod(Serializable):
     """One way of cropping a photo: our strategy at one ``k``, or a peer.
 
     Attributes
@@ -50,7 +51,7 @@ class SubjectsMethod:
     k: int | str | None = None
     peer: str | None = None
     ratios: tuple[Ratio, ...] = (Ratio(2, 3), Ratio(3, 2))
-    one_ratio: bool | None = None
+    one_ratio: bool | None = field(default=None, metadata=serialized(skip=True))  # written inside config
 
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.peer is None):
@@ -59,7 +60,7 @@ class SubjectsMethod:
             raise InvalidParameterError(f"peer must be one of {', '.join(PEERS)}, got {self.peer!r}")
         object.__setattr__(self, "ratios", parse_ratios(self.ratios))
 
-    @property
+    @computed()
     def name(self) -> str:
         """``direct k=auto``, ``partition k=2``, ``smartcrop``."""
         return self.peer if self.peer is not None else f"{self.strategy} k={self.k}"
@@ -72,14 +73,10 @@ class SubjectsMethod:
             raise InvalidParameterError(f"{self.name} is a peer; it has no CropConfig")
         return CropConfig(strategy=self.strategy, k=self.k, ratios=self.ratios, one_ratio=self.one_ratio)
 
-    def to_dict(self) -> dict:
-        from ...serialize import to_data
-
-        out = {"name": self.name, "strategy": self.strategy, "k": self.k, "peer": self.peer,
-               "ratios": [str(r) for r in self.ratios]}
-        if self.strategy is not None:
-            out["config"] = self.config().to_dict()
-        return to_data(out)
+    @computed(key="config", omit_none=True)
+    def crop_config(self):
+        """:meth:`config` for a strategy, None for a peer (what the report writes under ``config``)."""
+        return None if self.strategy is None else self.config()
 
     def crops(self, photo: OutlinedPhoto, *, threads: int | None = None) -> tuple[Box, ...]:
         """The method's crops of ``photo``, in the outlines' pixels.

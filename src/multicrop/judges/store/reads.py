@@ -6,13 +6,12 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ...errors import StoreError
 from ...hashing import hash_text
-from ...serialize import Serializable
+from ...serialize import Serializable, computed, serialized
 from .export import export_records
 from .layout import digest_bytes, digest_text, render_key_json, unpack_pieces
 from .records import CALL_COLUMNS, CallRecord
@@ -54,25 +53,22 @@ class StoreStats(Serializable):
 
 
 @dataclass(frozen=True)
-class VerifyReport:
-    """Result of :meth:`CallStore.verify`.  ``damage`` lists what SQLite's integrity check found."""
+class VerifyReport(Serializable):
+    """Result of :meth:`CallStore.verify`.  ``damage`` lists what SQLite's integrity check found.
+
+    :meth:`to_dict` is what ``multicrop store verify --json`` prints: each
+    mismatch as ``{"call_key", "problem"}``, and ``ok``.
+    """
 
     n_checked: int
-    mismatches: tuple[tuple[str, str], ...]  # (call_key, what is wrong)
+    mismatches: tuple[tuple[str, str], ...] = field(  # (call_key, what is wrong)
+        metadata=serialized(pairs=("call_key", "problem")))
     damage: tuple[str, ...] = ()
 
-    @property
+    @computed()
     def ok(self) -> bool:
+        """No mismatch and no damage."""
         return not self.mismatches and not self.damage
-
-    def to_dict(self) -> dict[str, Any]:
-        """What ``multicrop store verify --json`` prints.
-
-        Written by hand, not by :mod:`multicrop.serialize`: it adds ``ok`` and
-        names the parts of each mismatch (``{"call_key", "problem"}``).
-        """
-        return {"n_checked": self.n_checked, "ok": self.ok, "damage": list(self.damage),
-                "mismatches": [{"call_key": k, "problem": p} for k, p in self.mismatches]}
 
 
 @dataclass(frozen=True)

@@ -1,44 +1,4 @@
-"""One way to turn the project's frozen dataclasses into JSON data and back.
-
-:func:`to_data` walks a value (dataclasses field by field, tuples and lists,
-mappings, NumPy scalars and arrays, paths) into JSON-ready builtins;
-:func:`from_data` rebuilds a typed value from such data, guided by the
-dataclass's type hints, so the constructor (and its ``__post_init__``
-validation) runs on every load.  :class:`Serializable` gives a dataclass the
-``to_dict()`` / ``from_dict()`` pair through these two functions, so no class
-writes its own converter.
-
-Rules, the same for every class:
-
-* a non-finite float (NaN, ±inf) is written as ``null`` (JSON has neither) and
-  read back as NaN;
-  an int given for a float stays an int, so values round-trip unchanged;
-* tuples are written as lists and read back as tuples;
-* types with a text form register it once (:data:`TEXT_TYPES`: a
-  :class:`~multicrop.ratios.Ratio` is ``"2:3"``);
-* unknown keys are an error that names the path to them, e.g.
-  ``config.partition: unknown key 'treshold'``; missing keys take the
-  field's default.
-
-This is ``dataclasses.asdict`` plus a typed loader, written here rather
-than taken from msgspec or pydantic: their dataclass support ignores unknown
-keys and would add a compiled dependency for ~150 lines of code.
-
-Examples
---------
->>> from multicrop.geometry import Box
->>> from multicrop.ratios import Ratio
->>> to_data(Box(1, 2, 3, 4))
-{'x': 1, 'y': 2, 'w': 3, 'h': 4}
->>> from_data(Box, {"x": 1, "y": 2, "w": 3, "h": 4})
-Box(x=1, y=2, w=3, h=4)
->>> to_data({"ratios": (Ratio(2, 3), Ratio(3, 2)), "score": float("nan")})
-{'ratios': ['2:3', '3:2'], 'score': None}
->>> from_data(Box, {"x": 1, "y": 2, "w": 3, "h": 4, "z": 0})
-Traceback (most recent call last):
-...
-multicrop.errors.InvalidParameterError: Box: unknown key 'z'; allowed: h, w, x, y
-"""
+"""JSON data back to typed values: :func:`from_data`, guided by the dataclasses' type hints."""
 
 from __future__ import annotations
 
@@ -46,40 +6,16 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping
-from pathlib import PurePath
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
+from .dump import TEXT_TYPES
+from .rules import plan as _plan
 
-__all__ = ["to_data", "from_data", "Serializable", "TEXT_TYPES"]
+__all__ = ["from_data"]
 
 T = TypeVar("T")
-
-#: Types written as a string: type -> parser of that string (``str()`` writes
-#: it).  Filled by the modules that define them (``geometry`` adds Ratio).
-TEXT_TYPES: dict[type, Callable[[str], Any]] = {}
-
-
-def to_data(value: Any) -> Any:
-    """JSON-ready builtins (dict, list, str, int, float, bool, None) for ``value``."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None  # JSON has no NaN or infinity
-    if type(value) in TEXT_TYPES:
-        return str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): to_data(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_data(v) for v in value]
-    if type(value).__module__ == "numpy":  # scalars and arrays; numpy itself is not imported here
-        return to_data(value.item() if getattr(value, "ndim", 0) == 0 else value.tolist())
-    if isinstance(value, PurePath):
-        return str(value)
-    raise TypeError(f"cannot serialize {type(value).__name__}: {value!r}")
 
 
 def from_data(cls: type[T], data: Any, *, where: str | None = None) -> T:
@@ -184,13 +120,20 @@ def _load_dataclass(cls: type, data: Any, where: str) -> Any:
         return data
     if not isinstance(data, Mapping):
         raise InvalidParameterError(f"{where}: expected an object, got {type(data).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    unknown = sorted(set(data) - set(fields))
+    steps = _plan(cls)
+    data = {k: v for k, v in data.items() if k not in steps.computed}
+    unknown = sorted(set(data) - set(steps.fields))
     if unknown:
         raise InvalidParameterError(
             f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(repr(u) for u in unknown)}; "
-            f"allowed: {', '.join(sorted(fields))}"
+            f"allowed: {', '.join(sorted(steps.fields))}"
         )
+    data = {steps.fields[k]: v for k, v in data.items()}
+    for name, parts in steps.pairs.items():
+        if isinstance(data.get(name), list):
+            data[name] = [tuple(v[p] for p in parts) if isinstance(v, Mapping) and set(v) == set(parts) else v
+                          for v in data[name]]
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     hints = _hints(cls)
     kwargs = {name: _load(hints[name], value, f"{where}.{name}") for name, value in data.items()}
     missing = [n for n, f in fields.items() if n not in kwargs
@@ -207,18 +150,3 @@ def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
-
-
-class Serializable:
-    """Mixin giving a dataclass ``to_dict()`` and ``from_dict()`` through :func:`to_data` / :func:`from_data`."""
-
-    __slots__ = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict of the fields (see the module's rules)."""
-        return to_data(self)
-
-    @classmethod
-    def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
-        """Inverse of :meth:`to_dict`; unknown keys are an error."""
-        return from_data(cls, data)
