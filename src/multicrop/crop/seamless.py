@@ -17,17 +17,9 @@ Every slide is a whole-pixel box ``(x0 + i * w, y0, w, h)``: slide ``i + 1``
 starts at the column after slide ``i`` ends, so the slides together are the
 band ``(x0, y0, n * w, h)`` exactly, pixel for pixel.
 
-The function works on an analysis (a saliency map and subject boxes, both in
-analysis pixels) and returns boxes in source pixels; it opens no file.
-:func:`seamless_carousel` lays out every ratio of a setting over an analysis
-and keeps the best (the web page's choice); :func:`seamless_band` cuts the
-slides from a band the person placed (on a JPEG's block grid when asked, so
-that every slide can be cut losslessly) and :func:`placed_layout` says which
-subjects those slides slice or leave out; :func:`seamless_photo` is the
-whole job for one photo -- open, analyse, lay out -- as a
-:class:`~multicrop.crop.pipeline.CropResult` that
-:func:`~multicrop.crop.outputs.write_outputs` writes (the CLI's ``--layout
-seamless``).
+It works on an analysis (saliency and subjects in analysis pixels), returns source pixels and opens no
+file; :func:`seamless_carousel` keeps the best ratio of a setting (the web page's choice), :func:`seamless_photo`
+is the CLI's whole job for one photo; a band the person placed is :mod:`multicrop.crop.seamless_band`'s.
 """
 
 from __future__ import annotations
@@ -42,8 +34,7 @@ from ..errors import InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
 
-__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_band", "placed_layout", "seamless_photo",
-           "MAX_SLIDES"]
+__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_photo", "MAX_SLIDES"]
 
 #: Instagram's carousel limit when this was written was 20 slides; 10 keeps each slide a
 #: useful width on the panoramas people post (the caller gives the platform's own maximum).
@@ -306,53 +297,6 @@ def _notes(r: Ratio, boxes: Sequence[Box], kept: float, sliced: Sequence[int], c
     return tuple(notes)
 
 
-def placed_layout(boxes: Sequence[Box], *, size: tuple[int, int], analysis_size: tuple[int, int], ratio: Ratio | str,
-                  subjects: Sequence[Any] = (), min_slide_width: int | None = None) -> SeamlessLayout:
-    """The slides ``boxes`` (:func:`seamless_band`'s, source px) as a layout: which subjects a seam runs through
-    or the band leaves partly out, by the rules :func:`seamless_layout` chooses with, and the notes on them.
-
-    Parameters
-    ----------
-    boxes : sequence of Box
-        Adjacent slides of one size, left to right.
-    size : (int, int)
-        The photo's width and height.
-    analysis_size : (int, int)
-        The width and height of the analysis the ``subjects`` boxes are in.
-    ratio : Ratio or str
-    subjects : sequence of Box, or of objects with ``box`` (and ``describe()``)
-    min_slide_width : int, optional
-        A note says when the slides are narrower.
-
-    Examples
-    --------
-    >>> lay = placed_layout([Box(0, 0, 100, 125), Box(100, 0, 100, 125)], size=(400, 200), analysis_size=(40, 20),
-    ...                     ratio="4:5", subjects=[Box(8, 2, 4, 4), Box(30, 2, 4, 4)])
-    >>> lay.sliced, lay.cut, lay.notes
-    ((0,), (1,), ('a slide edge runs through the subject', 'the subject reaches past the band the slides cover and is partly left out'))
-    """
-    r = parse_ratio(ratio) if not isinstance(ratio, Ratio) else ratio
-    if not boxes:
-        raise InvalidParameterError("boxes: a panorama needs at least one slide")
-    W, H = (int(v) for v in size)
-    sx, sy = W / analysis_size[0], H / analysis_size[1]
-    subs, _, names = _subject_parts(subjects)
-    band = Box(boxes[0].x, boxes[0].y, boxes[-1].x2 - boxes[0].x, boxes[0].h)
-    seams = [b.x for b in boxes[1:]]
-    sliced, cut = [], []
-    for i, sub in enumerate(b.scale(sx, sy) for b in subs):
-        depth = max((min(x - sub.x, sub.x2 - x) / max(sub.w, 1e-9) for x in seams), default=0.0)
-        if depth > _EDGE_SHARE:
-            sliced.append(i)
-        ix = max(0.0, min(sub.x2, band.x2) - max(sub.x, band.x))
-        iy = max(0.0, min(sub.y2, band.y2) - max(sub.y, band.y))
-        if 1 - ix * iy / max(sub.w * sub.h, 1e-9) > 0.02:
-            cut.append(i)
-    kept = band.w * band.h / (W * H)
-    return SeamlessLayout(tuple(boxes), band, r, kept, tuple(sliced), tuple(cut),
-                          _notes(r, boxes, kept, sliced, cut, names, min_slide_width, chosen=False))
-
-
 def seamless_carousel(
     analysis: Any,
     *,
@@ -399,74 +343,6 @@ def seamless_carousel(
     lays = [seamless_layout(sal, size=size, ratio=r, subjects=subjects, slides=slides, max_slides=max_slides,
                             min_slide_width=min_slide_width) for r in parse_ratio_spec(ratios).ratios]
     return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
-
-
-def seamless_band(band: Box, *, size: tuple[int, int], ratio: Ratio | str, slides: int,
-                  block: tuple[int, int] | None = None) -> tuple[Box, ...]:
-    """The ``slides`` adjacent whole-pixel slides of ``ratio`` that tile ``band`` (source px).
-
-    The band must be ``slides`` slides of ``ratio`` side by side (its width over its height is
-    ``slides`` times the ratio, to a pixel of rounding or 1 %): a band of another shape is refused,
-    never reshaped.  Its corner and slide width are rounded to whole pixels, and with ``block``
-    (a JPEG's iMCU size, :func:`multicrop.io.lossless.jpeg_header`) moved to that grid -- the corner
-    to the nearest grid point, the slide width to the nearest multiple of the block's width -- so
-    that every slide's top-left corner lies on the grid and each can be cut losslessly while they
-    still meet edge to edge.  The slides are kept inside the photo (moved in, then made narrower by
-    a grid step, when rounding would push them past its edge).
-
-    Parameters
-    ----------
-    band : Box
-        The band, inside the ``size`` photo.
-    size : (int, int)
-        The photo's width and height.
-    ratio : Ratio or str
-        The slides' ratio.
-    slides : int
-        How many slides tile the band.
-    block : (int, int), optional
-        The grid the slides' corners must lie on.
-
-    Returns
-    -------
-    tuple of Box
-        Left to right; slide ``i + 1`` starts at the column after slide ``i`` ends.
-
-    Raises
-    ------
-    InvalidParameterError
-        A bad slide count, a band of another shape, or one that leaves no whole-pixel slide.
-
-    Examples
-    --------
-    >>> [tuple(b.to_dict().values()) for b in seamless_band(Box(10.4, 3, 801, 500), size=(1000, 600),
-    ...                                                     ratio="4:5", slides=2)]
-    [(10, 3, 400, 500), (410, 3, 400, 500)]
-    >>> [(b.x, b.y, b.w, b.h) for b in seamless_band(Box(10.4, 3, 801, 500), size=(1000, 600), ratio="4:5",
-    ...                                              slides=2, block=(16, 8))]
-    [(16, 0, 400, 500), (416, 0, 400, 500)]
-    """
-    r = parse_ratio(ratio) if not isinstance(ratio, Ratio) else ratio
-    if isinstance(slides, bool) or not isinstance(slides, int) or slides < 1:
-        raise InvalidParameterError(f"slides must be an integer >= 1, got {slides!r}")
-    W, H = (int(v) for v in size)
-    n = slides
-    want = band.h * r.value * n
-    if abs(band.w - want) > max(1.5, 0.01 * band.w):
-        raise InvalidParameterError(
-            f"band: a {band.w:g}x{band.h:g} band is not {n} slides of {r} side by side (its width/height is "
-            f"{band.w / band.h:.4g}, {n} x {r} is {r.value * n:.4g}); send a band of that shape")
-    bx, by = block if block else (1, 1)
-    w = max(bx, int(round(band.w / n / bx)) * bx)
-    x0, y0 = int(round(band.x / bx)) * bx, int(round(band.y / by)) * by
-    while w > bx and (n * w > W or round(w / r.value) > H):
-        w -= bx
-    h = int(round(w / r.value))
-    if w < 1 or h < 1 or n * w > W or h > H:
-        raise InvalidParameterError(f"band: no whole-pixel slide of {r} fits {n} times across the {W}x{H} photo")
-    x0 = min(max(x0, 0), (W - n * w) // bx * bx)
-    y0 = min(max(y0, 0), (H - h) // by * by)
-    return tuple(Box(x0 + i * w, y0, w, h) for i in range(n))
 
 
 def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None,

@@ -29,13 +29,14 @@ for people in :mod:`multicrop.crop.people` (both re-exported here).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..geometry import Box
 from .blobs import Blob, connected_components, salient_blobs
+from .grouping import clusters, fill_box, joined_groups, near_box, union, visible_parts
 from .people import facing, portrait_lines
 from .subject_config import SubjectConfig
 
@@ -152,101 +153,6 @@ def _outlines(s: np.ndarray, detections: Sequence, trust: float) -> dict[int, np
             if m.good(trust) and float(m.mask.sum()) >= 1.0}
 
 
-def _overlap(a: Box, b: Box) -> float:
-    """Intersection of two boxes over the smaller one's area."""
-    x1, y1 = max(a.x, b.x), max(a.y, b.y)
-    x2, y2 = min(a.x2, b.x2), min(a.y2, b.y2)
-    inter = max(x2 - x1, 0.0) * max(y2 - y1, 0.0)
-    return inter / max(min(a.area, b.area), 1e-9)
-
-
-def _groups(items: list[Subject], threshold: float, margin: float, near: float) -> list[list[int]]:
-    """Index sets of subjects that no crop separates (transitively joined).
-
-    Two bodies are joined when their boxes overlap by ``threshold`` of the
-    smaller one, or when one's box grown by ``margin`` of its height takes
-    in part of the other (they stand so close that a crop framing one with
-    any margin takes a slice of the other).  A body and an object are joined
-    when they overlap by ``threshold`` (a rider's horse, a bench someone sits
-    on, an umbrella held); two objects never are (the dishes on a table stay
-    apart).
-    """
-    def joined(a: Subject, b: Subject) -> bool:
-        if not (a.is_body or b.is_body):
-            return False
-        if _overlap(a.box, b.box) >= threshold:
-            return True
-        return a.is_body and b.is_body and (_near(a.box, b.box, margin, near) or _near(b.box, a.box, margin, near))
-
-    return _clusters(items, joined)
-
-
-def _clusters(items: Sequence, joined: Callable[[object, object], bool]) -> list[list[int]]:
-    """Index sets of ``items`` joined transitively by ``joined(a, b)`` (union-find), in first-seen order."""
-    parent = list(range(len(items)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if joined(items[i], items[j]):
-                parent[root(i)] = root(j)
-    out: dict[int, list[int]] = {}
-    for i in range(len(items)):
-        out.setdefault(root(i), []).append(i)
-    return list(out.values())
-
-
-def _fill_box(mask: np.ndarray, box: Box, value: float | bool) -> None:
-    """Set the whole pixels of ``box`` (clipped to ``mask``) to ``value``, in place."""
-    b = box.clip(mask.shape[1], mask.shape[0]).round()
-    mask[int(b.y):int(b.y2), int(b.x):int(b.x2)] = value
-
-
-def _near(a: Box, b: Box, margin: float, share: float) -> bool:
-    """``a`` grown by ``margin`` of its height on every side overlaps ``b`` by more than ``share`` of ``b``."""
-    m = margin * a.h
-    g = Box(a.x - m, a.y - m, a.w + 2 * m, a.h + 2 * m)
-    x1, y1, x2, y2 = max(g.x, b.x), max(g.y, b.y), min(g.x2, b.x2), min(g.y2, b.y2)
-    return max(x2 - x1, 0.0) * max(y2 - y1, 0.0) > share * max(b.area, 1e-9)
-
-
-def _visible_parts(members: list[Subject], w: int, h: int, margin: float) -> list[Subject]:
-    """Members of a group with the part of them that bodies in front hide taken out of their weight.
-
-    Where the box of a body with no mask overlaps another body's box that
-    ends lower in the frame by at least ``margin`` of the first one's height
-    (nearer the bottom: nearer the camera on level ground; two boxes of one
-    animal end level), that other one is in front, and the overlap is its own.  A body behind
-    then weighs only what shows of its box, so a close-up of the one in front
-    does not count as slicing the one behind it.
-    """
-    if len(members) < 2:
-        return members
-    out = []
-    for m in members:
-        fronts = [o for o in members if o is not m and o.is_body and o.box.y2 > m.box.y2 + margin * m.box.h + 1e-6
-                  and _overlap(m.box, o.box) > 0]
-        if m.weight is not None or not m.is_body or not fronts:
-            out.append(m)
-            continue
-        weight = np.zeros((h, w), np.float32)
-        _fill_box(weight, m.box, 1.0)
-        for o in fronts:
-            _fill_box(weight, o.box, 0.0)
-        out.append(m if float(weight.sum()) < 1.0 else replace(m, weight=weight))
-    return out
-
-
-def _union(boxes: Sequence[Box]) -> Box:
-    return Box.from_corners(min(b.x for b in boxes), min(b.y for b in boxes),
-                            max(b.x2 for b in boxes), max(b.y2 for b in boxes))
-
-
 def _group(members: list[Subject]) -> Subject:
     if len(members) == 1:
         return members[0]
@@ -254,7 +160,7 @@ def _group(members: list[Subject]) -> Subject:
     kind = next(k for k in ("person", "animal", "vehicle", "object") if k in kinds)
     people = sum(m.kind == "person" for m in members)
     label = f"group of {len(members)}" + (" people" if people == len(members) else "")
-    return Subject(kind, _union([m.box for m in members]), max(m.confidence for m in members), 0.0,
+    return Subject(kind, union([m.box for m in members]), max(m.confidence for m in members), 0.0,
                    "detector", label, None, None, tuple(members))
 
 
@@ -309,8 +215,8 @@ def find_subjects(saliency: np.ndarray, detections: Sequence = (), *, config: Su
                if d.kind in floors and d.score >= min(floors[d.kind], cfg.guards.score if d.kind in BODY_KINDS else 1)
                and _area_share(d.box.clip(w, h), frame) >= cfg.detections.min_area]
     items = [x for x in singles if x.is_body or _area_share(x.box, frame) <= cfg.detections.max_object_area]
-    groups = [_visible_parts([items[i] for i in g], w, h, cfg.groups.behind_margin)
-              for g in _groups(items, cfg.groups.overlap, cfg.groups.margin, cfg.groups.near)]
+    groups = [visible_parts([items[i] for i in g], w, h, cfg.groups.behind_margin)
+              for g in joined_groups(items, cfg.groups.overlap, cfg.groups.margin, cfg.groups.near)]
     # A group with no member sure enough to be a subject is a guard: never sliced, never framed.
     guards = [_with_importance(_group(g), 0.0, guard=True) for g in groups if not any(sure(x) for x in g)]
     # So is an animal or vehicle too small to be a subject (a car down the street); small people are crowds.
@@ -351,16 +257,16 @@ def _crowds(detections: Sequence, w: int, h: int, cfg: SubjectConfig) -> list[Su
         return []
     out = []
     grow, near = cfg.crowds.grow, cfg.groups.near
-    for idx in _clusters(small, lambda a, b: _near(a.box, b.box, grow, near) or _near(b.box, a.box, grow, near)):
+    for idx in clusters(small, lambda a, b: near_box(a.box, b.box, grow, near) or near_box(b.box, a.box, grow, near)):
         if len(idx) < cfg.crowds.min:
             continue
         people = [small[i] for i in idx]
         weight = np.zeros((h, w), np.float32)
         for d in people:
-            _fill_box(weight, d.box, 1.0)
+            fill_box(weight, d.box, 1.0)
         if float(weight.sum()) < 1.0:
             continue
-        out.append(Subject("crowd", _union([d.box.clip(w, h) for d in people]), max(d.score for d in people), 0.0,
+        out.append(Subject("crowd", union([d.box.clip(w, h) for d in people]), max(d.score for d in people), 0.0,
                            "detector", f"crowd of {len(people)}", weight))
     return out
 
@@ -396,7 +302,7 @@ def _saliency_subjects(s: np.ndarray, found: list[Subject], cfg: SubjectConfig, 
         return []
     covered = np.zeros(s.shape, bool)
     for x in found:
-        _fill_box(covered, x.box, True)
+        fill_box(covered, x.box, True)
     out = []
     for b in blobs:
         if _area_share(b.box, frame) > cfg.salient.max_area:

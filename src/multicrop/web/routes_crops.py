@@ -98,7 +98,8 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
     @app.post("/api/photos/{pid}/seamless",
               summary="A seamless panorama: adjacent slides of one ratio (source px), laid out or cut from a band")
     async def photo_seamless(pid: str, req: SeamlessRequest, request: Request) -> dict[str, Any]:
-        from ..crop.seamless import placed_layout, seamless_band, seamless_carousel
+        from ..crop.seamless import seamless_carousel
+        from ..crop.seamless_band import placed_layout, seamless_band
 
         photo = served.photo_or_404(pid, request)
         spec = parse_ratio_spec(req.ratios or default_ratios)

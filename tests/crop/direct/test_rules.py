@@ -49,6 +49,8 @@ def _scene():
 def test_every_rule_has_a_reason_and_its_off_switch_changes_its_own_scenario(name):
     rule = RULES[name]
     assert type(rule).reason and dataclasses.is_dataclass(rule)
+    assert "->" in type(rule).evidence or type(rule).evidence.startswith("off: "), \
+        "the evidence is a scoreboard line: what moved when the rule was off or changed"
     with pytest.raises(dataclasses.FrozenInstanceError):
         rule.enabled = False  # type: ignore[misc]
     off = rule.set(enabled=False)
