@@ -25,7 +25,7 @@ is the CLI's whole job for one photo; a band the person placed is :mod:`multicro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
+from ..serialize import Serializable, computed, serialized
 
 __all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_photo", "MAX_SLIDES"]
 
@@ -52,7 +53,7 @@ _PLACES = 41  # band positions tried along each free axis
 
 
 @dataclass(frozen=True)
-class SeamlessLayout:
+class SeamlessLayout(Serializable):
     """The slides of a seamless carousel.
 
     Attributes
@@ -78,25 +79,18 @@ class SeamlessLayout:
     boxes: tuple[Box, ...]
     band: Box
     ratio: Ratio
-    kept: float
+    kept: float = field(metadata=serialized(round=4))
     sliced: tuple[int, ...] = ()
     cut: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
 
-    @property
+    @computed()
     def slides(self) -> int:
         return len(self.boxes)
 
-    @property
+    @computed()
     def slide_size(self) -> tuple[int, int]:
         return (int(self.boxes[0].w), int(self.boxes[0].h))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary."""
-        return {"slides": self.slides, "ratio": str(self.ratio), "slide_size": list(self.slide_size),
-                "band": self.band.to_dict(), "boxes": [b.to_dict() for b in self.boxes],
-                "kept": round(self.kept, 4), "sliced": list(self.sliced), "cut": list(self.cut),
-                "notes": list(self.notes)}
 
 
 def _subject_parts(subjects: Sequence[Any]) -> tuple[list[Box], np.ndarray, list[str]]:
