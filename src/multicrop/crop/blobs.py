@@ -93,9 +93,8 @@ def salient_blobs(saliency: np.ndarray, *, config: SubjectConfig | None = None) 
         return none
     flat = labels.ravel()
     mass = np.bincount(flat, weights=s.ravel(), minlength=n)
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, s.ravel())
-    ids = [i for i in range(1, n) if peak[i] >= cfg.blobs.min_peak * top]
+    peaked = _reaching(flat, s.ravel(), cfg.blobs.min_peak * top, n)
+    ids = [i for i in range(1, n) if peaked[i]]
     biggest = max((mass[i] for i in ids), default=0.0)
     ids = [i for i in ids if mass[i] >= cfg.blobs.min_share * biggest]
     found = sorted(((float(mass[i]), labels == i) for i in ids), key=lambda f: -f[0])
@@ -117,16 +116,25 @@ def _weak_blobs(s: np.ndarray, top: float, strong: np.ndarray, biggest: float,
     """Subjects the saliency barely marks, apart from the strong blobs (see ``SubjectConfig.weak_*``)."""
     n, labels = connected_components(s >= cfg.blobs.weak_floor * top, close=cfg.blobs.close)
     touched = np.unique(labels[strong])
-    flat, sv = labels.ravel(), s.ravel()
-    peak = np.zeros(n)
-    np.maximum.at(peak, flat, sv)
+    peaked = _reaching(labels.ravel(), s.ravel(), cfg.blobs.weak_peak * top, n)
     out = []
     for i in range(1, n):
-        if i in touched or peak[i] < cfg.blobs.weak_peak * top:
+        if i in touched or not peaked[i]:
             continue
-        where = (labels == i) & (s >= cfg.blobs.level * peak[i])
+        mine = labels == i
+        where = mine & (s >= cfg.blobs.level * float(s[mine].max()))
         m = float(s[where].sum())
         # A faint region heavier than the main subject is background haze, not a subject.
         if cfg.blobs.weak_share * biggest <= m <= biggest:
             out.append((m, where))
     return out
+
+
+def _reaching(flat: np.ndarray, values: np.ndarray, threshold: float, n: int) -> np.ndarray:
+    """Per label ``0 .. n - 1`` of ``flat``: whether its peak value reaches ``threshold`` (some pixel does).
+
+    The same answer as comparing each label's maximum, without a per-pixel ``np.maximum.at`` (about 40 ms
+    on a 1024 px map).
+    """
+    return np.bincount(flat[values >= threshold], minlength=n) > 0
+
