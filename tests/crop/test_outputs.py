@@ -1,5 +1,6 @@
 """Writing crops, record and preview: full resolution, all or nothing."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,6 +11,7 @@ from multicrop import CropConfig, OutputConfig, crop_photo
 from multicrop.errors import InvalidParameterError
 from multicrop.datasets.examples import example_image
 from multicrop.crop.outputs import WriteOptions, render_preview, write_outputs
+from multicrop.crop.preview import DIM
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +110,20 @@ def test_lossless_width_copies_come_from_the_crops_not_a_full_decode(tmp_path, r
             assert np.abs(np.asarray(small).astype(int) - ref).mean() < 6  # one JPEG re-encode apart
 
 
-def test_preview_draws_boxes(result):
-    im = np.asarray(render_preview(result, max_side=200))
-    assert max(im.shape[:2]) == 200 and im.shape[2] == 3
+def test_preview_keeps_the_photo_s_colours_where_salient_dims_the_rest_and_draws_the_boxes(result):
+    bare = dataclasses.replace(result, crops=(), partition=None)
+    im = np.asarray(render_preview(bare)).astype(float)  # the analysis copy's size: no resize, nothing drawn
+    photo = result.image.analysis.astype(float)
+    s = np.clip(result.saliency, 0, 1)[..., None]
+    assert im.shape == photo.shape and (s >= 0.99).sum() > 50 and (s <= 0.01).sum() > 50
+    assert np.abs(im - np.floor(photo * (DIM + (1 - DIM) * s) + 0.5)).max() <= 1
+    salient, plain = s[..., 0] >= 0.99, s[..., 0] <= 0.01
+    assert np.abs(im[salient] - photo[salient]).max() <= 1  # as shot
+    assert np.abs(im[plain] - photo[plain] * DIM).max() <= 1 and photo[plain].max() > 20  # dimmed, no colour wash
+    drawn = np.asarray(render_preview(result)).astype(int)
+    b = result.crops[0].box.scale(drawn.shape[1] / result.size[0], drawn.shape[0] / result.size[1])
+    edge = drawn[int(b.y) + (int(b.h) // 2), int(b.x):int(b.x) + 3]  # crop 1's left edge, half way down
+    assert (edge == (46, 204, 113)).all(axis=1).any()
 
 
 @pytest.mark.parametrize("ratio, expected", [("1.91:1", (1080, 566)), ("4:5", (1080, 1350)), ("1:1", (1080, 1080))])

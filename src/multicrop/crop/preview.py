@@ -1,4 +1,5 @@
-"""The preview of a crop result: the analysed photo with its saliency, partition and numbered crops.
+"""The preview of a crop result: the analysed photo, dimmed where the saliency model does not look, with the
+partition and the numbered crops drawn on it.
 
 :func:`render_preview` draws it; :func:`multicrop.crop.outputs.write_outputs`
 writes it as ``<stem>_preview.jpg`` (re-exported there).
@@ -12,19 +13,26 @@ from PIL import Image, ImageDraw
 from ..errors import InvalidParameterError
 from .pipeline import CropResult
 
-__all__ = ["render_preview"]
+__all__ = ["render_preview", "DIM"]
+
+#: Brightness kept where the saliency map is 0.
+DIM = 0.5
 
 _COLOURS = [(46, 204, 113), (52, 152, 219), (241, 196, 15), (231, 76, 60), (155, 89, 182), (26, 188, 156)]
 
 
 def render_preview(result: CropResult, *, max_side: int = 1024) -> Image.Image:
-    """The analysed photo with the saliency map, partition and numbered crops drawn on it."""
+    """The analysed photo with the partition and numbered crops drawn on it.
+
+    The photo keeps its own colours: where the saliency map is 1 it is as shot, where it is 0 it is
+    dimmed to :data:`DIM` of its brightness (a colour wash would hide how the crops will look).
+    """
     if result.image is None:
         raise InvalidParameterError("the result carries no image to draw a preview on")
     img = result.image.analysis.astype(np.float32)
     if result.saliency is not None:
-        s = np.clip(result.saliency, 0, 1)[..., None].astype(np.float32) * 0.55
-        img = img * (1 - s) + np.array([255, 40, 40], np.float32) * s
+        s = np.clip(result.saliency, 0, 1)[..., None].astype(np.float32)
+        img = img * (DIM + (1 - DIM) * s)
     im = Image.fromarray(np.clip(img + 0.5, 0, 255).astype(np.uint8))
     f = min(1.0, max_side / max(im.size))
     if f < 1:
