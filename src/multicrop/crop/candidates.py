@@ -45,7 +45,8 @@ def _dedupe(boxes: list[Box]) -> list[Box]:
     seen: set[tuple[float, ...]] = set()
     out = []
     for b in boxes:
-        key = tuple(round(v, 3) for v in b.corners())
+        x, y = b.x, b.y
+        key = (round(x, 3), round(y, 3), round(x + b.w, 3), round(y + b.h, 3))  # the corners, rounded
         if key not in seen:
             seen.add(key)
             out.append(b)

@@ -52,9 +52,12 @@ def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
             boxes += subject_windows(s.box, ratio, bounds=bounds, fills=pool.fills, placements=pool.placements)
         seen = set()
         for box in boxes:
-            key = tuple(round(v, 1) for v in box.corners())
-            if (min(box.w, box.h) >= min_side - 1e-6 and max(box.w, box.h) >= min_long - 1e-6 and key not in seen
-                    and (max_area is None or box.area <= max_area)):
+            x, y, w, h = box.x, box.y, box.w, box.h
+            if (min(w, h) < min_side - 1e-6 or max(w, h) < min_long - 1e-6
+                    or (max_area is not None and w * h > max_area)):
+                continue
+            key = (round(x, 1), round(y, 1), round(x + w, 1), round(y + h, 1))  # the corners, rounded
+            if key not in seen:
                 seen.add(key)
                 out.append((box, ratio))
     return out
