@@ -49,7 +49,8 @@ class Variant:
     row: str
     strategy: str = "direct"
     k: int | str = "auto"
-    #: Settings changed from the defaults, as ``CropConfig.set`` takes them (``selection__details__salient``).
+    #: Settings changed from the defaults: ``CropConfig.replace`` names, and ``selection__...`` / ``subjects__...``
+    #: paths into the nested settings (``selection__details__salient``).
     changes: tuple[tuple[str, Any], ...] = ()
 
     def config(self, given_k: int | None = None):
@@ -273,8 +274,10 @@ def run_scoreboard(
     progress : callable, optional
         Called with each photo's id when it is done.
     changes : mapping, optional
-        Settings to try instead of the defaults, in every row, as :meth:`multicrop.crop.config.CropConfig.set`
-        takes them (``{"selection__details__salient": 0.5}``); a run with changes is no baseline.
+        Settings to try instead of the defaults, in every row: names of
+        :meth:`multicrop.crop.config.CropConfig.replace` (``{"ratios": "1:1"}``), or paths into its
+        ``selection`` and ``subjects`` (``{"selection__details__salient": 0.5}``); a run with changes is no
+        baseline.
 
     Raises
     ------
