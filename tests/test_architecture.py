@@ -115,6 +115,11 @@ def _geometry_imports_ratios(tree, rel):
             and ("ratios" in (getattr(n, "module", None) or "") or any("ratios" in a.name for a in n.names))]
 
 
+def _exif_transpose(tree, rel):
+    return [n.lineno for n in ast.walk(tree) if (isinstance(n, ast.Attribute) and n.attr == "exif_transpose")
+            or (isinstance(n, ast.Name) and n.id == "exif_transpose")]
+
+
 def _hand_converter(tree, rel):
     return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in ("to_dict", "to_record")]
 
@@ -128,6 +133,8 @@ CLAIMS = {
     "coco": ("COCO class ids live in `detectors.coco`", _coco_ids, ("detectors/coco.py",)),
     "geometry": ("geometry holds boxes only and never imports ratios", _geometry_imports_ratios, ("",)),
     "serialize": ("no class writes its own converter", _hand_converter, ("serialize/",)),
+    "orientation": ("Photos turn upright in one place, `io.orientation.transpose`", _exif_transpose,
+                    ("io/orientation.py",)),
 }
 
 
@@ -175,6 +182,7 @@ def test_the_architecture_claims_hold(claim):
     ("ratios", "DEFAULT = '2:3,3:2'\n"),
     ("coco", "PERSON_IDS = (1,)\n"),
     ("serialize", "class R:\n    def to_dict(self):\n        return {}\n"),
+    ("orientation", "from PIL import ImageOps\n\ndef f(im):\n    return ImageOps.exif_transpose(im)\n"),
 ])
 def test_each_claim_catches_a_planted_violation(tmp_path, claim, planted):
     (tmp_path / "crop").mkdir()

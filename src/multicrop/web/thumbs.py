@@ -19,10 +19,11 @@ import threading
 import time
 from collections import OrderedDict
 
-from PIL import Image, ImageOps
+from PIL import Image
 
 from ..geometry import Box
 from ..io.opener import open_image
+from ..io.orientation import transpose
 from .photos import Photo
 
 __all__ = ["RenderCache", "dct_scale"]
@@ -83,7 +84,7 @@ class RenderCache:
             im = open_image(loaded.path, max_pixels=W * H)
             im.draft("RGB", (W // scale, H // scale))  # the DCT does the downscale (the raw frame: W, H or H, W)
             im.load()
-            im = ImageOps.exif_transpose(im).convert("RGB")
+            im = transpose(im).convert("RGB")
         with self._lock:
             self._images[key] = (im, now)
             while len(self._images) > self.decodes:
