@@ -16,7 +16,7 @@ from PIL import Image
 
 from .conftest import LiveServer, photo_bytes
 from .test_browser_editor import _drag, _screen
-from .test_browser_paths import SIZES, _page, _ready, _settle
+from .test_browser_paths import SIZES, _open_photo, _page, _ready, _settle
 
 
 def _pano_jpeg(path):
@@ -160,10 +160,7 @@ def test_a_dragged_crop_snaps_to_the_thirds_and_to_a_subjects_edge_and_alt_turns
         browser, make_app, tmp_path, shots, size):
     (tmp_path / "p.jpg").write_bytes(photo_bytes(900, 400))
     with LiveServer(make_app()) as srv:
-        page, errors = _page(browser, size)
-        _ready(page, srv)
-        page.set_input_files("#files", str(tmp_path / "p.jpg"))
-        _settle(page)
+        page, errors = _open_photo(browser, srv, size, tmp_path / "p.jpg")
         t = _targets(page)
         subjects = page.evaluate("snapSubjects(cur())")
         assert subjects and {300, 600} <= {round(v) for v in t["xs"]}  # the thirds of 900 px, and subjects
@@ -225,11 +222,7 @@ def test_a_card_dragged_to_the_end_of_the_strip_moves_its_slide_there(browser, m
 
     src = example_photo(tmp_path / "wide.jpg")
     with LiveServer(make_app()) as srv:
-        page, errors = _page(browser, size)
-        _ready(page, srv)
-        page.select_option("#k", "3")
-        page.set_input_files("#files", str(src))
-        _settle(page)
+        page, errors = _open_photo(browser, srv, size, src, k="3")
         boxes = page.evaluate("cur().boxes")
         assert len(boxes) == 3
         first = page.locator("#strip .card").nth(0)

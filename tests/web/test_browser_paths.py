@@ -110,6 +110,17 @@ def _ready(page, srv):
     _open_settings(page)
 
 
+def _open_photo(browser, srv, size, photo, *, k=None):
+    """A page at ``size`` with ``photo`` uploaded (at ``k`` crops when given) and its suggestions settled."""
+    page, errors = _page(browser, size)
+    _ready(page, srv)
+    if k is not None:
+        page.select_option("#k", k)
+    page.set_input_files("#files", str(photo))
+    _settle(page)
+    return page, errors
+
+
 def _open_settings(page):
     if not page.evaluate("document.getElementById('controls').open"):
         page.click("#controls > summary")
@@ -419,10 +430,7 @@ def test_a_pinch_resizes_the_selected_crop_about_its_centre(browser, make_app, t
 def test_every_target_is_at_least_24_css_px_even_the_handles_of_a_small_crop(browser, make_app, tmp_path, size):
     (tmp_path / "p.jpg").write_bytes(photo_bytes(900, 400))
     with LiveServer(make_app()) as srv:
-        page, errors = _page(browser, size)
-        _ready(page, srv)
-        page.set_input_files("#files", str(tmp_path / "p.jpg"))
-        _settle(page)
+        page, errors = _open_photo(browser, srv, size, tmp_path / "p.jpg")
         page.click("#add")
         for _ in range(40):  # as small as it goes
             page.keyboard.press("-")
@@ -443,11 +451,7 @@ def test_a_swipe_preview_at_the_posts_shape_from_full_resolution_slides(browser,
 
     src = example_photo(tmp_path / "wide.jpg")
     with LiveServer(make_app()) as srv:
-        page, errors = _page(browser, size)
-        _ready(page, srv)
-        page.select_option("#k", "3")
-        page.set_input_files("#files", str(src))
-        _settle(page)
+        page, errors = _open_photo(browser, srv, size, src, k="3")
         assert not page.is_visible("#preview")
         page.click("#previewToggle")  # the strip becomes the post, as it will be swiped
         assert page.is_visible("#preview") and not page.is_visible("#strip")
