@@ -74,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="changes", action="append", default=[], metavar="KEY=VALUE",
                     help="try a setting in every row, e.g. selection.details.salient=0.5 (a JSON value; "
                          "repeatable; a run with changes is compared with the baseline but never written as one)")
+    ap.add_argument("--head", type=Path, default=None,
+                    help="rate the candidates with this embedding head too (multicrop judge fit; a LearnedScorer "
+                         "over the composition scorer; never a baseline)")
+    ap.add_argument("--head-weight", type=float, default=0.5, help="--head: the learned term's weight")
+    ap.add_argument("--head-top", type=int, default=8, help="--head: boxes rated per scorer call")
     args = ap.parse_args(argv)
 
     if args.only is None:
@@ -86,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     changes = _changes(ap, args.changes)
     if changes and args.write_baseline:
         ap.error("--write-baseline with --set would make a baseline of settings that are not the defaults")
+    if args.head is not None and args.write_baseline:
+        ap.error("--write-baseline with --head would make a baseline of a scorer that is not the default")
+    learned = None if args.head is None else (args.head, args.head_weight, args.head_top)
     done = [0]
 
     def progress(photo: str) -> None:
@@ -96,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run = run_scoreboard(coco=args.coco, carousel=args.carousel, only=only, cache=args.cache, threads=args.threads,
                              backgrounds=args.backgrounds, limit=args.limit, progress=progress,
-                             changes=changes)
+                             changes=changes, learned=learned)
     except InvalidParameterError as exc:
         ap.error(str(exc))
     base = None
@@ -117,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"commit": _commit(), "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "versions": pipeline_versions(CropConfig()), "config": CropConfig().to_dict(),
             "sections": list(only), "limit": args.limit, "changes": {k.replace("__", "."): v for k, v in changes.items()},
+            "learned": None if learned is None else {"head": str(args.head), "weight": args.head_weight,
+                                                     "top": args.head_top},
             "timing": {"seconds": round(run.seconds, 1), "workers": run.workers, "cpus": os.cpu_count(),
                        "load_average": [round(x, 2) for x in load], "cache_hits": run.hits,
                        "cache_misses": run.misses}}

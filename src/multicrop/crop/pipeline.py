@@ -38,7 +38,7 @@ from .analysis import Analysis, analyse, detector_versions_of, with_focus
 from .config import CropConfig
 from .direct import DIRECT_VERSION
 from .partition import PARTITION_VERSION, Partition
-from .scoring import ScoredCrop, ScoringContext, get_scorer
+from .scoring import ScoredCrop, Scorer, ScoringContext, get_scorer
 from .select import SELECT_VERSION, to_source
 from .strategies import Candidates, Stopwatch, best_partition, select_crops
 
@@ -197,6 +197,7 @@ def crop_photo(
     shortlist: int = 1,
     analysis: Analysis | None = None,
     focus: Box | None = None,
+    scorer: Scorer | None = None,
 ) -> CropResult:
     """Find ``config.k`` distinct crops of a photo (with ``direct``: as many as it has, up to k).
 
@@ -224,6 +225,10 @@ def crop_photo(
     focus : Box, optional
         A point (``w = h = 0``) or region in source pixels that one crop
         must hold (``direct``); the record says it was given.
+    scorer : Scorer, optional
+        Rates the candidates instead of ``config.scorer`` (e.g. a
+        :class:`~multicrop.crop.scoring.learned.LearnedScorer`); its name and
+        version enter the record.
 
     Returns
     -------
@@ -242,7 +247,7 @@ def crop_photo(
         raise InvalidParameterError(f"shortlist must be a positive integer, got {shortlist!r}")
     cfg = config or CropConfig()
     clock = Stopwatch()
-    scorer = get_scorer(cfg)
+    scorer = scorer or get_scorer(cfg)
     loaded = source if isinstance(source, LoadedImage) else load_image(
         source, max_side=cfg.analysis_max_side, max_pixels=max_pixels
     )

@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 
-from multicrop.crop.scoring.learned import LinearHead, as_linear_head, crop_pixels, framing_scores
+from multicrop.crop.scoring import ScoredCrop, ScoringContext
+from multicrop.crop.scoring import learned as learned_mod
+from multicrop.crop.scoring.learned import LearnedScorer, LinearHead, as_linear_head, crop_pixels, framing_scores
 from multicrop.embeddings import EMBEDDING, embed
 from multicrop.errors import InvalidParameterError
 from multicrop.geometry import Box
+from multicrop.ratios import Ratio
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +105,74 @@ def test_a_head_of_another_size_is_refused(image):
         framing_scores(image, BOXES, LinearHead(coef=np.ones(8), scale=(0, 1)))
     with pytest.raises(InvalidParameterError, match="image"):
         framing_scores(np.zeros((4, 4)), BOXES, _one_dim_head(0))
+
+
+class _Flat:
+    """A base scorer giving fixed scores, one per box."""
+
+    name, version = "flat", "1"
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def score(self, context, boxes, *, ratio, region=None, subject=None):
+        return [ScoredCrop(b, s, {"base": s}, ratio) for b, s in zip(boxes, self.scores)]
+
+
+def _context(image):
+    return ScoringContext(image, np.zeros(image.shape[:2], np.float32), ())
+
+
+def test_learned_scorer_moves_the_top_boxes_around_their_mean_rating(image):
+    head = _one_dim_head(int(np.argmax(np.stack([embed(crop_pixels(image, b), threads=1) for b in BOXES]).std(0))))
+    rated = framing_scores(image, BOXES, head, threads=1)
+    s = LearnedScorer(head, _Flat([0.2, 0.9, 0.5, 0.1]), weight=2.0, top=2, threads=1)
+    got = s.score(_context(image), BOXES, ratio=Ratio(1, 1))
+    top = [1, 2]                                         # the two best base scores
+    want = np.array([0.9, 0.5]) + 2.0 * (rated[top] - rated[top].mean())
+    np.testing.assert_allclose([got[i].score for i in top], want, atol=1e-6)
+    assert [got[0].score, got[3].score] == [0.2, 0.1]    # the others keep their base score
+    assert got[1].parts == {"base": 0.9, "learned": pytest.approx(rated[1], abs=1e-6)} and "learned" not in got[0].parts
+
+
+def test_learned_scorer_embeds_each_box_of_a_photo_once(image, monkeypatch):
+    calls = []
+    real = learned_mod.framing_scores
+
+    def counting(img, boxes, head, **kw):
+        calls.append(len(boxes))
+        return real(img, boxes, head, **kw)
+
+    monkeypatch.setattr(learned_mod, "framing_scores", counting)
+    s = LearnedScorer(_one_dim_head(3), _Flat([1.0, 0.9, 0.8, 0.7]), top=3, threads=1)
+    first = s.score(_context(image), BOXES, ratio=Ratio(1, 1))
+    again = s.score(_context(image), BOXES, ratio=Ratio(1, 1))
+    assert calls == [3] and [c.score for c in first] == [c.score for c in again]
+    s.score(_context(image.copy()), BOXES, ratio=Ratio(1, 1))   # another photo: rated afresh
+    assert calls == [3, 3]
+
+
+def test_learned_scorer_with_weight_zero_is_the_base_scorer_in_crop_photo():
+    from multicrop.crop.config import CropConfig
+    from multicrop.crop.pipeline import crop_photo
+    from multicrop.crop.scoring import get_scorer
+
+    rng = np.random.default_rng(2)
+    img = (rng.random((120, 180, 3)) * 40).astype(np.uint8)
+    img[30:90, 20:60] = 230
+    img[40:100, 120:160] = 200
+    cfg = CropConfig(saliency="spectral", detectors=(), k=2)
+    plain = crop_photo(img, cfg, threads=1)
+    head = _one_dim_head(7)
+    zero = crop_photo(img, cfg, threads=1, scorer=LearnedScorer(head, get_scorer(cfg), weight=0.0, threads=1))
+    assert [c.box for c in zero.crops] == [c.box for c in plain.crops]
+    heavy = crop_photo(img, cfg, threads=1, scorer=LearnedScorer(head, get_scorer(cfg), weight=5.0, threads=1))
+    assert heavy.versions["scorer"].startswith("learned/1+composition/") and "+w5+top8" in heavy.versions["scorer"]
+    assert plain.versions["scorer"].startswith("composition/")
+
+
+@pytest.mark.parametrize("kwargs, match", [({"weight": -1.0}, "weight"), ({"weight": float("nan")}, "weight"),
+                                           ({"top": 0}, "top")])
+def test_learned_scorer_refuses_bad_options(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        LearnedScorer(_one_dim_head(0), _Flat([]), **kwargs)

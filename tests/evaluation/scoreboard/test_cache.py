@@ -11,7 +11,7 @@ from PIL import Image
 from multicrop.crop.analysis import analyse, analysis_from, run_models
 from multicrop.crop.config import CropConfig
 from multicrop.detectors.types import Detection
-from multicrop.errors import InvalidParameterError
+from multicrop.errors import InputFileError, InvalidParameterError
 from multicrop.evaluation.scoreboard import ModelCache, models_key, run_scoreboard
 from multicrop.evaluation.scoreboard import cache as cache_mod
 from multicrop.evaluation.scoreboard.cache import decode_models, encode_models
@@ -151,3 +151,31 @@ def test_run_scoreboard_tries_changed_settings_in_every_row_and_refuses_unknown_
     with pytest.raises(InvalidParameterError, match="must be a number"):
         run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache",
                        changes={"selection__details__salient": "x"})
+
+
+def test_run_scoreboard_rates_candidates_with_a_head_and_refuses_a_bad_one(tmp_path, monkeypatch):
+    from multicrop.embeddings import EMBEDDING
+    from multicrop.judges.heads import Head, HeadTarget, save_head
+
+    photos = {"three": (300, 160, [(1, (10, 40, 60, 140)), (18, (120, 50, 170, 130)), (1, (230, 30, 280, 150))])}
+    root = _write_outlined(tmp_path / "set", photos)
+    monkeypatch.setattr(cache_mod, "run_models",
+                        lambda image, config=None, *, threads=None: run_models(
+                            image, CropConfig(saliency="spectral", detectors=())))
+    seen = []
+    import multicrop.crop.pipeline as pipeline_mod
+    real = pipeline_mod.crop_photo
+
+    def spy(*args, scorer=None, **kw):
+        seen.append(None if scorer is None else scorer.name)
+        return real(*args, scorer=scorer, **kw)
+
+    monkeypatch.setattr(pipeline_mod, "crop_photo", spy)
+    coef = np.zeros(EMBEDDING.dim, np.float32)
+    coef[3] = 1.0
+    head = tmp_path / "head.json"
+    save_head(Head(EMBEDDING.id, (HeadTarget("overall", "score", (-50.0, 50.0), coef, 0.0, 1.0, 10, 0.0),)), head)
+    run = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(head, 1.0, 4))
+    assert seen == ["learned", "learned"] and set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3"}
+    with pytest.raises(InputFileError, match="nope.json: no such file"):
+        run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(tmp_path / "nope.json", 1.0, 4))

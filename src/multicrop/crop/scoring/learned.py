@@ -31,6 +31,8 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -40,8 +42,11 @@ import numpy as np
 from ...embeddings import EMBEDDING, embed_batch
 from ...errors import InvalidParameterError
 from ...geometry import Box
+from ...ratios import Ratio
+from .base import ScoredCrop, Scorer, ScoringContext
 
-__all__ = ["LEARNED_VERSION", "LinearHead", "HeadLike", "as_linear_head", "crop_pixels", "framing_scores"]
+__all__ = ["LEARNED_VERSION", "LinearHead", "HeadLike", "as_linear_head", "crop_pixels", "framing_scores",
+           "LearnedScorer"]
 
 #: Version of the learned term (bump when the same head would give other scores).
 LEARNED_VERSION = "1"
@@ -104,11 +109,7 @@ def as_linear_head(head, *, target: str = "overall") -> LinearHead:
 
 def crop_pixels(image: np.ndarray, box: Box) -> np.ndarray:
     """The pixels of ``box`` in ``image``, the box rounded outward and clipped to the frame (at least 1 px)."""
-    h, w = image.shape[:2]
-    x1 = int(np.clip(np.floor(box.x + 1e-6), 0, w - 1))
-    y1 = int(np.clip(np.floor(box.y + 1e-6), 0, h - 1))
-    x2 = int(np.clip(np.ceil(box.x + box.w - 1e-6), x1 + 1, w))
-    y2 = int(np.clip(np.ceil(box.y + box.h - 1e-6), y1 + 1, h))
+    x1, y1, x2, y2 = _key(image, box)
     return np.ascontiguousarray(image[y1:y2, x1:x2])
 
 
@@ -171,3 +172,109 @@ def framing_scores(image: np.ndarray, boxes: Sequence[Box], head, *, threads: in
         raw = emb.astype(np.float64) @ lin.coef + lin.intercept
         out[idx] = np.clip((raw - lo) / (hi - lo), 0.0, 1.0)
     return out
+
+
+class LearnedScorer:
+    """A scorer plus one soft term: the head's score of each framing, among the base scorer's best.
+
+    Each call scores ``boxes`` with ``base``; the ``top`` boxes of that call
+    by the base score are embedded and rated by ``head`` (in [0, 1], see
+    :func:`framing_scores`), and each of them moves by ``weight`` times its
+    rating minus their mean rating.  The other boxes keep the base score: the
+    term re-ranks the framings the base scorer already likes and never lifts
+    one it ranks low.  Embeddings are kept per photo (a box scored again, by
+    another stage or another k, costs nothing).
+
+    Parameters
+    ----------
+    head : HeadLike or Head
+        A fitted head (:func:`as_linear_head`).  No head ships with multicrop:
+        fit one on your own ratings (docs/embedding-judge.md).
+    base : Scorer
+        The scorer whose scores are re-ranked (the composition scorer of the
+        crop settings, :func:`multicrop.crop.scoring.get_scorer`).
+    weight : float
+        The term's weight, in the base scorer's units.
+    top : int
+        Boxes rated per call.
+    threads : int, optional
+        onnxruntime threads for the embedding.
+
+    Examples
+    --------
+    The two boxes the base scorer likes best are rated and move around their
+    mean; the third keeps its score:
+
+    >>> from multicrop.embeddings import EMBEDDING
+    >>> class Flat:
+    ...     name, version = "flat", "1"
+    ...     def score(self, context, boxes, *, ratio, region=None, subject=None):
+    ...         return [ScoredCrop(b, s, {}, ratio) for b, s in zip(boxes, (1.0, 1.0, 0.0))]
+    >>> img = np.zeros((60, 120, 3), np.uint8); img[:, 60:] = 255
+    >>> head = LinearHead(coef=np.random.default_rng(0).normal(size=EMBEDDING.dim), scale=(-50.0, 50.0))
+    >>> s = LearnedScorer(head, Flat(), weight=1.0, top=2, threads=1)
+    >>> ctx = ScoringContext(img, np.zeros((60, 120), np.float32), ())
+    >>> got = s.score(ctx, [Box(0, 0, 60, 60), Box(60, 0, 60, 60), Box(30, 0, 60, 60)], ratio=Ratio(1, 1))
+    >>> round(got[0].score + got[1].score, 6), got[2].score, got[0].score != got[1].score
+    (2.0, 0.0, True)
+    >>> s.name, s.version.split("+")[1]
+    ('learned', 'flat/1')
+    """
+
+    name = "learned"
+    description = "the base scorer plus the embedding head's rating of its best framings"
+    uses_subject = True
+
+    def __init__(self, head, base: Scorer, *, weight: float = 0.5, top: int = 8, threads: int | None = None) -> None:
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight) or weight < 0:
+            raise InvalidParameterError(f"weight must be a finite number >= 0, got {weight!r}")
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+            raise InvalidParameterError(f"top must be a positive integer, got {top!r}")
+        self.head = as_linear_head(head)
+        self.base = base
+        self.weight = float(weight)
+        self.top = int(top)
+        self.threads = threads
+        digest = hashlib.sha256(self.head.coef.astype(np.float64).tobytes()
+                                + np.array([self.head.intercept, *self.head.scale]).tobytes()).hexdigest()[:12]
+        self.version = f"{LEARNED_VERSION}+{getattr(base, 'name', 'base')}/{getattr(base, 'version', '?')}" \
+                       f"+head-{digest}+w{self.weight:g}+top{self.top}"
+        self._image: np.ndarray | None = None
+        self._seen: dict[tuple[int, int, int, int], float] = {}
+
+    def ratings(self, image: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
+        """The head's rating of each box (cached per image)."""
+        if image is not self._image:
+            self._image, self._seen = image, {}
+        keys = [_key(image, b) for b in boxes]
+        todo = sorted({k for k in keys if k not in self._seen})
+        if todo:
+            got = framing_scores(image, [Box(x1, y1, x2 - x1, y2 - y1) for x1, y1, x2, y2 in todo], self.head,
+                                 threads=self.threads)
+            self._seen.update(zip(todo, got.tolist()))
+        return np.array([self._seen[k] for k in keys], np.float64)
+
+    def score(self, context: ScoringContext, boxes: list[Box], *, ratio: Ratio, region: Box | None = None,
+              subject: Box | None = None) -> list[ScoredCrop]:
+        base = self.base.score(context, boxes, ratio=ratio, region=region, subject=subject)
+        if not base or self.weight == 0:
+            return base
+        prior = np.array([c.score for c in base], np.float64)
+        idx = np.sort(np.argsort(-prior, kind="stable")[:self.top])
+        rated = self.ratings(context.image, [boxes[i] for i in idx])
+        delta = self.weight * (rated - rated.mean())
+        out = list(base)
+        for i, r, d in zip(idx, rated, delta):
+            c = base[i]
+            out[i] = dataclasses.replace(c, score=float(c.score + d), parts={**c.parts, "learned": float(r)})
+        return out
+
+
+def _key(image: np.ndarray, box: Box) -> tuple[int, int, int, int]:
+    """The pixel corners :func:`crop_pixels` cuts for ``box``."""
+    h, w = image.shape[:2]
+    x1 = int(np.clip(np.floor(box.x + 1e-6), 0, w - 1))
+    y1 = int(np.clip(np.floor(box.y + 1e-6), 0, h - 1))
+    x2 = int(np.clip(np.ceil(box.x + box.w - 1e-6), x1 + 1, w))
+    y2 = int(np.clip(np.ceil(box.y + box.h - 1e-6), y1 + 1, h))
+    return x1, y1, x2, y2

@@ -17,6 +17,7 @@ A photo the product cannot crop counts with no crop.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import statistics
@@ -52,6 +53,9 @@ class Variant:
     #: Settings changed from the defaults: ``CropConfig.replace`` names, and ``selection__...`` / ``subjects__...``
     #: paths into the nested settings (``selection__details__salient``).
     changes: tuple[tuple[str, Any], ...] = ()
+    #: ``(head path, weight, top)``: the candidates are rated by a
+    #: :class:`~multicrop.crop.scoring.learned.LearnedScorer` over the configured scorer.
+    learned: tuple[str, float, int] | None = None
 
     def config(self, given_k: int | None = None):
         from ...crop.config import CropConfig
@@ -136,10 +140,22 @@ def _crop(loaded, variant: Variant, models: tuple, given_k: int | None, threads:
         key = settings_key(cfg)
         if key not in analyses:
             analyses[key] = analysis_from(loaded.analysis, models[0], models[1], cfg)
-        res = crop_photo(loaded, cfg, analysis=analyses[key], threads=threads)
+        scorer = None if variant.learned is None else _learned_scorer(variant.learned, cfg.scorer, cfg.weights)
+        res = crop_photo(loaded, cfg, analysis=analyses[key], threads=threads, scorer=scorer)
     except MulticropError as exc:
         return (), f"{type(exc).__name__}: {exc}"
     return tuple(c.box for c in res.crops), None
+
+
+@functools.lru_cache(maxsize=4)
+def _learned_scorer(learned: tuple[str, float, int], name: str, weights):
+    """One :class:`~multicrop.crop.scoring.learned.LearnedScorer` per worker process (its embeddings stay warm)."""
+    from ...crop.scoring import SCORERS
+    from ...crop.scoring.learned import LearnedScorer
+    from ...judges.heads import load_head
+
+    path, weight, top = learned
+    return LearnedScorer(load_head(path), SCORERS.create(name, weights=weights), weight=weight, top=top, threads=1)
 
 
 def _load(path: Path):
@@ -247,6 +263,7 @@ def run_scoreboard(
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
     changes: Mapping[str, Any] | None = None,
+    learned: tuple[str | Path, float, int] | None = None,
 ) -> ScoreboardRun:
     """Crop every photo of the chosen sections with the product and count each row per photo.
 
@@ -278,6 +295,10 @@ def run_scoreboard(
         :meth:`multicrop.crop.config.CropConfig.replace` (``{"ratios": "1:1"}``), or paths into its
         ``selection`` and ``subjects`` (``{"selection__details__salient": 0.5}``); a run with changes is no
         baseline.
+    learned : (path, float, int), optional
+        ``(head, weight, top)``: every row rates its candidates with a
+        :class:`~multicrop.crop.scoring.learned.LearnedScorer` of that head
+        file (:func:`multicrop.judges.heads.load_head`), weight and top; no baseline either.
 
     Raises
     ------
@@ -294,11 +315,14 @@ def run_scoreboard(
         raise InvalidParameterError("the coco section needs coco=<a folder of outlined photos>")
     changed = tuple(sorted((changes or {}).items()))
     Variant("check", changes=changed).config()  # an unknown or invalid setting fails here, not in a worker
+    if learned is not None:
+        learned = (str(learned[0]), float(learned[1]), int(learned[2]))
+        _learned_scorer(learned, "composition", Variant("check").config().weights)  # a bad head fails here too
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="scoreboard-") as tmp:
         root = Path(cache) if cache is not None else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        tasks = _tasks(only, coco, carousel, root, seed, backgrounds, limit, changed)
+        tasks = _tasks(only, coco, carousel, root, seed, backgrounds, limit, changed, learned)
         results = _execute(tasks, threads, progress)
     photos: dict = {}
     boxes: dict = {}
@@ -313,7 +337,7 @@ def run_scoreboard(
                          sum(r.hits for r in results), sum(r.misses for r in results))
 
 
-def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit, changes=()) -> list[tuple]:
+def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit, changes=(), learned=None) -> list[tuple]:
     from ...datasets.carousel import load_carousel
     from ...datasets.outlines import load_outlines
     from ..subjects.metrics import SubjectRules
@@ -322,7 +346,7 @@ def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit, chan
     cache_root = root
 
     def changed(variants):
-        return tuple(dataclasses.replace(v, changes=changes) for v in variants)
+        return tuple(dataclasses.replace(v, changes=changes, learned=learned) for v in variants)
 
     if "coco" in only:
         photos = load_outlines(coco).photos[:limit]
