@@ -217,3 +217,26 @@ def test_the_layer_table_follows_a_changed_contract(tmp_path):
     changed = tmp_path / ".importlinter"
     changed.write_text((ROOT / ".importlinter").read_text().replace("    multicrop.ranking\n", ""))
     assert "ranking" not in layers.render(changed) and "ranking" in layers.render()
+
+
+# --- the size of the web pages' JavaScript modules (issue 28: no module over 400 lines) ----------------------
+
+STATIC = SRC / "web" / "static"
+MAX_JS_LINES = 400
+
+
+def js_modules_over(limit: int, root: Path = STATIC) -> dict[str, int]:
+    """``{file name: lines}`` of every JavaScript module in ``root`` longer than ``limit`` lines."""
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in sorted(root.glob("*.js"))}
+    return {name: n for name, n in sizes.items() if n > limit}
+
+
+def test_no_static_javascript_module_is_over_400_lines():
+    assert sorted(STATIC.glob("*.js")), f"no JavaScript in {STATIC}"
+    assert js_modules_over(MAX_JS_LINES) == {}, "split these by job"
+
+
+def test_the_size_check_catches_a_long_module(tmp_path):
+    (tmp_path / "short.js").write_text("export const a = 1;\n" * MAX_JS_LINES)
+    (tmp_path / "long.js").write_text("export const a = 1;\n" * (MAX_JS_LINES + 1))
+    assert js_modules_over(MAX_JS_LINES, tmp_path) == {"long.js": MAX_JS_LINES + 1}

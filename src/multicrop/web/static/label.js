@@ -1,9 +1,12 @@
 // Label mode: draw k fixed-ratio boxes per photo; every change is saved.
-"use strict";
-
 const $ = (id) => document.getElementById(id);
 const st = { kTouched: false, items: [], ratios: [], index: 0, item: null, saving: Promise.resolve(), timer: null,
              history: new History([]) };
+
+import { api } from "./api.js";
+import { History } from "./history.js";
+import { ratioValue } from "./geometry.js";
+import { BoxEditor } from "./editor.js";
 
 function message(text) {
   const d = document.createElement("div");

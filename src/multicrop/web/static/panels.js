@@ -1,14 +1,17 @@
 // The carousel page's side panels: the post preview, the notes and the judge scores of each card.
-// Loaded before carousel.js, whose globals (state, $, cur, editor, ...) these functions use when called.
-"use strict";
+
+import { api } from "./api.js";
+import { $, allowedRatios, cur, edited, platformPreset, plural, settingsNow, showError, state } from "./state.js";
+import { editor } from "./edits.js";
+import { renderStrip } from "./strip.js";
 
 // -- the post preview ------------------------------------------------------------------------------
 // Each slide cut from the full-resolution photo by the server at the frame's width times the screen's pixel
 // ratio, shown at the first slide's shape (a platform preset re-crops the others to it: shown as it would).
 let previewTimer = null;
-function schedulePreview() { clearTimeout(previewTimer); previewTimer = setTimeout(renderPreview, 150); }
+export function schedulePreview() { clearTimeout(previewTimer); previewTimer = setTimeout(renderPreview, 150); }
 
-function renderPreview() {
+export function renderPreview() {
   const p = cur();
   const seamless = state.mode === "seamless";
   const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
@@ -86,7 +89,7 @@ function carouselNotes(p) {
   return notes;
 }
 
-function fewerThanAsked(p) { // the suggestion came back with fewer crops than the number asked for (and is shown)
+export function fewerThanAsked(p) { // the suggestion came back with fewer crops than the number asked for (and is shown)
   const asked = Number(p.settings && p.settings.k);
   return Number.isInteger(asked) && !edited(p) && p.boxes && p.boxes.length < asked;
 }
@@ -96,7 +99,7 @@ function ratioLabel() {
   return sel.selectedIndex >= 0 ? sel.options[sel.selectedIndex].text : sel.value;
 }
 
-function renderNotes() {
+export function renderNotes() {
   const p = cur();
   const ul = $("notes");
   ul.innerHTML = "";
@@ -114,10 +117,10 @@ function renderNotes() {
 }
 
 // -- judge scores -----------------------------------------------------------------------------------
-const scoresKey = (p) => JSON.stringify((p.boxes || []).map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
+export const scoresKey = (p) => JSON.stringify((p.boxes || []).map((b) => [b.x, b.y, b.w, b.h, b.ratio]));
 let scoresTimer = null;
 
-function scheduleScores(p) {
+export function scheduleScores(p) {
   if (p.scoresKey === scoresKey(p) || p.scoresPending === scoresKey(p)) return;
   clearTimeout(scoresTimer);
   scoresTimer = setTimeout(() => fetchScores(p), 300);
@@ -141,13 +144,13 @@ function holisticOf(s) {
   return s.holistic === undefined ? null : s.holistic;
 }
 
-function bestIndex(scores) {
+export function bestIndex(scores) {
   let best = -1;
   scores.forEach((s, i) => { const v = holisticOf(s); if (v !== null && (best < 0 || v > holisticOf(scores[best]))) best = i; });
   return scores.length > 1 ? best : -1;
 }
 
-function scoreTable(s) {
+export function scoreTable(s) {
   if (s && s.families) return panelTable(s);
   const t = document.createElement("div");
   t.className = "scores";
@@ -218,4 +221,3 @@ function panelTable(s) {
   }
   return t;
 }
-

@@ -1,7 +1,164 @@
-// The carousel page's strip: thumbnails rendered by the server from the full-resolution photo at the screen's
-// pixel ratio, and drag to reorder the cards (the mouse anywhere on a card, a finger on its grip ⠿).
-// Loaded after editor.js and before carousel.js, whose globals (state, $, cur, editor, edit, clone) it uses.
-"use strict";
+// The carousel page's strip: a card per crop (or slide) with its thumbnail, rendered by the server from the
+// full-resolution photo at the screen's pixel ratio.  Drag to reorder the cards: reorder.js.
+
+import { clone } from "./history.js";
+import { turnedRatio } from "./geometry.js";
+import { $, allowedRatios, cur, plural, state, widthValue } from "./state.js";
+import { renderTabs } from "./photos.js";
+import { edit, editor } from "./edits.js";
+import { bestIndex, fewerThanAsked, schedulePreview, scheduleScores, scoresKey, scoreTable } from "./panels.js";
+
+// -- the strip ----------------------------------------------------------------------------------
+function outSize(b) {
+  const w = Math.round(b.w), h = Math.round(b.h);
+  const pw = widthValue();
+  if (!pw) return `${w}×${h}`;
+  if (w < pw) return `${w}×${h} (under ${pw} px: kept full size)`;
+  const exact = state.settings.platform_sizes[b.ratio];
+  return `${pw}×${exact ? Math.round(pw * exact[1] / exact[0]) : Math.round(h * pw / w)}`;
+}
+
+function thumbHeight(boxes) {
+  const phone = window.matchMedia("(max-width: 700px)").matches;
+  if (state.mode === "seamless" && boxes && boxes.length && !phone) { // every slide side by side in the strip's width
+    const room = Math.max(120, $("strip").clientWidth - 6);
+    const aspect = boxes.reduce((a, b) => a + b.w / b.h, 0);
+    return Math.max(40, Math.min(220, Math.floor(room / aspect)));
+  }
+  // a phone: one card at a time, low enough that the photo and the card share the screen
+  if (phone) return Math.max(120, Math.min(420, Math.round(window.innerWidth * 0.9), Math.round(window.innerHeight * 0.27)));
+  return 150;
+}
+
+function cardButton(txt, label, fn, disabled) {
+  const bt = document.createElement("button");
+  bt.type = "button";
+  bt.textContent = txt;
+  bt.title = label;
+  bt.setAttribute("aria-label", label);
+  bt.disabled = !!disabled;
+  bt.onclick = (e) => { e.stopPropagation(); fn(); };
+  return bt;
+}
+
+export function renderStrip(keepFocus) {
+  const p = cur();
+  const strip = $("strip");
+  const active = document.activeElement;
+  const focusedCard = keepFocus !== false && active && active.closest ? active.closest("#strip .card") : null;
+  const focusIndex = focusedCard ? Number(focusedCard.dataset.index) : -1;
+  const focusRole = focusedCard && active !== focusedCard ? active.dataset.role : null;
+  strip.innerHTML = "";
+  const seamless = state.mode === "seamless";
+  strip.classList.toggle("seamless", seamless);
+  const boxes = seamless ? (p && p.seam ? p.seam.boxes.map((b) => ({ ...b, ratio: p.seam.ratio })) : null) : p && p.boxes;
+  if (!p || !boxes) { $("count").textContent = ""; $("pager").textContent = ""; $("preview").classList.add("hidden"); return; }
+  $("count").textContent = seamless ? `· ${plural(boxes.length, "slide")} of ${boxes[0] ? `${boxes[0].ratio}, ${outSize(boxes[0])}` : ""}, edge to edge`
+    : `· ${plural(boxes.length, "crop")} in swipe order` + (fewerThanAsked(p) ? ` (${p.settings.k} asked)` : "");
+  const img = $("photo");
+  const best = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? bestIndex(p.scores) : -1;
+  const ratios = allowedRatios();
+  const n = boxes.length;
+  boxes.forEach((b, i) => {
+    const card = document.createElement("div");
+    card.className = "card" + (i === editor.selected && !seamless ? " selected" : "") + (i === best ? " best" : "");
+    card.dataset.index = i;
+    card.setAttribute("role", "listitem");
+    card.tabIndex = 0;
+    card.setAttribute("aria-label", `${seamless ? "Slide" : "Crop"} ${i + 1} of ${n}: ${b.ratio}, ${outSize(b)}`
+      + (i === best ? ", best judge score" : ""));
+    const pw = widthValue();
+    if (pw && b.w < pw / 2) {
+      card.classList.add("warn");
+      card.title = `only ${Math.round(b.w)} px wide: it would look soft at ${pw} px`;
+    }
+    if (img.complete && img.naturalWidth) card.appendChild(stripThumb(p, img, b, thumbHeight(boxes)));
+    if (i === best) {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = "★ best";
+      card.appendChild(badge);
+    }
+    const meta = document.createElement("div");
+    meta.className = "meta";
+    const label = document.createElement("span");
+    label.className = "what";
+    // a slide's card is as wide as its picture, so that the slides touch as they will when swiped
+    label.textContent = seamless ? `${i + 1}` : `${i + 1} · ${b.ratio} · ${outSize(b)}`;
+    if (seamless) card.title = `slide ${i + 1}: ${b.ratio}, ${outSize(b)}`;
+    meta.appendChild(label);
+    if (!seamless) {
+      const btns = document.createElement("span");
+      btns.className = "card-buttons";
+      const sel = document.createElement("select");
+      sel.dataset.role = "ratio";
+      sel.setAttribute("aria-label", `Ratio of crop ${i + 1}`);
+      for (const r of [...new Set([...ratios, b.ratio, turnedRatio(b.ratio, ratios)])]) sel.add(new Option(r, r));
+      sel.value = b.ratio;
+      sel.onchange = () => { editor.select(i); editor.setRatio(i, sel.value); };
+      sel.onclick = (e) => e.stopPropagation();
+      btns.appendChild(sel);
+      const move = (j) => { const bx = clone(p.boxes); [bx[i], bx[j]] = [bx[j], bx[i]]; editor.selected = j; edit(bx); };
+      const left = cardButton("◀", `Move crop ${i + 1} earlier`, () => move(i - 1), i === 0);
+      left.dataset.role = "earlier";
+      const right = cardButton("▶", `Move crop ${i + 1} later`, () => move(i + 1), i === n - 1);
+      right.dataset.role = "later";
+      const del = cardButton("✕", `Delete crop ${i + 1}`, () => { const bx = clone(p.boxes); bx.splice(i, 1); editor.selected = -1; edit(bx); });
+      del.dataset.role = "delete";
+      const grip = document.createElement("span");
+      grip.className = "grip";
+      grip.textContent = "⠿";
+      grip.title = "drag to reorder (or ◀ ▶)";
+      grip.setAttribute("aria-hidden", "true");
+      btns.append(grip, left, right, del);
+      meta.appendChild(btns);
+    }
+    card.appendChild(meta);
+    const table = !seamless && $("showScores").checked && p.scores && p.scoresKey === scoresKey(p) ? scoreTable(p.scores[i]) : null;
+    if (table) card.appendChild(table);
+    if (!seamless) {
+      card.addEventListener("focus", () => { if (editor.selected !== i) editor.select(i); });
+      card.addEventListener("click", () => editor.select(i));
+    }
+    strip.appendChild(card);
+  });
+  $("scoreNote").classList.toggle("hidden", !(!seamless && $("showScores").checked));
+  if (focusIndex >= 0) {
+    const card = strip.querySelector(`.card[data-index="${Math.min(focusIndex, n - 1)}"]`);
+    const target = card && (focusRole ? card.querySelector(`[data-role="${focusRole}"]:not(:disabled)`) || card : card);
+    if (target) target.focus({ preventScroll: true });
+  }
+  updatePager();
+  renderTabs();
+  schedulePreview();
+  if (!seamless && $("showScores").checked) scheduleScores(p);
+}
+
+export function updatePager() {
+  const strip = $("strip");
+  const n = strip.children.length;
+  if (!n || !window.matchMedia("(max-width: 700px)").matches) { $("pager").textContent = ""; return; }
+  const i = Math.min(n - 1, Math.round(strip.scrollLeft / Math.max(1, strip.clientWidth)));
+  $("pager").textContent = `${i + 1} / ${n} · swipe`;
+}
+
+export function markSelected(i) {
+  for (const c of document.querySelectorAll("#strip .card")) {
+    const on = Number(c.dataset.index) === i;
+    c.classList.toggle("selected", on);
+    c.setAttribute("aria-current", on ? "true" : "false");
+    if (on && !c.contains(document.activeElement)) showInStrip(c);
+  }
+}
+
+function showInStrip(card) { // scroll the strip (never the page, which would move the photo under the pointer)
+  const strip = $("strip");
+  const cr = card.getBoundingClientRect(), sr = strip.getBoundingClientRect();
+  if (cr.left < sr.left) strip.scrollLeft -= sr.left - cr.left;
+  else if (cr.right > sr.right) strip.scrollLeft += Math.min(cr.right - sr.right, cr.left - sr.left);
+  if (cr.top < sr.top) strip.scrollTop -= sr.top - cr.top;
+  else if (cr.bottom > sr.bottom) strip.scrollTop += Math.min(cr.bottom - sr.bottom, cr.top - sr.top);
+}
 
 // -- thumbnails ------------------------------------------------------------------------------------
 // A card's canvas is drawn at once from the 1600 px display copy (so a drag repaints within a frame), then,
@@ -39,88 +196,19 @@ function stripThumb(p, img, box, height) {
   return c;
 }
 
-// -- drag to reorder ---------------------------------------------------------------------------------
-// While a card is dragged the strip shows every card small (so a phone's one-at-a-time strip holds them
-// all), the card under the pointer is marked where the dragged one will go, and a drop is one undo step.
-let reorder = null;
-
-// How the cards lie: "column" when no two share a row (a desktop's narrow strip), else "row" (they wrap in rows)
-function stripFlow() {
-  const tops = [...document.querySelectorAll("#strip .card")].map((c) => Math.round(c.getBoundingClientRect().top));
-  return new Set(tops).size === tops.length && tops.length > 1 ? "column" : "row";
-}
-
-function reorderSlot(pt, dragged) { // how many of the other cards come before the pointer, in reading order
-  const column = stripFlow() === "column";
-  let slot = 0;
-  for (const c of document.querySelectorAll("#strip .card")) {
-    if (c === dragged) continue;
-    const r = c.getBoundingClientRect();
-    if (column ? pt.y > r.top + r.height / 2 : pt.y > r.bottom || (pt.y >= r.top && pt.x > r.left + r.width / 2)) slot += 1;
-  }
-  return slot;
-}
-
-function markSlot(slot) {
-  $("strip").dataset.flow = stripFlow(); // the bar that marks the place: beside a card in a row, above or below in a column
-  const others = [...document.querySelectorAll("#strip .card")].filter((c) => c !== reorder.card);
-  others.forEach((c, k) => {
-    c.classList.toggle("drop-before", k === slot);
-    c.classList.toggle("drop-after", slot === others.length && k === others.length - 1);
-  });
-}
-
-function stripPointerDown(e) {
-  const card = e.target.closest && e.target.closest("#strip .card");
-  const grip = e.target.closest && e.target.closest(".grip");
-  if (!card || state.mode !== "carousel" || (e.button !== undefined && e.button !== 0)) return;
-  if (!grip && (e.pointerType !== "mouse" || e.target.closest("button, select"))) return;
-  reorder = { card, from: Number(card.dataset.index), id: e.pointerId, x0: e.clientX, y0: e.clientY, on: false };
-  try { (grip || card).setPointerCapture(e.pointerId); } catch (_) { /* the pointer is gone */ }
-  if (grip) e.preventDefault();
-}
-
-function stripPointerMove(e) {
-  if (!reorder || e.pointerId !== reorder.id) return;
-  if (!reorder.on) {
-    if (Math.hypot(e.clientX - reorder.x0, e.clientY - reorder.y0) < 6) return;
-    reorder.on = true;
-    $("strip").classList.add("reordering");
-    reorder.card.classList.add("dragging");
-  }
-  markSlot(reorderSlot({ x: e.clientX, y: e.clientY }, reorder.card));
-  e.preventDefault();
-}
-
-function stripPointerUp(e) {
-  if (!reorder || e.pointerId !== reorder.id) return;
-  const rd = reorder;
-  reorder = null;
-  if (!rd.on) return; // a click: the card's own handler selects it
-  const slot = e.type === "pointercancel" ? rd.from : reorderSlot({ x: e.clientX, y: e.clientY }, rd.card);
-  $("strip").classList.remove("reordering");
-  for (const c of document.querySelectorAll("#strip .card")) c.classList.remove("dragging", "drop-before", "drop-after");
-  // the click that ends a mouse drag is not a click on the card
-  const eat = (ev) => { ev.stopPropagation(); ev.preventDefault(); };
-  window.addEventListener("click", eat, true); // (a click, if any, comes in this same task)
-  setTimeout(() => window.removeEventListener("click", eat, true), 0);
-  const p = cur();
-  if (!p || !p.boxes || slot === rd.from) { renderStrip(true); return; }
-  const boxes = clone(p.boxes);
-  const [moved] = boxes.splice(rd.from, 1);
-  boxes.splice(slot, 0, moved);
-  const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest("#strip");
-  if (focused) document.activeElement.blur(); // (the strip would give the focus back to the card at the old place)
-  editor.selected = slot;
-  edit(boxes);
-  const card = document.querySelector(`#strip .card[data-index="${slot}"]`);
-  if (focused && card) card.focus({ preventScroll: true });
-}
-
-function installReorder() {
-  const strip = $("strip");
-  strip.addEventListener("pointerdown", stripPointerDown);
-  strip.addEventListener("pointermove", stripPointerMove);
-  strip.addEventListener("pointerup", stripPointerUp);
-  strip.addEventListener("pointercancel", stripPointerUp);
+function thumbnail(img, box, W, height) {
+  // A canvas of `box` (source px) cut from the displayed copy `img` of a W-wide photo, `height` CSS px
+  // tall, drawn at the screen's pixel density (sharp on 2x screens).
+  const c = document.createElement("canvas");
+  const s = img.naturalWidth / W;
+  const dpr = Math.min(window.devicePixelRatio || 1, 3);
+  const cssW = Math.max(1, Math.round(height * box.w / box.h));
+  c.width = Math.round(cssW * dpr);
+  c.height = Math.round(height * dpr);
+  c.style.width = `${cssW}px`;
+  c.style.height = `${height}px`;
+  const ctx = c.getContext("2d");
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(img, box.x * s, box.y * s, box.w * s, box.h * s, 0, 0, c.width, c.height);
+  return c;
 }
