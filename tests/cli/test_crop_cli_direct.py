@@ -67,3 +67,41 @@ def test_bad_k_is_one_line(bad, portrait, tmp_path, capsys):
 def test_k_auto_needs_the_direct_strategy(portrait, tmp_path, capsys):
     assert cli_main.main(["crop", str(portrait), "-o", str(tmp_path), "-k", "auto", "-s", "partition"]) == 1
     assert "k='auto' needs strategy 'direct'" in capsys.readouterr().err
+
+
+def _head(path, k=3):
+    import numpy as np
+
+    from multicrop.embeddings import EMBEDDING
+    from multicrop.judges.heads import Head, HeadTarget, save_head
+
+    coef = np.zeros(EMBEDDING.dim, np.float32)
+    coef[k] = 1.0
+    save_head(Head(EMBEDDING.id, (HeadTarget("overall", "score", (-50.0, 50.0), coef, 0.0, 1.0, 10, 0.0),)), path)
+    return path
+
+
+def test_head_rates_the_framings_and_the_record_names_the_learned_scorer(portrait, tmp_path, capsys):
+    head = _head(tmp_path / "head.json")
+    rc = cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "a"), "--no-preview", "--json",
+                        "--head", str(head), "--head-weight", "0"])
+    (zero,) = _records(capsys.readouterr().out)
+    rc2 = cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "b"), "--no-preview", "--json"])
+    (plain,) = _records(capsys.readouterr().out)
+    assert rc == rc2 == 0
+    assert zero["versions"]["scorer"].startswith("learned/1+composition/") and "+w0+" in zero["versions"]["scorer"]
+    assert plain["versions"]["scorer"].startswith("composition/")
+    assert [c["box"] for c in zero["crops"]] == [c["box"] for c in plain["crops"]]   # weight 0: the base scorer's
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--head-weight", "1"], "--head-weight needs --head"),
+    (["--head", "missing.json"], "missing.json: no such file"),
+    (["--head", "HEAD", "--layout", "seamless"], "takes no --judge, --focus or --head"),
+])
+def test_head_options_refused_in_one_line(args, message, portrait, tmp_path, capsys):
+    head = str(_head(tmp_path / "head.json"))
+    args = [head if a == "HEAD" else str(tmp_path / a) if a.endswith(".json") else a for a in args]
+    rc = cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "o"), "--no-preview"] + args)
+    err = capsys.readouterr().err
+    assert rc != 0 and message in err and "Traceback" not in err

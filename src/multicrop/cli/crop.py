@@ -18,7 +18,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InvalidParameterError
-from .crop_steps import analyse_photo, check_out_dir, finish, seamless_result, slides_option
+from .crop_steps import analyse_photo, check_out_dir, finish, learned_scorer, seamless_result, slides_option
 from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, RATIO_HELP, ProgressBar,
                       apply_options, detectors_option, focus_option, given, k_option,
                       ratios_option, read_config_file, write_options)
@@ -85,6 +85,11 @@ def crop(
     judge_store: Path | None = typer.Option(
         None, "--judge-store", help="With --judge: the call store (SQLite); a rerun over it makes no new call "
                                     "(default: a temporary store per photo)."),
+    head: Path | None = typer.Option(
+        None, "--head", help="Embedding-judge head (multicrop judge fit): its rating of each photo's best framings "
+                             "joins their score as one soft term (docs/cropping.md, 'A learned term')."),
+    head_weight: float | None = typer.Option(
+        None, "--head-weight", min=0, help="With --head: the learned term's weight (default 0.5)."),
     focus: str | None = typer.Option(
         None, "--focus", help="X,Y or X,Y,W,H in source pixels: a point or region one crop must hold (strategy "
                               "direct); the record says it was given."),
@@ -105,8 +110,10 @@ def crop(
     ratios = ratios_option(ratio, preset)
     focus_box = focus_option(focus)
     seamless, n_slides = slides_option(layout, slides)
-    if seamless and (judge is not None or focus_box is not None):
-        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge and no --focus")
+    if seamless and (judge is not None or focus_box is not None or head is not None):
+        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge, --focus or --head")
+    if head_weight is not None and head is None:
+        raise InvalidParameterError("--head-weight needs --head (the head whose ratings it weighs)")
     crop_cfg, out_cfg = apply_options(
         base,
         given(k=k_option(k), ratios=ratios, strategy=strategy, saliency=saliency, faces=faces, max_k=max_k,
@@ -127,6 +134,7 @@ def crop(
 
         ranker = JudgeSettings.from_options(judge, shortlist=shortlist, store=judge_store, strategy=crop_cfg.strategy,
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
+    scorer = None if head is None else learned_scorer(head, crop_cfg, weight=0.5 if head_weight is None else head_weight)
     paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
     stems = unique_stems(paths)
     write = None
@@ -152,7 +160,8 @@ def crop(
                                    min_slide_width=width[0] if width else None)
                 own = None if own is None else dataclasses.replace(own, lossless="never")
             else:
-                result = analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box)
+                result = analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box,
+                                       scorer=scorer)
             if pending is not None:
                 failed += not pending.result()
                 bar.advance()

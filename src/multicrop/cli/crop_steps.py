@@ -60,13 +60,13 @@ def check_crops(result: Any, path: Path) -> None:
 
 
 def analyse_photo(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, strict: bool, judge: Any = None,
-             focus: Any = None) -> Any:
+                  focus: Any = None, scorer: Any = None) -> Any:
     """``crop_photo`` on one photo (then the judge panel's choice): its result, or the exception that makes it fail."""
     from ..crop import pipeline
 
     try:
         result = pipeline.crop_photo(path, crop_cfg, max_pixels=out_cfg.max_pixels,
-                                     shortlist=judge.shortlist if judge else 1, focus=focus)
+                                     shortlist=judge.shortlist if judge else 1, focus=focus, scorer=scorer)
         check_crops(result, path)
         if result.failure and strict:
             raise MulticropError(f"partition failure: {result.failure}")
@@ -76,6 +76,15 @@ def analyse_photo(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, st
     except (MulticropError, OSError) as exc:
         return exc
     return result
+
+
+def learned_scorer(head: Path, crop_cfg: CropConfig, *, weight: float) -> Any:
+    """``--head``: the configured scorer with the head's rating of its best framings as one soft term."""
+    from ..crop.scoring import get_scorer
+    from ..crop.scoring.learned import LearnedScorer
+    from ..judges.heads import load_head
+
+    return LearnedScorer(load_head(head), get_scorer(crop_cfg), weight=weight)
 
 
 LAYOUTS = ("crops", "seamless")
