@@ -41,6 +41,7 @@ from .partition import PARTITION_VERSION, Partition
 from .scoring import ScoredCrop, Scorer, ScoringContext, get_scorer
 from .select import SELECT_VERSION, to_source
 from .strategies import Candidates, Stopwatch, best_partition, select_crops
+from .subjects import SubjectRecord
 
 __all__ = ["Analysis", "CropConfig", "CropResult", "crop_photo", "analyse", "best_partition", "pipeline_versions"]
 
@@ -289,7 +290,7 @@ def crop_photo(
         config=cfg,
         versions=_versions(cfg, scorer),
         faces=tuple(f.scale(sx, sy) for f in faces),
-        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects),
+        subjects=tuple(SubjectRecord.of(s, sx, sy).to_dict() for s in analysis.subjects),
         focus=focus,
         mains=selection.mains,
         analysis_key=analysis.key,

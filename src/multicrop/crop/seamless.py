@@ -371,6 +371,7 @@ def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None
     from .config import CropConfig
     from .pipeline import CropResult, pipeline_versions
     from .scoring import ScoredCrop
+    from .subjects import SubjectRecord
 
     cfg = config if config is not None else CropConfig()
     loaded = source if isinstance(source, LoadedImage) else load_image(
@@ -387,6 +388,6 @@ def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None
         crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
         size=loaded.size, analysis_size=(w, h), config=cfg, versions=pipeline_versions(cfg),
         faces=tuple(f.scale(sx, sy) for f in analysis.faces),
-        subjects=tuple(s.to_record(sx, sy) for s in analysis.subjects), analysis_key=analysis.key,
+        subjects=tuple(SubjectRecord.of(s, sx, sy).to_dict() for s in analysis.subjects), analysis_key=analysis.key,
         source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
         image=loaded, saliency=np.asarray(analysis.saliency, dtype=np.float64))

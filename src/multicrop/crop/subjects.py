@@ -35,12 +35,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..geometry import Box
+from ..serialize import Serializable, serialized
 from .blobs import Blob, connected_components, salient_blobs
 from .grouping import clusters, fill_box, joined_groups, near_box, union, visible_parts
 from .people import facing, portrait_lines
 from .subject_config import SubjectConfig
 
-__all__ = ["Blob", "Subject", "BODY_KINDS", "connected_components", "salient_blobs", "find_subjects",
+__all__ = ["Blob", "Subject", "SubjectRecord", "BODY_KINDS", "connected_components", "salient_blobs", "find_subjects",
            "portrait_lines", "facing"]
 
 #: Kinds a crop must never slice: held whole, left out, or (people) cut only at portrait lines.
@@ -116,13 +117,34 @@ class Subject:
             return self.label
         return {"salient": "salient region", "focus": "focus region"}.get(self.kind, self.label or self.kind)
 
-    def to_record(self, sx: float = 1.0, sy: float = 1.0) -> dict:
-        """JSON-ready summary (box scaled by ``sx``, ``sy``; no maps)."""
-        b = self.box.scale(sx, sy)
-        return {"kind": self.kind, "label": self.label, "source": self.source,
-                "box": [round(b.x, 1), round(b.y, 1), round(b.w, 1), round(b.h, 1)],
-                "confidence": round(float(self.confidence), 4), "importance": round(float(self.importance), 4),
-                "members": len(self.members) or 1}
+
+
+@dataclass(frozen=True)
+class SubjectRecord(Serializable):
+    """What a record says of one subject (:attr:`multicrop.crop.pipeline.CropResult.subjects`): its kind,
+    label and source, its box ``[x, y, w, h]`` in the record's pixels, confidence, importance and members.
+
+    Examples
+    --------
+    >>> s = Subject("person", Box(10, 20, 30, 40), 0.912345, 1.0, "detector", "person")
+    >>> SubjectRecord.of(s, 2.0, 2.0).to_dict()["box"], SubjectRecord.of(s).to_dict()["confidence"]
+    ([20.0, 40.0, 60.0, 80.0], 0.9123)
+    """
+
+    kind: str
+    label: str | None
+    source: str
+    box: tuple[float, float, float, float] = field(metadata=serialized(round=1))
+    confidence: float = field(metadata=serialized(round=4))
+    importance: float = field(metadata=serialized(round=4))
+    members: int = 1
+
+    @classmethod
+    def of(cls, subject: Subject, sx: float = 1.0, sy: float = 1.0) -> SubjectRecord:
+        """The record of ``subject``, its box scaled by ``sx``, ``sy`` (analysis to source pixels); no maps."""
+        b = subject.box.scale(sx, sy)
+        return cls(subject.kind, subject.label, subject.source, (b.x, b.y, b.w, b.h), float(subject.confidence),
+                   float(subject.importance), len(subject.members) or 1)
 
 
 # -- detections -> subjects ---------------------------------------------------------------

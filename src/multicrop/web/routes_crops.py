@@ -13,6 +13,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
 from ..crop.config import CropConfig
+from ..crop.subjects import SubjectRecord
 from ..geometry import Box
 from ..ratios import parse_ratio, parse_ratio_spec
 from .download import box_in_photo, carousel_zip, edited_crops, lossless_block, zip_moved
@@ -143,7 +144,7 @@ def add_crop_routes(app: FastAPI, served: Served) -> None:
             else:
                 rec["ratio_note"] = None
         # the subjects (source px): where the page snaps a dragged band edge
-        rec["subjects"] = [s.to_record(size[0] / aw, size[1] / ah) for s in analysis.subjects]
+        rec["subjects"] = [SubjectRecord.of(s, size[0] / aw, size[1] / ah).to_dict() for s in analysis.subjects]
         w, h = int(boxes[0].w), int(boxes[0].h)
         band = Box(boxes[0].x, boxes[0].y, len(boxes) * w, h)
         rec.update({"slides": len(boxes), "slide_size": [w, h], "band": band.to_dict(),
