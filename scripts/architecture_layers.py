@@ -31,6 +31,7 @@ WORDS = {
     "io": "formats, opener, load, loaded, orientation, integrity, jpeg, save, tables, lossless, jpeg_cutters, guard, parts",
     "geometry": "boxes", "ratios": "Ratio, the one preset table and ratio parser",
     "hashing": "canonical JSON", "schema": "the judge table's columns", "registry": "the registry shape",
+    "distributions": "installed versions and entry-point groups, read without importlib.metadata when sure",
     "errors": "the exception hierarchy", "measures": "summed-area tables, luminance, sharpness",
     "quality": "whole-image faults: noise, blur, blocking, tilt",
     "serialize": "to_data / from_data and the rules classes declare (rules, dump, load)", "models": "the shipped ONNX files, their cards, onnx_session",
