@@ -28,7 +28,7 @@ WORDS = {
     "embeddings": "image embeddings and IAA models",
     "fusion": "judge-table features, combiners (scikit-learn estimators)",
     "stats": "pure functions on arrays: correlations, bootstrap, BH, ceilings, partial r",
-    "io": "formats, opener, load, loaded, orientation, integrity, jpeg, save, tables, lossless, jpeg_cutters, guard, parts",
+    "io": "formats, opener, load, loaded, orientation, integrity, jpeg, save, tables, lossless, jpeg_segments, jpeg_cutters, guard, parts",
     "geometry": "boxes", "ratios": "Ratio, the one preset table and ratio parser",
     "hashing": "canonical JSON", "schema": "the judge table's columns", "registry": "the registry shape",
     "distributions": "installed versions and entry-point groups, read without importlib.metadata when sure",
