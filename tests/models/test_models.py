@@ -154,3 +154,82 @@ def test_thread_count_is_the_one_place_that_reads_the_environment(monkeypatch):
     monkeypatch.setattr(sessions.os, "cpu_count", lambda: 16)
     assert models.thread_count() == models.MAX_THREADS == 4
     assert models.thread_count(workers=8) == 2 and models.thread_count(workers=32) == 1
+
+
+def test_sessions_asked_for_at_once_from_many_threads_are_built_once(monkeypatch):
+    import threading
+    import time
+
+    import onnxruntime
+
+    from multicrop.models import sessions
+
+    built = []
+
+    class SlowSession:
+        def __init__(self, path, sess_options=None, providers=None):
+            built.append(path)
+            time.sleep(0.05)  # long enough for every thread to ask while the first builds
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", SlowSession)
+    onnx_session.cache_clear()
+    try:
+        got, start = [], threading.Barrier(4)
+
+        def ask():
+            start.wait()
+            got.append(onnx_session("yunet", threads=3))
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(built) == 1 and built[0].endswith(MODELS["yunet"].file)
+        assert len(got) == 4 and all(s is got[0] for s in got)
+    finally:
+        onnx_session.cache_clear()
+
+
+def test_warm_sessions_builds_ahead_and_leaves_errors_to_the_callers_own_call(monkeypatch):
+    import onnxruntime
+
+    from multicrop.models import warm_sessions
+
+    onnx_session.cache_clear()
+    try:
+        thread = warm_sessions(["yunet", "no-such-model"], threads=2)
+        thread.join()
+        assert not thread.is_alive() and not thread.daemon
+
+        def no_build(*args, **kwargs):
+            raise AssertionError("built again")
+
+        monkeypatch.setattr(onnxruntime, "InferenceSession", no_build)
+        assert onnx_session("yunet", threads=2) is onnx_session("yunet", threads=2)  # the warm thread's session
+        with pytest.raises(InvalidParameterError, match="no-such-model"):
+            onnx_session("no-such-model", threads=2)
+        with pytest.raises(InvalidParameterError, match="threads must be a positive integer, got 0"):
+            warm_sessions(["yunet"], threads=0)
+    finally:
+        onnx_session.cache_clear()
+
+
+@pytest.mark.parametrize("kind", ["saliency", "detector"])
+def test_the_models_a_registered_class_runs_are_shipped_models(kind):
+    from multicrop.registry import registry_of
+
+    flags = {name: cls.models for name, cls in registry_of(kind).items()}
+    assert all(isinstance(m, tuple) and set(m) <= set(MODELS) for m in flags.values()), flags
+    expected = {"saliency": {"u2netp": ("u2netp",), "spectral": ()},
+                "detector": {"nanodet": ("nanodet",), "yunet": ("yunet",), "pose": ("pose_landmark_full",)}}[kind]
+    assert {k: v for k, v in flags.items() if k in expected} == expected
+
+
+def test_the_models_of_a_crop_setting_follow_its_saliency_and_detectors():
+    from multicrop.crop.analysis import models_of
+    from multicrop.crop.config import CropConfig
+
+    assert models_of(CropConfig()) == ("u2netp", "nanodet", "yunet", "pose_landmark_full")
+    assert models_of(CropConfig(faces=False)) == ("u2netp", "nanodet", "pose_landmark_full")
+    assert models_of(CropConfig(saliency="spectral", detectors=("yunet",))) == ("yunet",)
