@@ -97,8 +97,8 @@ def crop(
                                "the first --width is the narrowest slide preferred)."),
 ) -> None:
     """Cut k distinct full-resolution crops from each photo; originals are never written over."""
-    from ..crop.stems import unique_stems
     from ..io import list_photos
+    from ..crop.outputs import unique_stems
     from ..io.guard import file_id
 
     base = read_config_file(config_file, option="-c")
@@ -128,7 +128,6 @@ def crop(
         ranker = JudgeSettings.from_options(judge, shortlist=shortlist, store=judge_store, strategy=crop_cfg.strategy,
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
     paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
-    _warm(crop_cfg)
     stems = unique_stems(paths)
     write = None
     if not dry_run:
@@ -169,18 +168,6 @@ def crop(
             bar.advance()
     if failed:
         raise typer.Exit(1)
-
-
-def _warm(crop_cfg) -> None:
-    """Build the models' sessions on a second thread while this one imports the pipeline and decodes the
-    first photo (:func:`multicrop.crop.analysis.warm_models`; the crops do not change)."""
-    from ..crop.analysis import warm_models
-    from ..errors import MulticropError
-
-    try:
-        warm_models(crop_cfg)
-    except MulticropError:  # an unknown saliency method or detector: the first photo reports it
-        pass
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -37,8 +36,8 @@ from ..saliency import SALIENCY, compute_saliency
 from .config import CropConfig
 from .subjects import Subject, find_subjects
 
-__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "models_of",
-           "parse_focus", "run_models", "settings_key", "warm_models", "with_focus"]
+__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "parse_focus",
+           "run_models", "settings_key", "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
 #: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards; a body is behind
@@ -105,37 +104,6 @@ def detector_versions_of(config: CropConfig) -> dict[str, str]:
     if mod is not None:
         return {f"detector:{k}": v for k, v in mod.detector_versions(names).items()}
     return {f"detector:{n}": ("yunet" if n == "yunet" else "unavailable") for n in names}
-
-
-def models_of(config: CropConfig) -> tuple[str, ...]:
-    """The shipped models ``config``'s saliency method and detectors run, in the order they run.
-
-    From the ``models`` flag of each registered class (a plugin without it runs none of ours).
-
-    Examples
-    --------
-    >>> models_of(CropConfig())
-    ('u2netp', 'nanodet', 'yunet', 'pose_landmark_full')
-    >>> models_of(CropConfig(saliency="spectral", faces=False, detectors=()))
-    ()
-    """
-    names = list(getattr(SALIENCY.get(config.saliency), "models", ()))
-    active = config.active_detectors
-    mod = _detectors_module() if active else None
-    if mod is not None:
-        for n in active:
-            names += getattr(mod.DETECTORS.get(n), "models", ())
-    elif "yunet" in active:
-        names.append("yunet")
-    return tuple(dict.fromkeys(names))
-
-
-def warm_models(config: CropConfig, *, threads: int | None = None) -> threading.Thread:
-    """Build the sessions of :func:`models_of` ``config`` on a second thread (started; see
-    :func:`multicrop.models.sessions.warm_sessions`), with the threads :func:`analyse` gives them."""
-    from ..models.sessions import thread_count, warm_sessions
-
-    return warm_sessions(models_of(config), threads=thread_count() if threads is None else threads)
 
 
 def analysis_settings(config: CropConfig) -> dict:

@@ -42,9 +42,6 @@ class Detector:
     default_min_score : float
         The confidence threshold used when ``min_score`` is not given (each
         detector's module says what precision and recall it gives).
-    models : tuple of str
-        The shipped models (keys of :data:`multicrop.models.MODELS`) it runs,
-        whose sessions :func:`multicrop.models.sessions.warm_sessions` may build ahead.
 
     Parameters
     ----------
@@ -62,7 +59,6 @@ class Detector:
     gives_masks: ClassVar[bool] = False
     refines_people: ClassVar[bool] = False
     default_min_score: ClassVar[float] = 0.5
-    models: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, threads: int | None = None, min_score: float | None = None) -> None:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):

@@ -219,7 +219,6 @@ class NanoDet(Detector):
     description = "NanoDet COCO objects: 80 classes, people, animals, vehicles (onnxruntime; shipped weights)"
     kinds = ("person", "animal", "vehicle", "object")
     default_min_score = MIN_SCORE
-    models = ("nanodet",)
 
     def __call__(self, image: np.ndarray, *, found: Sequence[Detection] = ()) -> tuple[Detection, ...]:
         h, w = image.shape[:2]

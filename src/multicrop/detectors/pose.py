@@ -132,7 +132,6 @@ class Pose(Detector):
     gives_masks = True
     refines_people = True
     default_min_score = MIN_PRESENCE
-    models = ("pose_landmark_full",)  # run only on the people found: built ahead all the same
 
     def __call__(self, image: np.ndarray, *, found: Sequence[Detection] = ()) -> tuple[Detection, ...]:
         people = [d for d in found if d.kind == "person"]

@@ -34,7 +34,6 @@ class YuNet(Detector):
     kinds = ("face",)
     gives_keypoints = True
     default_min_score = MIN_SCORE
-    models = ("yunet",)
 
     def __call__(self, image: np.ndarray, *, found: Sequence[Detection] = ()) -> tuple[Detection, ...]:
         h, w = image.shape[:2]

@@ -25,22 +25,15 @@ user's cache.
 :func:`thread_count` is the one place that reads the ``MULTICROP_THREADS``
 environment variable; the edges (CLI, web, batch, evaluation) call it and
 pass the number down, and every model function takes ``threads``.
-
-:func:`warm_sessions` builds sessions ahead on a second thread (``multicrop
-crop`` starts it once its settings are known, so the sessions are built while
-the main thread imports the pipeline and decodes the first photo); a session
-is built once however many threads ask for it at the same time.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import threading
-from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["onnx_session", "file_session", "warm_sessions", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
+__all__ = ["onnx_session", "file_session", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
 
 #: Most intra-op threads one process gives onnxruntime by default (a 320x320
 #: U^2-Netp run gains little beyond this).
@@ -121,49 +114,10 @@ def onnx_session(name: str, *, threads: int) -> Any:
     ModelFileError
         If the file is missing or corrupt.
     """
-    threads = _check_threads(threads)
-    with _lock_of(name, threads):  # a second caller waits for the session being built, not builds another
-        return _session(name, threads)
+    return _session(name, _check_threads(threads))
 
 
 onnx_session.cache_clear = _session.cache_clear  # type: ignore[attr-defined]
-
-_LOCKS: dict[tuple[str, int], threading.Lock] = {}
-_LOCKS_LOCK = threading.Lock()
-
-
-def _lock_of(name: str, threads: int) -> threading.Lock:
-    with _LOCKS_LOCK:
-        return _LOCKS.setdefault((name, threads), threading.Lock())
-
-
-def warm_sessions(names: Iterable[str], *, threads: int) -> threading.Thread:
-    """Build the sessions of the shipped models ``names`` on a new thread, in order; the thread, started.
-
-    A later :func:`onnx_session` of one of them returns the session built (or
-    waits for it).  What fails here is not raised: the caller's own
-    :func:`onnx_session` call builds that session again and raises the error
-    where it is reported.  The thread is not a daemon: the process waits for
-    it before it exits (at most the sessions' start, ~0.1 s).
-
-    Examples
-    --------
-    >>> warm_sessions(["yunet"], threads=1).join()
-    >>> onnx_session("yunet", threads=1) is onnx_session("yunet", threads=1)
-    True
-    """
-    names, threads = tuple(names), _check_threads(threads)
-
-    def build() -> None:
-        for name in names:
-            try:
-                onnx_session(name, threads=threads)
-            except Exception:  # noqa: BLE001 - raised again by the caller's own call
-                pass
-
-    thread = threading.Thread(target=build, name="multicrop-warm-sessions")
-    thread.start()
-    return thread
 
 
 def file_session(path: str | os.PathLike, *, threads: int) -> Any:
