@@ -94,6 +94,7 @@ def test_places_only_importlib_metadata_reads_are_unsure(tmp_path):
             return iter(())
 
     assert may_declare("multicrop.saliency", [], [Finder()]) is True
+    assert may_declare("multicrop.saliency", [str(tmp_path).encode()]) is True  # bytes on sys.path
     assert version_on_path("multicrop", sys.path, [Finder()]) is None
 
 

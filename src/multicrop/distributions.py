@@ -43,7 +43,10 @@ def _folders(path: Iterable[str]) -> Iterator[tuple[str, str]]:
     The folders :class:`importlib.metadata.FastPath` lists: ``NAME[-VERSION].dist-info``
     and ``.egg-info`` children of each entry, and ``EGG-INFO`` inside a ``*.egg`` entry.
     """
-    for root in (os.fspath(r) or "." for r in path):
+    for root in path:
+        if not isinstance(root, str):  # bytes or another object on sys.path: importlib.metadata decides
+            raise _Unsure
+        root = root or "."
         try:
             children = os.listdir(root)
         except OSError:
