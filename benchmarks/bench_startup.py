@@ -20,13 +20,19 @@ imports of one ``python -X importtime`` run (cumulative ms, top-level entries).
 
 ``--alt DIR`` adds ``help_alt``, ``crop_alt`` and ``crop_reencode_alt``: the
 same commands with ``DIR`` first on ``PYTHONPATH`` (e.g. another typer,
-``pip install --no-deps --target DIR typer==0.28.0``), in the same rotation,
+``pip install --no-deps --target DIR typer==0.28.0``, or an older checkout's
+``src``: ``git archive REV src | tar -x -C DIR/..``), in the same rotation,
 so a before/after pair comes from one run against the same floors.
+
+``--ten`` adds ``floor_10`` (the floor's work on ten copies of the photo in one
+process) and ``crop_10`` (``multicrop crop --no-preview -k 3`` on the ten, one
+process; with ``--alt`` also ``crop_10_alt``), paired against ``floor_10``.
 
 Usage::
 
     MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 7 --importtime
     MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 7 --alt /tmp/typer-0.28
+    MULTICROP_THREADS=2 python benchmarks/bench_startup.py --reps 5 --ten --alt /tmp/before/src
 
 Not a test: numbers depend on the machine and its load.
 """
@@ -63,6 +69,27 @@ def _multicrop() -> list[str]:
     """The ``multicrop`` console script of this interpreter's environment (as a user runs it), else ``-m``."""
     script = Path(sys.executable).parent / "multicrop"
     return [str(script)] if script.exists() else [sys.executable, "-m", "multicrop"]
+
+
+def ten_copies(photo: Path) -> list[str]:
+    """Ten copies of ``photo`` beside it (``ten_0.jpg`` ...), for the one-process folder runs."""
+    import shutil
+
+    out = []
+    for i in range(10):
+        copy = photo.with_name(f"ten_{i}{photo.suffix}")
+        shutil.copyfile(photo, copy)
+        out.append(str(copy))
+    return out
+
+
+def ten_commands(photo: Path) -> dict[str, list[str]]:
+    """``floor_10`` and ``crop_10``: the floor and ``multicrop crop`` on ten copies of ``photo``, one process each."""
+    from multicrop.models import model_path
+
+    ten = ten_copies(photo)
+    return {"floor_10": [sys.executable, bench_crop.__file__, "--floor", str(model_path("u2netp")), "{out}", *ten],
+            "crop_10": [*_multicrop(), "crop", "-o", "{out}", "-k", "3", "--no-preview", *ten]}
 
 
 def commands(photo: Path) -> dict[str, list[str]]:
@@ -125,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--importtime", action="store_true", help="also the heaviest imports of help, crop_help, crop")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
     ap.add_argument("--alt", type=Path, default=None, help="also run help and crop with this folder first on PYTHONPATH")
+    ap.add_argument("--ten", action="store_true", help="also the floor and crop on ten copies, one process each")
     args = ap.parse_args(argv)
     env = bench_crop._env()
     envs = {}
@@ -133,9 +161,13 @@ def main(argv: list[str] | None = None) -> int:
         photo = make_photo(Path(work))
         cmds = commands(photo)
         base = dict(BASE)
+        alt = ALT
+        if args.ten:
+            cmds |= ten_commands(photo)
+            base["crop_10"], alt = "floor_10", (*ALT, "crop_10")
         if args.alt is not None:
-            for k in ALT:
-                cmds[f"{k}_alt"], envs[f"{k}_alt"], base[f"{k}_alt"] = cmds[k], alt_env(env, args.alt), BASE[k]
+            for k in alt:
+                cmds[f"{k}_alt"], envs[f"{k}_alt"], base[f"{k}_alt"] = cmds[k], alt_env(env, args.alt), base[k]
         names = list(cmds)
         times: dict[str, list[dict]] = {k: [] for k in cmds}
         load = [os.getloadavg()]

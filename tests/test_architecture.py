@@ -129,7 +129,7 @@ CLAIMS = {
     "open_image": ("Every image multicrop reads is opened by `io.open_image`", _image_open, ("io/",)),
     "onnx_session": ("Every model runs through `models.onnx_session(", _inference_session, ("models/",)),
     "formats": ("the accepted suffixes follow from it", _suffix_table, ("io/",)),
-    "ratios": ("ratios Ratio, the one preset table and ratio parser", _ratio_table, ("ratios.py",)),
+    "ratios": ("ratios Ratio, the one preset table and ratio parser", _ratio_table, ("ratios/",)),
     "coco": ("COCO class ids live in `detectors.coco`", _coco_ids, ("detectors/coco.py",)),
     "geometry": ("geometry holds boxes only and never imports ratios", _geometry_imports_ratios, ("",)),
     "serialize": ("no class writes its own converter", _hand_converter, ("serialize/",)),

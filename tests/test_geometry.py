@@ -73,6 +73,26 @@ def test_box_rejects_negative_and_non_finite():
         Box(0, float("nan"), 1, 1)
 
 
+@pytest.mark.parametrize("coords, bad", [
+    ((1, 2.5, np.float64(3), np.int64(4)), None),
+    ((np.float32(1), np.uint8(2), True, 4), None),  # other numbers take the one-by-one checks, and pass
+    ((1e308, 1e308, 1e308, 1.0), None),  # finite each, though their sum is not
+    ((np.float32(3e38), np.float32(3e38), np.float32(3e38), 1), None),
+    ((0, float("inf"), 1, 1), "Box.y must be a finite number, got inf"),
+    ((0, 0, np.float64("nan"), 1), "Box.w must be a finite number, got np.float64(nan)"),
+    ((0, 0, 1, "2"), "Box.h must be a finite number, got '2'"),
+    ((0, 0, 1.0, -0.5), "Box width and height must be >= 0, got w=1.0, h=-0.5"),
+])
+def test_box_checks_each_coordinate_whatever_its_number_type(coords, bad):
+    if bad is None:
+        b = Box(*coords)
+        assert (b.x, b.y, b.w, b.h) == coords
+    else:
+        with pytest.raises(InvalidParameterError) as err:
+            Box(*coords)
+        assert str(err.value) == bad
+
+
 @pytest.mark.parametrize("text, expected", [("2:3", (2, 3)), ("3x2", (3, 2)), ("4/5", (4, 5)), ("1.91:1", (1.91, 1))])
 def test_parse_ratio(text, expected):
     r = parse_ratio(text)

@@ -8,6 +8,7 @@ Coordinates are in pixels of the image they refer to, ``x`` to the right and
 from __future__ import annotations
 
 import math
+from math import isfinite
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,6 +24,10 @@ __all__ = [
     "fit_ratio_box",
     "snap_box",
 ]
+
+
+#: Coordinate types :class:`Box` checks in one step (any other is checked one by one).
+_PLAIN = frozenset((int, float, np.float64, np.int64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +49,16 @@ class Box(Serializable):
     h: float
 
     def __post_init__(self) -> None:
-        for name in ("x", "y", "w", "h"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
-                raise InvalidParameterError(f"Box.{name} must be a finite number, got {v!r}")
-        if self.w < 0 or self.h < 0:
+        x, y, w, h = self.x, self.y, self.w, self.h
+        # The common case at once (a crop search makes thousands of boxes); anything else is
+        # checked one by one, with the same errors.
+        if not (type(x) in _PLAIN and type(y) in _PLAIN and type(w) in _PLAIN and type(h) in _PLAIN
+                and isfinite(x) and isfinite(y) and isfinite(w) and isfinite(h)):
+            for name in ("x", "y", "w", "h"):
+                v = getattr(self, name)
+                if not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+                    raise InvalidParameterError(f"Box.{name} must be a finite number, got {v!r}")
+        if w < 0 or h < 0:
             raise InvalidParameterError(
                 f"Box width and height must be >= 0, got w={self.w!r}, h={self.h!r}"
             )

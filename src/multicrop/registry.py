@@ -20,6 +20,9 @@ Two functions reach every kind by its name:
 Third-party packages add entries through Python entry points, for the three
 kinds where plugins are real: ``multicrop.saliency``, ``multicrop.detectors``,
 ``multicrop.scorers`` and ``multicrop.judge_backends`` (each entry point loads a class).
+They are read on a registry's first lookup, through :mod:`importlib.metadata` (about 40 ms
+of imports) only if :func:`multicrop.distributions.may_declare` finds the group named in an
+``entry_points.txt`` on ``sys.path`` (else there are none to read).
 
 Examples
 --------
@@ -43,7 +46,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import importlib.metadata
+import sys
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
@@ -123,7 +126,7 @@ class Registry(Generic[T]):
     def _load_entry_points(self) -> None:
         if self._entry_points_loaded:
             return
-        eps = list(importlib.metadata.entry_points(group=self.entry_point_group))
+        eps = _entry_points(self.entry_point_group)
         clash = [ep for ep in eps if ep.name in self._items]
         if clash:
             # Duplicate names are an error, for plugins as for built-ins; raised on
@@ -188,6 +191,16 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self.names())
+
+
+def _entry_points(group: str) -> list[Any]:
+    from .distributions import may_declare
+
+    if "importlib.metadata" not in sys.modules and not may_declare(group, sys.path, sys.meta_path):
+        return []  # importlib.metadata would find none; importing it costs ~40 ms
+    import importlib.metadata
+
+    return list(importlib.metadata.entry_points(group=group))
 
 
 def registry_of(kind: str) -> Registry:

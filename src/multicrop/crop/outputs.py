@@ -41,11 +41,20 @@ from ..io.save import FORMAT_BY_SUFFIX, save_image
 from ..serialize import Serializable, to_data
 from .config import OutputConfig
 from .pipeline import CropResult
-from .preview import render_preview
 from .stems import Stem, unique_stems
 
 __all__ = ["write_outputs", "render_preview", "output_suffix", "unique_stems", "lossless_reason", "Stem",
            "WrittenCrop", "WriteOptions", "LOSSLESS_MODES", "PREVIEW_SUFFIX"]
+
+
+def __getattr__(name: str) -> Any:
+    """``render_preview``, re-exported from :mod:`.preview` when first asked (``--no-preview`` never imports it)."""
+    if name == "render_preview":
+        from .preview import render_preview
+
+        return render_preview
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The preview is a small JPEG (a full-size PNG cost about 0.5 s at 12 MP).
 PREVIEW_SUFFIX = "_preview.jpg"
@@ -338,6 +347,8 @@ def write_outputs(
         finally:
             full.close()
         if out_cfg.preview:
+            from .preview import render_preview  # Pillow's ImageDraw and ImageFont: ~30 ms of imports
+
             pname = f"{stem}{PREVIEW_SUFFIX}"
             render_preview(result).save(target(pname), format="JPEG", quality=80)
             rec["preview"] = pname

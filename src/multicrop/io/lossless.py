@@ -27,7 +27,8 @@ of a multi-picture file, which would point at pictures the crop does not
 hold.  A multi-picture JPEG (MPO: a camera's preview or depth map after the
 main picture) is cut from its first picture, which is what Pillow decodes.
 
-The two backends live in :mod:`multicrop.io.jpeg_cutters`; ``MULTICROP_TURBOJPEG``
+The two backends live in :mod:`multicrop.io.jpeg_cutters`, the header and the
+segments in :mod:`multicrop.io.jpeg_segments` (both re-exported here); ``MULTICROP_TURBOJPEG``
 (a library path, or empty for none) and ``MULTICROP_JPEGTRAN`` (a program
 path, or empty for none) override the lookup.
 """
@@ -42,11 +43,11 @@ from pathlib import Path
 
 from ..errors import MulticropError
 from ..geometry import Box
-from .jpeg import read_markers
 from .jpeg_cutters import backend, jpegtran, turbojpeg
 from .jpeg_cutters import jpegtran_finish as _jpegtran_finish  # module globals: tests replace them here
 from .jpeg_cutters import jpegtran_start as _jpegtran_start
 from .jpeg_cutters import tj_cut as _tj_cut
+from .jpeg_segments import JpegHeader, insert_segments, jpeg_header, kept_segments
 
 __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments", "jpeg_header", "jpegtran",
            "kept_segments", "snap_box", "turbojpeg"]
@@ -54,27 +55,6 @@ __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments"
 #: Largest photo whose jpegtran crops run as parallel processes: each holds the
 #: photo's DCT coefficients (2 bytes a sample, about 600 MB at 200 MP).
 PARALLEL_JPEGTRAN_PIXELS = 50_000_000
-
-@dataclass(frozen=True)
-class JpegHeader:
-    """What :func:`jpeg_header` reads from a JPEG's markers before its first scan.
-
-    Attributes
-    ----------
-    size : (int, int)
-        ``(width, height)`` of the (first) picture.
-    block : (int, int)
-        The iMCU size in pixels, the grid a lossless crop's corner lies on.
-    components : int
-        1 (grey), 3 (YCbCr or RGB) or 4 (CMYK, YCCK).
-    segments : tuple of bytes
-        Every APPn and COM segment, whole (marker, length and payload), in file order.
-    """
-
-    size: tuple[int, int]
-    block: tuple[int, int]
-    components: int
-    segments: tuple[bytes, ...]
 
 
 @dataclass(frozen=True)
@@ -96,28 +76,6 @@ class LosslessCut:
     error: str | None = None
 
 
-def jpeg_header(data: bytes) -> JpegHeader:
-    """Read the size, iMCU block, component count and APPn/COM segments of the JPEG ``data``.
-
-    Raises
-    ------
-    MulticropError
-        ``data`` is not a JPEG stream, or its markers end before a frame header.
-
-    Examples
-    --------
-    >>> import io
-    >>> from PIL import Image
-    >>> buf = io.BytesIO()
-    >>> Image.new("RGB", (40, 24)).save(buf, "JPEG", subsampling=1)
-    >>> h = jpeg_header(buf.getvalue())
-    >>> h.size, h.block, h.components
-    ((40, 24), (16, 8), 3)
-    """
-    m = read_markers(data)
-    return JpegHeader(m.size, m.block, m.components, m.segments)
-
-
 def snap_box(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:
     """``box`` with its top-left corner on the ``block`` grid, same width and height, inside ``size``.
 
@@ -137,41 +95,6 @@ def snap_box(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:
     if ny + h > size[1]:
         ny = (y // by) * by
     return Box(nx, ny, w, h)
-
-
-def _segment(marker: int, payload: bytes) -> bytes:
-    return bytes((0xFF, marker)) + (len(payload) + 2).to_bytes(2, "big") + payload
-
-
-def kept_segments(header: JpegHeader, *, exif: bytes = b"", keep_all: bool = False) -> list[bytes]:
-    """The source's segments a crop carries: ICC profile and ``exif``; with ``keep_all`` all but MPF and JFIF.
-
-    ``exif`` (the block Pillow reads, starting ``b"Exif\\0\\0"``) is ignored
-    with ``keep_all``, which keeps the source's own EXIF segment.  A JFIF
-    APP0 and an Adobe APP14 are never copied: the encoder writes its own.
-    """
-    if keep_all:
-        return [s for s in header.segments
-                if not (s[1] == 0xE2 and s[4:8] == b"MPF\0") and not (s[1] == 0xE0 and s[4:9] == b"JFIF\0")
-                and not (s[1] == 0xEE and s[4:9] == b"Adobe")]
-    out = [_segment(0xE1, exif)] if exif and len(exif) + 2 <= 0xFFFF else []
-    return out + [s for s in header.segments if s[1] == 0xE2 and s[4:16] == b"ICC_PROFILE\0"]
-
-
-def insert_segments(jpeg: bytes, segments: Sequence[bytes]) -> bytes:
-    """``jpeg`` with whole marker ``segments`` put after its SOI and (when present) its JFIF APP0.
-
-    Examples
-    --------
-    >>> insert_segments(b"\\xff\\xd8\\xff\\xdb..", [b"\\xff\\xfe\\x00\\x03!"])
-    b'\\xff\\xd8\\xff\\xfe\\x00\\x03!\\xff\\xdb..'
-    """
-    if not segments:
-        return jpeg
-    pos = 2
-    if jpeg[2:4] == b"\xff\xe0":
-        pos = 4 + int.from_bytes(jpeg[4:6], "big")
-    return jpeg[:pos] + b"".join(segments) + jpeg[pos:]
 
 
 def _jpegtran_cut(prog: str, source: Path, boxes: Sequence[Box], *, parallel: bool) -> list[bytes | MulticropError]:

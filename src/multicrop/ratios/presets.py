@@ -1,118 +1,22 @@
-"""Ratios: the :class:`Ratio` value, the one table of named presets and the one parser every face uses.
+"""Ratio settings: :class:`RatioSpec`, the one table of named presets, platform sizes and the setting parser.
 
-A ratio setting is what a user types after ``--preset``/``--ratio`` or picks in
-the page's ratio menu: a preset name (``instagram``), one ratio (``2:3``), a
-comma list (``4:5,1:1``) or a platform's pixel size (``1080x566``).
-:func:`parse_ratio_spec` turns any of them into a :class:`RatioSpec`, which
-carries the ratios *and* whether the carousel must keep one ratio for all its
-slides, so that rule travels with the setting instead of being guessed again
-from a name in every face (command line, web page, batch).
-
-Instagram shows every slide of a carousel at the first slide's shape, so the
-``instagram`` preset is one-ratio: the carousel takes 4:5, 1:1 or 1.91:1 for
-all its slides.  A plain list of ratios (``"4:5,1:1,1.91:1"``) lets each crop
-take its own; that is asked for explicitly.
-
-Platform sizes are exact: Instagram's 1.91:1 slide is 1080×566 px (1080 / 1.91
-is 565.4), which :func:`platform_height` returns for that ratio at 1080 px.
+A setting is a preset name, one ratio, a comma list or a platform's pixel size
+(:func:`parse_ratio_spec`); the package docstring of :mod:`multicrop.ratios`
+says why a setting carries ``one_ratio``.  Re-exported by :mod:`multicrop.ratios`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .errors import InvalidParameterError
-from .serialize import TEXT_TYPES
+from ..errors import InvalidParameterError
+from .value import Ratio, parse_ratio
 
-__all__ = [
-    "Ratio",
-    "parse_ratio",
-    "parse_ratios",
-    "RatioSpec",
-    "PRESETS",
-    "RATIO_PRESETS",
-    "ONE_RATIO_PRESETS",
-    "PLATFORM_SIZES",
-    "DEFAULT_RATIOS",
-    "parse_ratio_spec",
-    "platform_height",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class Ratio:
-    """A target aspect ratio ``width:height`` (e.g. ``Ratio(2, 3)`` is portrait).
-
-    Examples
-    --------
-    >>> Ratio(4, 5).value
-    0.8
-    >>> str(Ratio(3, 2))
-    '3:2'
-    """
-
-    width: float
-    height: float
-
-    def __post_init__(self) -> None:
-        for name in ("width", "height"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-                raise InvalidParameterError(f"ratio {name} must be a positive number, got {v!r}")
-
-    @property
-    def value(self) -> float:
-        """Width divided by height."""
-        return self.width / self.height
-
-    def __str__(self) -> str:
-        def fmt(v: float) -> str:
-            return str(int(v)) if float(v).is_integer() else f"{v:g}"
-
-        return f"{fmt(self.width)}:{fmt(self.height)}"
-
-
-
-
-_RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:x/]\s*(\d+(?:\.\d+)?)\s*$")
-
-
-def parse_ratio(text: str | Ratio) -> Ratio:
-    """Parse ``"2:3"``, ``"2x3"``, ``"4/5"`` or ``"1.91:1"`` into a :class:`Ratio`.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``text`` is not of the form ``W:H`` with positive numbers.
-
-    Examples
-    --------
-    >>> parse_ratio("1.91:1")
-    Ratio(width=1.91, height=1)
-    >>> parse_ratio("wide")
-    Traceback (most recent call last):
-    ...
-    multicrop.errors.InvalidParameterError: ratio must look like '2:3' or '1.91:1', got 'wide'
-    """
-    if isinstance(text, Ratio):
-        return text
-    m = _RATIO_RE.match(str(text))
-    if not m:
-        raise InvalidParameterError(f"ratio must look like '2:3' or '1.91:1', got {text!r}")
-    w, h = (float(g) for g in m.groups())
-    w = int(w) if w.is_integer() else w
-    h = int(h) if h.is_integer() else h
-    if w <= 0 or h <= 0:
-        raise InvalidParameterError(f"ratio parts must be positive, got {text!r}")
-    return Ratio(w, h)
-
-
-#: A Ratio is written as its text form, ``"2:3"``.
-TEXT_TYPES[Ratio] = parse_ratio
+__all__ = ["parse_ratios", "RatioSpec", "PRESETS", "RATIO_PRESETS", "ONE_RATIO_PRESETS", "PLATFORM_SIZES",
+           "DEFAULT_RATIOS", "parse_ratio_spec", "platform_height"]
 
 
 def parse_ratios(text: str | Ratio | tuple | list) -> tuple[Ratio, ...]:
