@@ -5,6 +5,9 @@ identical images (same bytes, hence the same call keys) land in one chunk:
 no two tasks of one batch ever share a call key.  Each task runs
 :func:`multicrop.judges.runner.judge_images` on its chunk.
 
+Chunking is :mod:`multicrop.batch.judge_chunks` and the task a worker runs
+:mod:`multicrop.batch.judge_worker` (both re-exported here).
+
 Store semantics
 ---------------
 * ``--engine local``: every worker opens the one SQLite store (WAL; each
@@ -28,19 +31,17 @@ Store semantics
 from __future__ import annotations
 
 import collections
-import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..errors import ImageLoadError, InvalidParameterError
-from ..hashing import hash_stream
+from ..errors import InvalidParameterError
 from ..serialize import Serializable
 from .engines import Item, dispatch, make_engine
-from .sources import Photo, list_photos
+from .judge_chunks import _chunk_error, _hash, chunk_by_hash
+from .judge_worker import _download, judge_task  # noqa: F401 - re-exported
+from .sources import Photo, list_photos  # noqa: F401 - Photo re-exported
 
 __all__ = ["JudgeBatchSummary", "judge_task", "run_judge_batch", "chunk_by_hash"]
 
@@ -61,94 +62,6 @@ class JudgeBatchSummary(Serializable):
     elapsed_s: float = 0.0
     engine: str = "local"
     workers: int = 1
-
-
-def _hash(photo: Photo) -> str:
-    import fsspec
-
-    with fsspec.open(photo.path, "rb") as fh:
-        return hash_stream(fh)
-
-
-def chunk_by_hash(hashes: dict[str, str], size: int) -> list[list[str]]:
-    """Paths in chunks of about ``size``, every path of one hash in the same chunk.
-
-    Examples
-    --------
-    >>> chunk_by_hash({"a": "h1", "b": "h2", "c": "h1", "d": "h3"}, 2)
-    [['a', 'c'], ['b', 'd']]
-    """
-    groups: dict[str, list[str]] = collections.defaultdict(list)
-    for path, h in hashes.items():
-        groups[h].append(path)
-    chunks: list[list[str]] = [[]]
-    for paths in groups.values():
-        if chunks[-1] and len(chunks[-1]) + len(paths) > size:
-            chunks.append([])
-        chunks[-1].extend(paths)
-    return [c for c in chunks if c]
-
-
-def judge_task(paths: list[str], panel_data: dict, db: str | None, seed: list[dict]) -> dict:
-    """Judge one chunk (runs in a worker); what became of each image, and new records when ``db`` is None."""
-    from ..judges.panel import parse_panel
-    from ..judges.runner import judge_images
-    from ..judges.store import CallRecord, CallStore
-    from ..judges.types import ImageRef
-
-    panel = parse_panel(panel_data, source="panel")
-    with contextlib.ExitStack() as stack:
-        refs, unreadable = [], {}
-        for p in paths:
-            try:
-                local = p if "://" not in p else _download(p, stack)
-                refs.append(ImageRef(local, label=p))
-            except OSError as exc:
-                unreadable[p] = f"cannot read ({exc.strerror or exc})"
-            except ImageLoadError as exc:  # no longer a regular file (deleted, or a FIFO put in its place)
-                text = str(exc)
-                unreadable[p] = text[len(p) + 2:] if text.startswith(f"{p}: ") else text
-        if db is None:
-            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="multicrop-judge-"))
-            store = stack.enter_context(CallStore(Path(tmp) / "chunk.sqlite"))
-            store.record([CallRecord.from_dict(r) for r in seed])
-        else:
-            store = stack.enter_context(CallStore(db))
-        bad: dict[str, str] = {}
-        summary, plan = judge_images(refs, panel, store, on_bad_image=lambda label, why: bad.__setitem__(label, why))
-        done = store.completed_keys()
-        seeded = {r["call_key"] for r in seed}
-        records = [] if db is not None else [r.to_dict() for r in store.iter_records() if r.call_key not in seeded]
-    per_image: dict[str, list[int]] = {p: [0, 0] for p in paths}
-    for c in plan:
-        per_image[c.image.label][0] += 1
-        per_image[c.image.label][1] += c.key in done
-    images = []
-    for p in paths:
-        n, ok = per_image[p]
-        why = unreadable.get(p) or bad.get(p)
-        status = "done" if why is None and n and ok == n else "failed"
-        kind = "ImageLoadError" if why else ("CallsFailed" if status == "failed" else None)
-        images.append({"path": p, "status": status, "error_kind": kind,
-                       "error": why or (f"{n - ok} of {n} calls failed" if status == "failed" else None),
-                       "calls": n, "completed": ok})
-    return {"summary": summary.to_dict(), "images": images, "records": records}
-
-
-def _download(uri: str, stack: contextlib.ExitStack) -> str:
-    import fsspec
-
-    fd, tmp = tempfile.mkstemp(prefix="multicrop-judge-", suffix=os.path.splitext(uri)[1])
-    os.close(fd)
-    stack.callback(lambda: Path(tmp).unlink(missing_ok=True))
-    from .crop_job import MAX_REMOTE_BYTES
-
-    with fsspec.open(uri, "rb") as src, open(tmp, "wb") as dst:
-        data = src.read(MAX_REMOTE_BYTES + 1)
-        if len(data) > MAX_REMOTE_BYTES:
-            raise OSError(f"more than {MAX_REMOTE_BYTES:,} bytes; not a photo")
-        dst.write(data)
-    return tmp
 
 
 def run_judge_batch(source: str | os.PathLike, db: str | os.PathLike, *, panel: str | os.PathLike | None = None,
@@ -251,16 +164,3 @@ def run_judge_batch(source: str | os.PathLike, db: str | os.PathLike, *, panel: 
     summary.failed_by_reason = dict(sorted(reasons.items()))
     summary.elapsed_s = time.perf_counter() - t0
     return summary
-
-
-class _chunk_error:  # noqa: N801 - a callable used like a function
-    """The result of a chunk whose worker died: every image failed, no records."""
-
-    def __init__(self, paths: list[str]) -> None:
-        self.paths = paths
-
-    def __call__(self, exc: BaseException) -> dict:
-        why = f"the worker judging this chunk stopped ({type(exc).__name__}: {exc})"[:500]
-        return {"summary": {"planned": 0, "already_done": 0, "performed": 0, "failed": 0, "cost_usd": 0.0},
-                "records": [], "images": [{"path": p, "status": "failed", "error_kind": "WorkerDied", "error": why,
-                                           "calls": 0, "completed": 0} for p in self.paths]}

@@ -12,146 +12,36 @@ cropped.  Only this process writes the manifest; the workers return rows.
 The destination is never read as input: ``-o`` equal to the source folder
 is refused, and a destination inside the source folder is left out of the
 listing (so crops are never cropped again on the next run).
+
+The summary is :mod:`multicrop.batch.summary`, the skip plan
+:mod:`multicrop.batch.plan` and the rows the driver writes itself
+:mod:`multicrop.batch.driver_rows` (all re-exported here).
 """
 
 from __future__ import annotations
 
 import collections
 import os
-import posixpath
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..crop.config import CropConfig, OutputConfig
 from ..errors import InvalidParameterError
-from ..serialize import Serializable
 from .admission import PixelBudget
 from .crop_job import CropJob, crop_task
+from .driver_rows import _ErrorRow, _failed_row, refused_row  # noqa: F401 - re-exported
 from .engines import ENGINES, Item, default_budget, dispatch, make_engine
 from .lock import run_lock
 from .manifest import ManifestWriter, check_manifest_folder, latest_rows, new_run_id, read_manifest
-from .sources import PROTOCOLS, Photo, list_photos, output_stems
+from .plan import _PLAN_COLUMNS, BatchPlan, _outputs_present, plan_batch  # noqa: F401 - re-exported
+from .sources import PROTOCOLS, Photo, list_photos, output_stems  # noqa: F401 - Photo, output_stems re-exported
+from .summary import FAILED_SHOWN, BatchSummary  # noqa: F401 - re-exported
 
 __all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME", "FAILED_SHOWN"]
 
-_PLAN_COLUMNS = ("path", "settings_hash", "size", "modified", "status", "stem", "outputs")
-
-#: Failed photos a summary names (the rest are listed by ``multicrop batch failed``).
-FAILED_SHOWN = 5
-
 #: The manifest folder's name inside the destination (a Parquet dataset).
 MANIFEST_NAME = "manifest.parquet"
-
-
-@dataclass
-class BatchSummary(Serializable):
-    """What a batch run did.
-
-    Attributes
-    ----------
-    total : int
-        Photos the source names.
-    skipped : int
-        Done before with the same settings and unchanged: not touched.
-    done, failed : int
-        Photos this run cropped, and photos that failed in it.
-    failed_by_reason : dict of str to int
-        Failures of this run per error kind (``ImageLoadError``, ...).
-    elapsed_s : float
-    photos_per_s : float
-        Photos processed (done + failed) per second of this run.
-    engine : str
-    workers, threads : int
-    manifest : str
-    peak_pixels : int
-        Most pixels ever admitted at once (0 without admission control).
-    failed_examples : list of [str, str]
-        The first :data:`FAILED_SHOWN` failed photos of this run: ``[path, error]``.
-    quarantined : list of str
-        Manifest parts that could not be read, moved aside (their photos are redone).
-    redone_missing : int
-        Photos done before whose listed outputs were missing (``verify_outputs``), redone.
-    excluded : int
-        Files under the destination (inside the source folder) that were not read.
-    """
-
-    total: int = 0
-    skipped: int = 0
-    done: int = 0
-    failed: int = 0
-    failed_by_reason: dict[str, int] = field(default_factory=dict)
-    elapsed_s: float = 0.0
-    photos_per_s: float = 0.0
-    engine: str = "local"
-    workers: int = 1
-    threads: int = 1
-    manifest: str = ""
-    peak_pixels: int = 0
-    failed_examples: list = field(default_factory=list)
-    quarantined: list = field(default_factory=list)
-    redone_missing: int = 0
-    excluded: int = 0
-
-
-@dataclass(frozen=True)
-class BatchPlan:
-    """The photos to process (with their output stems) and how many were skipped."""
-
-    todo: tuple[tuple[Photo, str], ...]
-    skipped: int
-    total: int
-    missing_outputs: int = 0
-
-
-def _outputs_present(row: dict, out_dir: Path) -> bool:
-    """True when every file a done row lists (and its JSON record) is still in ``out_dir``."""
-    stem = row.get("stem")
-    if not stem:
-        return False
-    folder = (out_dir / stem).parent
-    names = list(row.get("outputs") or []) + [f"{posixpath.basename(stem)}.json"]
-    return all((folder / n).is_file() for n in names if isinstance(n, str) and n)
-
-
-def plan_batch(photos: list[Photo], previous: dict[str, dict], settings_hash: str, *,
-               retry_failed: bool = True, verify_outputs: Path | None = None) -> BatchPlan:
-    """Which photos a run must process, given the manifest's latest rows ``previous``.
-
-    ``verify_outputs`` (the destination folder) also redoes a done photo
-    whose listed files are no longer there.
-    """
-    stems = output_stems(photos)
-    todo = []
-    skipped = missing = 0
-    for p in photos:
-        row = previous.get(p.path)
-        same = (row is not None and row["settings_hash"] == settings_hash and row["size"] == p.size
-                and row["modified"] == p.modified and p.refused is None)
-        if same and row["status"] == "done" and verify_outputs is not None and not _outputs_present(
-                row, verify_outputs):
-            missing += 1
-        elif same and (row["status"] == "done" or (row["status"] == "failed" and not retry_failed)):
-            skipped += 1
-            continue
-        todo.append((p, stems[p.path]))
-    return BatchPlan(tuple(todo), skipped, len(photos), missing)
-
-
-def _failed_row(photo: Photo, stem: str, settings_hash: str, exc: BaseException) -> dict:
-    """The row of a photo whose worker died or whose task was lost."""
-    return {"path": photo.path, "rel": photo.rel, "size": photo.size, "modified": photo.modified,
-            "settings_hash": settings_hash, "stem": stem, "status": "failed", "error_kind": "WorkerDied",
-            "error": f"the worker running this photo stopped ({type(exc).__name__}: {exc})"[:500],
-            "boxes": [], "scores": [], "ratios": [], "outputs": []}
-
-
-def refused_row(photo: Photo, stem: str, settings_hash: str) -> dict:
-    """The row of a listed entry that is not read at all (see :attr:`Photo.refused`)."""
-    return {"path": photo.path, "rel": photo.rel, "size": photo.size, "modified": photo.modified,
-            "settings_hash": settings_hash, "stem": stem, "status": "failed", "error_kind": "RefusedInput",
-            "error": str(photo.refused)[:500], "boxes": [], "scores": [], "ratios": [], "outputs": []}
 
 
 def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
@@ -170,16 +60,6 @@ def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
             f"--out {out} is the source folder itself: the crops would be read as photos by the next run; "
             "write them to another folder")
     return src in dst.parents
-
-
-class _ErrorRow:
-    """The failed row of one item whose worker died (called in the driver only)."""
-
-    def __init__(self, photo: Photo, stem: str, settings_hash: str) -> None:
-        self.args = (photo, stem, settings_hash)
-
-    def __call__(self, exc: BaseException) -> dict:
-        return _failed_row(*self.args, exc)
 
 
 def run_crop_batch(

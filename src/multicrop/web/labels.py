@@ -21,6 +21,9 @@ anything else.  A photo whose stem ends in ``_metadata`` (its label would be
 another photo's metadata) and photos sharing one stem (``x.jpg`` and
 ``x.png`` would share one label) are not offered; :attr:`LabelFolder.skipped`
 says why.
+
+The files' spelling (a ratio's label, a box's fit to its ratio, reading a
+label file) is :mod:`multicrop.web.label_format` (re-exported here).
 """
 
 from __future__ import annotations
@@ -36,19 +39,9 @@ from ..geometry import Box
 from ..ratios import DEFAULT_RATIOS, Ratio, parse_ratio, parse_ratios
 from ..io import SUPPORTED_SUFFIXES, atomic_write_text, load_image
 from ..io.files import read_text_bounded
+from .label_format import _META, LABELME_VERSION, _read, ratio_fits, ratio_label  # noqa: F401 - re-exported
 
 __all__ = ["LabelFolder", "ratio_label", "ratio_fits"]
-
-_META = "_metadata.json"
-#: The LabelMe version string the real Carousel files carry.
-LABELME_VERSION = "0.4.16"
-
-
-def ratio_label(ratio: Ratio) -> str:
-    """The ``label`` string of a box: ``"2x3"`` for 2:3 (the Carousel files' spelling)."""
-    def fmt(v: float) -> str:
-        return str(int(v)) if float(v).is_integer() else f"{v:g}"
-    return f"{fmt(ratio.width)}x{fmt(ratio.height)}"
 
 
 class LabelFolder:
@@ -244,18 +237,3 @@ class LabelFolder:
         if not ours:
             raise DatasetError(f"{path.name}: exists and is not a {what} of {self.photo(name).name} "
                                f"(a crop record or another file?); move it away to save this photo's {what}")
-
-
-def ratio_fits(w: float, h: float, ratio: Ratio) -> bool:
-    """Whether a ``w`` x ``h`` box is of ``ratio``, to a pixel of rounding (or 1 %)."""
-    return abs(w - h * ratio.value) <= max(1.5, 0.01 * w)
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(read_text_bounded(path, what="label folder"))
-    except (MulticropError, ValueError, RecursionError) as exc:
-        raise DatasetError(f"{path.name}: cannot read: {exc}") from None
-    if not isinstance(data, dict):
-        raise DatasetError(f"{path.name}: must hold a JSON object")
-    return data

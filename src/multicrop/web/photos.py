@@ -11,6 +11,10 @@ analysis settings differ computes its own and never meets a stale one.
 
 Photos belong to the browser session that uploaded them (a random id in a
 cookie): another session cannot list, see or change them.
+
+An upload's record and display copy are :mod:`multicrop.web.upload`; k and
+the strategies that take ``k="auto"`` :mod:`multicrop.web.crop_settings`
+(both re-exported here).
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,47 +38,12 @@ from ..crop.config import CropConfig
 from ..crop.pipeline import CropResult, crop_photo
 from ..errors import ImageLoadError, ImageTooSmallError, InvalidParameterError, MulticropError
 from ..geometry import Box
-from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
+from ..io import DEFAULT_MAX_PIXELS, load_image
 from ..ratios import parse_ratio_spec
+from .crop_settings import _parse_k, auto_k_strategies  # noqa: F401 - re-exported
+from .upload import DISPLAY_SIDE, Photo, _strip_path, display_jpeg  # noqa: F401 - re-exported
 
 __all__ = ["Photo", "PhotoStore", "DISPLAY_SIDE"]
-
-#: Long side of the copy the page shows (boxes are always in source pixels).
-DISPLAY_SIDE = 1600
-
-
-@dataclass
-class Photo:
-    """One uploaded photo: its file in the session directory and its state."""
-
-    id: str
-    name: str
-    path: Path
-    loaded: LoadedImage
-    display: bytes
-    session: str = ""
-    status: str = "queued"  # queued -> analysing -> ready | error
-    error: str | None = None
-    stage: str = "waiting for the worker"
-    started: float = field(default_factory=time.monotonic)
-    future: Future | None = field(default=None, repr=False)
-    #: Analyses by settings key (the upload's own first); futures, so a request waits for one running.
-    analyses: dict[str, Future] = field(default_factory=dict, repr=False)
-
-    def info(self) -> dict[str, Any]:
-        """What the page needs to know about the photo."""
-        w, h = self.loaded.size
-        return {"id": self.id, "name": self.name, "width": w, "height": h, "status": self.status,
-                "stage": self.stage, "error": self.error,
-                "elapsed": round(time.monotonic() - self.started, 2)}
-
-
-def display_jpeg(path: Path, max_pixels: int) -> bytes:
-    """A JPEG of the photo with its long side at most :data:`DISPLAY_SIDE` (EXIF-transposed)."""
-    small = load_image(path, max_side=DISPLAY_SIDE, max_pixels=max_pixels).analysis
-    buf = io.BytesIO()
-    Image.fromarray(small).save(buf, format="JPEG", quality=88)
-    return buf.getvalue()
 
 
 class PhotoStore:
@@ -270,36 +238,3 @@ class PhotoStore:
     def with_boxes(self, result: CropResult, boxes: list) -> CropResult:
         """``result`` with its crops replaced by ``boxes`` (ScoredCrop list, source pixels)."""
         return dataclasses.replace(result, crops=tuple(boxes))
-
-
-def _parse_k(k: Any) -> Any:
-    """k from a request: an integer, or a word the crop config may accept (e.g. ``auto``)."""
-    if isinstance(k, str):
-        k = k.strip()
-        if k.lstrip("-").isdigit():
-            return int(k)
-        return k
-    if isinstance(k, float) and k.is_integer():
-        return int(k)
-    if isinstance(k, int) and not isinstance(k, bool):
-        return k
-    raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {k!r}")
-
-
-def auto_k_strategies() -> list[str]:
-    """The strategies with which this version's CropConfig accepts ``k="auto"`` (may be none)."""
-    from ..crop.config import STRATEGIES
-
-    out = []
-    for strategy in STRATEGIES:
-        try:
-            CropConfig(k="auto", strategy=strategy)  # type: ignore[arg-type]
-        except (InvalidParameterError, TypeError, ValueError):
-            continue
-        out.append(strategy)
-    return out
-
-
-def _strip_path(message: str, path: Path) -> str:
-    """An error message without the server's temporary path (the page shows the upload's name)."""
-    return message.replace(str(path) + ": ", "").replace(str(path), "the file")
