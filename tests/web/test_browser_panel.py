@@ -121,14 +121,15 @@ def _heic(path: Path, width: int, height: int) -> Path:
     ex[0x8825] = {1: "N", 2: (48.0, 51.0, 30.0), 3: "E", 4: (2.0, 17.0, 40.0)}
     pillow_heif.from_pillow(im).save(str(path), quality=90, exif=ex.tobytes())
     assert path.read_bytes()[4:12] in (b"ftypheic", b"ftypheix", b"ftypmif1")
-    with Image.open(path) as back:  # multicrop.io registered pillow-heif's opener
+    from multicrop.io.formats import register_heif
+
+    register_heif()  # the opener the server registers when a file may be HEIF (test order must not matter)
+    with Image.open(path) as back:
         assert back.format == "HEIF" and back.size == (width, height) and 0x8825 in back.getexif()
     return path
 
 
 def test_a_heic_upload_gets_its_crops(browser, make_app, tmp_path, shots):
-    import multicrop.io  # noqa: F401  (registers pillow-heif's opener, as the server does)
-
     src = _heic(tmp_path / "two.heic", 900, 400)
     with LiveServer(make_app()) as srv:
         page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
