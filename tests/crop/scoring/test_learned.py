@@ -172,7 +172,7 @@ def test_learned_scorer_with_weight_zero_is_the_base_scorer_in_crop_photo():
 
 
 @pytest.mark.parametrize("kwargs, match", [({"weight": -1.0}, "weight"), ({"weight": float("nan")}, "weight"),
-                                           ({"top": 0}, "top")])
+                                           ({"top": 0}, "top"), ({"top": 1}, "top must be an integer >= 2")])
 def test_learned_scorer_refuses_bad_options(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         LearnedScorer(_one_dim_head(0), _Flat([]), **kwargs)

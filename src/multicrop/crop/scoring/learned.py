@@ -196,7 +196,7 @@ class LearnedScorer:
     weight : float
         The term's weight, in the base scorer's units.
     top : int
-        Boxes rated per call.
+        Boxes rated per call (at least 2: the term ranks them against each other).
     threads : int, optional
         onnxruntime threads for the embedding.
 
@@ -228,8 +228,9 @@ class LearnedScorer:
     def __init__(self, head, base: Scorer, *, weight: float = 0.5, top: int = 8, threads: int | None = None) -> None:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not np.isfinite(weight) or weight < 0:
             raise InvalidParameterError(f"weight must be a finite number >= 0, got {weight!r}")
-        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-            raise InvalidParameterError(f"top must be a positive integer, got {top!r}")
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 2:
+            raise InvalidParameterError(f"top must be an integer >= 2 (one rated box has none to be ranked "
+                                        f"against), got {top!r}")
         self.head = as_linear_head(head)
         self.base = base
         self.weight = float(weight)
