@@ -248,7 +248,7 @@ def crop_photo(
         raise InvalidParameterError(f"shortlist must be a positive integer, got {shortlist!r}")
     cfg = config or CropConfig()
     clock = Stopwatch()
-    scorer = scorer or get_scorer(cfg)
+    scorer = get_scorer(cfg) if scorer is None else scorer
     loaded = source if isinstance(source, LoadedImage) else load_image(
         source, max_side=cfg.analysis_max_side, max_pixels=max_pixels
     )
