@@ -39,7 +39,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: groups of four or more by their sub-groups, and with a fixed k people to the waist and the chest.
 #: direct-8: a fixed k still short goes on to zooms in or out of a detected subject's crop, no body cut.
 #: direct-9: a salient thing is a detail at k auto only under a quarter of the largest body (was: the body).
-DIRECT_VERSION = "direct-9"
+#: direct-10: shared subject costs ``shared_weight`` 1.0 (was 2.0), so a wide shot of subjects shown one by one
+#: can still follow them.
+DIRECT_VERSION = "direct-10"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types"}
