@@ -31,7 +31,7 @@ from ..geometry import Box, fit_ratio_box
 from ..ratios import Ratio
 from .config import CandidateConfig
 
-__all__ = ["grid_anchors", "sliding_windows", "candidate_boxes", "subject_windows"]
+__all__ = ["grid_anchors", "sliding_windows", "candidate_boxes", "subject_windows", "corner_key"]
 
 
 def _ratio_value(ratio: Ratio | float) -> float:
@@ -41,12 +41,17 @@ def _ratio_value(ratio: Ratio | float) -> float:
     return r
 
 
+def corner_key(box: Box, digits: int) -> tuple[float, float, float, float]:
+    """``box``'s corners rounded to ``digits`` decimals: boxes with equal keys are the same candidate."""
+    x, y = box.x, box.y
+    return round(x, digits), round(y, digits), round(x + box.w, digits), round(y + box.h, digits)
+
+
 def _dedupe(boxes: list[Box]) -> list[Box]:
     seen: set[tuple[float, ...]] = set()
     out = []
     for b in boxes:
-        x, y = b.x, b.y
-        key = (round(x, 3), round(y, 3), round(x + b.w, 3), round(y + b.h, 3))  # the corners, rounded
+        key = corner_key(b, 3)
         if key not in seen:
             seen.add(key)
             out.append(b)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ...geometry import Box, fit_ratio_box
 from ...ratios import Ratio
-from ..candidates import grid_anchors, sliding_windows, subject_windows
+from ..candidates import corner_key, grid_anchors, sliding_windows, subject_windows
 from ..config import CandidateConfig
 from ..subjects import Subject
 from .settings import PoolConfig
@@ -52,11 +52,11 @@ def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
             boxes += subject_windows(s.box, ratio, bounds=bounds, fills=pool.fills, placements=pool.placements)
         seen = set()
         for box in boxes:
-            x, y, w, h = box.x, box.y, box.w, box.h
+            w, h = box.w, box.h
             if (min(w, h) < min_side - 1e-6 or max(w, h) < min_long - 1e-6
                     or (max_area is not None and w * h > max_area)):
                 continue
-            key = (round(x, 1), round(y, 1), round(x + w, 1), round(y + h, 1))  # the corners, rounded
+            key = corner_key(box, 1)
             if key not in seen:
                 seen.add(key)
                 out.append((box, ratio))

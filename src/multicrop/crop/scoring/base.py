@@ -12,7 +12,18 @@ from ...ratios import Ratio
 from ...measures import box_sums, gradient_magnitude, luminance, summed_area_table
 from ...serialize import Serializable
 
-__all__ = ["ScoredCrop", "ScoringContext", "Scorer"]
+__all__ = ["ScoredCrop", "ScoringContext", "Scorer", "int_corners"]
+
+
+def int_corners(boxes, width: int, height: int) -> tuple[np.ndarray, ...]:
+    """Integer corner arrays ``(x1, y1, x2, y2)`` of ``boxes``: rounded outward, clipped to a ``width`` x
+    ``height`` image, each box at least 1 px (the pixels a scorer, a mask table or a crop reads)."""
+    c = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
+    x1 = np.clip(np.floor(c[:, 0] + 1e-6), 0, width - 1).astype(np.int64)
+    y1 = np.clip(np.floor(c[:, 1] + 1e-6), 0, height - 1).astype(np.int64)
+    x2 = np.clip(np.ceil(c[:, 2] - 1e-6), x1 + 1, width).astype(np.int64)
+    y2 = np.clip(np.ceil(c[:, 3] - 1e-6), y1 + 1, height).astype(np.int64)
+    return x1, y1, x2, y2
 
 
 @dataclass(frozen=True)
@@ -107,13 +118,8 @@ class ScoringContext:
         return box_sums(self.sat(name), x1, y1, x2, y2)
 
     def int_corners(self, boxes) -> tuple[np.ndarray, ...]:
-        """Integer corner arrays of boxes, clipped to the image, each box at least 1 px."""
-        c = np.array([b.corners() for b in boxes], dtype=np.float64).reshape(-1, 4)
-        x1 = np.clip(np.floor(c[:, 0] + 1e-6), 0, self.width - 1).astype(np.int64)
-        y1 = np.clip(np.floor(c[:, 1] + 1e-6), 0, self.height - 1).astype(np.int64)
-        x2 = np.clip(np.ceil(c[:, 2] - 1e-6), x1 + 1, self.width).astype(np.int64)
-        y2 = np.clip(np.ceil(c[:, 3] - 1e-6), y1 + 1, self.height).astype(np.int64)
-        return x1, y1, x2, y2
+        """Integer corner arrays of boxes, clipped to the image, each box at least 1 px (:func:`int_corners`)."""
+        return int_corners(boxes, self.width, self.height)
 
 
 @runtime_checkable

@@ -43,7 +43,7 @@ from ...embeddings import EMBEDDING, embed_batch
 from ...errors import InvalidParameterError
 from ...geometry import Box
 from ...ratios import Ratio
-from .base import ScoredCrop, Scorer, ScoringContext
+from .base import ScoredCrop, Scorer, ScoringContext, int_corners
 
 __all__ = ["LEARNED_VERSION", "LinearHead", "HeadLike", "as_linear_head", "crop_pixels", "framing_scores",
            "LearnedScorer"]
@@ -109,7 +109,7 @@ def as_linear_head(head, *, target: str = "overall") -> LinearHead:
 
 def crop_pixels(image: np.ndarray, box: Box) -> np.ndarray:
     """The pixels of ``box`` in ``image``, the box rounded outward and clipped to the frame (at least 1 px)."""
-    x1, y1, x2, y2 = _key(image, box)
+    x1, y1, x2, y2 = (int(v[0]) for v in int_corners([box], image.shape[1], image.shape[0]))
     return np.ascontiguousarray(image[y1:y2, x1:x2])
 
 
@@ -247,7 +247,7 @@ class LearnedScorer:
         """The head's rating of each box (cached per image)."""
         if image is not self._image:
             self._image, self._seen = image, {}
-        keys = [_key(image, b) for b in boxes]
+        keys = list(zip(*(v.tolist() for v in int_corners(boxes, image.shape[1], image.shape[0]))))
         todo = sorted({k for k in keys if k not in self._seen})
         if todo:
             got = framing_scores(image, [Box(x1, y1, x2 - x1, y2 - y1) for x1, y1, x2, y2 in todo], self.head,
@@ -270,12 +270,3 @@ class LearnedScorer:
             out[i] = dataclasses.replace(c, score=float(c.score + d), parts={**c.parts, "learned": float(r)})
         return out
 
-
-def _key(image: np.ndarray, box: Box) -> tuple[int, int, int, int]:
-    """The pixel corners :func:`crop_pixels` cuts for ``box``."""
-    h, w = image.shape[:2]
-    x1 = int(np.clip(np.floor(box.x + 1e-6), 0, w - 1))
-    y1 = int(np.clip(np.floor(box.y + 1e-6), 0, h - 1))
-    x2 = int(np.clip(np.ceil(box.x + box.w - 1e-6), x1 + 1, w))
-    y2 = int(np.clip(np.ceil(box.y + box.h - 1e-6), y1 + 1, h))
-    return x1, y1, x2, y2
