@@ -32,11 +32,9 @@ import argparse
 import http.cookiejar
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 import uuid
@@ -58,32 +56,6 @@ def make_photo(folder: Path) -> Path:
     path = folder / "example_24mp.jpg"
     Image.fromarray(example_image()).resize(PHOTO_SIZE, Image.Resampling.BICUBIC).save(path, quality=90)
     return path
-
-
-class Server:
-    """uvicorn serving ``app`` in a thread on a free loopback port."""
-
-    def __init__(self, app) -> None:
-        import uvicorn
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        while not self.server.started:
-            if not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 class Client:
@@ -136,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from multicrop.crop.config import CropConfig
     from multicrop.web import create_app
+    from multicrop.web.live import LiveServer
 
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
@@ -146,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         with Image.open(photo) as im:
             size = im.size
         app = create_app(config=CropConfig(), threads=args.threads)
-        with Server(app) as srv:
+        with LiveServer(app) as srv:
             client = Client(srv.url)
             warm = one_run(client, photo.name, data)
             runs = [one_run(client, photo.name, data) for _ in range(args.reps)]

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import socket
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +12,7 @@ from PIL import Image
 pytest.importorskip("fastapi", reason="the web extra is not installed")
 
 from multicrop.crop.config import CropConfig  # noqa: E402
+from multicrop.web.live import LiveServer  # noqa: E402,F401  (the tests import it from here)
 
 #: Spectral saliency and no face model: the tests exercise the web layer, not the models.  Strategy
 #: partition: with spectral saliency direct frames the top and bottom halves of a flat square as two
@@ -66,37 +64,6 @@ def label_dir(tmp_path: Path) -> Path:
     for i, (w, h) in enumerate([(900, 400), (600, 800), (800, 600)]):
         (d / f"photo{i}.jpg").write_bytes(photo_bytes(w, h))
     return d.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LiveServer:
-    """uvicorn serving an app in a thread, on a free loopback port."""
-
-    def __init__(self, app) -> None:
-        import uvicorn
-
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 CHROMIUM = Path("/usr/bin/chromium")
