@@ -60,7 +60,7 @@ def test_result_record_is_json_with_config_and_versions(example):
     assert set(d["crops"][0]) == {"box", "score", "parts", "ratio"}
     assert {"kept", "border", "thirds", "face_cut"} <= set(d["crops"][0]["parts"])
     assert CropConfig.from_dict(d["config"]) == res.config
-    assert d["versions"]["scorer"] == "composition/composition-2"
+    assert d["versions"]["scorer"] == "composition/composition-3"
     assert d["versions"]["partition"] == "partition-2"
     assert set(d["partition"]) >= {"subjects", "fallback"}
     assert d["versions"]["saliency"].startswith("spectral/")

@@ -16,7 +16,7 @@ from PIL import Image
 
 from .conftest import LiveServer, photo_bytes
 from .test_browser_editor import _drag, _screen
-from .test_browser_paths import SIZES, _open_photo, _page, _ready, _settle
+from .test_browser_paths import SIZES, _close_contexts, _open_photo, _page, _ready, _settle  # noqa: F401 - the fixture closes _page's contexts
 
 
 def _pano_jpeg(path):

@@ -21,8 +21,24 @@ def _png(w, h):
     return buf.getvalue()
 
 
+_OPEN: list = []  # contexts of the running test, closed after it (test_browser_band imports _page too)
+
+
+@pytest.fixture(autouse=True)
+def _close_contexts():
+    """Each test's browser contexts are closed when it ends: a page left open (its polling, a file chooser
+    never answered) must not reach into the next test in the same browser."""
+    yield
+    while _OPEN:
+        try:
+            _OPEN.pop().close()
+        except Exception:  # noqa: BLE001 - already closed by the test, or the browser went away
+            pass
+
+
 def _page(browser, size):
     ctx = browser.new_context(**SIZES[size], accept_downloads=True)
+    _OPEN.append(ctx)
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -190,8 +190,8 @@ class CompositionWeights(Serializable):
     sharpness: float = 0.1           # mean gradient in the crop relative to the image
     exposure: float = 0.1            # mean luminance near mid-grey
     framing: float = 0.5             # partition: subject spans about fill_target of the crop
-    fill_target: float = 0.7         # subject extent / crop side (limiting side) a photographer aims at
-    fill_sigma: float = 0.15         # tolerance of the framing term
+    fill_target: float = 0.65        # subject extent / crop side (limiting side) a photographer aims at
+    fill_sigma: float = 0.25         # tolerance of the framing term (composition-3; docs/cropping.md)
     foreign: float = 0.3             # partition: penalty for the share of saliency outside the subject
 
     def __post_init__(self) -> None:

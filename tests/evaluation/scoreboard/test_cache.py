@@ -179,3 +179,18 @@ def test_run_scoreboard_rates_candidates_with_a_head_and_refuses_a_bad_one(tmp_p
     assert seen == ["learned", "learned"] and set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3"}
     with pytest.raises(InputFileError, match="nope.json: no such file"):
         run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(tmp_path / "nope.json", 1.0, 4))
+
+
+def test_a_variant_changes_a_field_of_any_nested_settings_object_and_refuses_unknown_ones():
+    from multicrop.crop.stage_config import CompositionWeights
+    from multicrop.evaluation.scoreboard.run import Variant
+
+    cfg = Variant("x", changes=(("weights__fill_target", 0.6), ("weights__framing", 1.0))).config()
+    plain = CompositionWeights()
+    assert (cfg.weights.fill_target, cfg.weights.framing) == (0.6, 1.0)
+    assert cfg.weights.fill_sigma == plain.fill_sigma and cfg.weights.foreign == plain.foreign
+    assert Variant("x").config().weights == plain
+    with pytest.raises(InvalidParameterError, match="unknown setting 'nope'"):
+        Variant("x", changes=(("weights__nope", 1.0),)).config()
+    with pytest.raises(InvalidParameterError, match="fill_target"):
+        Variant("x", changes=(("weights__fill_target", 2.0),)).config()

@@ -13,7 +13,7 @@ from ..config import CandidateConfig
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .selector import greedy
-from .measure import MaskTables, box_shares, measure
+from .measure import MaskTables, box_shares, measure, subject_shares
 from .pool import direct_pool
 from .settings import SelectionConfig
 
@@ -55,6 +55,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     body_rule = sel.no_sliced_body
     behind_rule = dataclasses.replace(body_rule, sliver=rule.sliver)
     masked_rule = dataclasses.replace(body_rule, whole=rule.mask_whole)
+    soft = [s for s in subjects if not s.is_body]  # things no body rule guards: held whole or by a sliver
     taken = list(chosen)
     out: list[tuple[ScoredCrop, int]] = []
     for _, run, j, target in units:
@@ -87,7 +88,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
                 c, p = r.cuts(m, only)
                 cuts = cuts + c + p
         apart = iou_matrix(m.boxes, taken).max(axis=1) <= rule.iou
-        ok = whole & (cuts == 0) & apart & ~sel.no_cut_face.violations(m)
+        ok = whole & (cuts == 0) & apart & ~sel.no_cut_face.violations(m) & ~_holds_part(ctx, m, soft, tables, sel)
         if not ok.any():
             continue
         idx = np.flatnonzero(ok)
@@ -125,6 +126,15 @@ def zoom_levels(m, ok: np.ndarray, q: np.ndarray, main: np.ndarray, shown: list[
     score = np.where(ok & nested, q, -np.inf)
     also = [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
     return greedy(m.boxes, lambda c, iou: score, k=n, start=chosen, also=also, iou_limit=rule.iou)
+
+
+def _holds_part(ctx: ScoringContext, m, soft: list[Subject], tables: MaskTables, sel: SelectionConfig) -> np.ndarray:
+    """Close-ups that hold a subject no body rule guards (a cup, a salient thing) by more than
+    ``close_ups.sliver`` and less than ``no_half_salient.whole``: the zooms' rule, for close-ups too."""
+    if not soft or not sel.no_half_salient.enabled:
+        return np.zeros(len(m), bool)
+    held = subject_shares(ctx, m.boxes, soft, tables)
+    return ((held > sel.close_ups.sliver) & (held < sel.no_half_salient.whole)).any(axis=1)
 
 
 @dataclass(frozen=True)

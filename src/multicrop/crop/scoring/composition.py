@@ -202,7 +202,7 @@ class CompositionScorer:
     """
 
     name = "composition"
-    version = "composition-2"
+    version = "composition-3"
     description = "Weighted composition heuristics: saliency kept, framing, thirds, border and face cuts"
     needs_image = True       # capability flags
     needs_saliency = True

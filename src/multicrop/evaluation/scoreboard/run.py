@@ -66,11 +66,19 @@ class Variant:
         nested: dict[str, dict[str, Any]] = {}
         for key, value in self.changes:
             head, _, rest = key.partition("__")
-            if rest and head in ("selection", "subjects"):
+            if rest and dataclasses.is_dataclass(getattr(cfg, head, None)):
                 nested.setdefault(head, {})[rest] = value
             else:
                 top[key] = value
-        top.update({head: getattr(cfg, head).set(**sub) for head, sub in nested.items()})
+        for head, sub in nested.items():
+            part = getattr(cfg, head)
+            if hasattr(part, "set"):  # Settings: a__b paths, validated with the allowed names
+                top[head] = part.set(**sub)
+            else:  # a plain frozen dataclass (weights, candidates): one level of fields
+                unknown = sorted(set(sub) - {f.name for f in dataclasses.fields(part)})
+                if unknown:
+                    raise InvalidParameterError(f"CropConfig.{head}: unknown setting {unknown[0]!r}")
+                top[head] = dataclasses.replace(part, **sub)
         try:
             return cfg.replace(**top) if top else cfg
         except TypeError as exc:  # dataclasses.replace of a name that is no field
