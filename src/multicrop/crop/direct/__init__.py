@@ -41,6 +41,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-9: a salient thing is a detail at k auto only under a quarter of the largest body (was: the body).
 #: direct-10: shared subject costs ``shared_weight`` 1.0 (was 2.0), so a wide shot of subjects shown one by one
 #: can still follow them.
+#: direct-11: a salient thing is a detail at k auto under a tenth of the largest body (was a quarter); close-ups hold
+#: a thing no body rule guards whole or by a sliver, as zooms do.
 DIRECT_VERSION = "direct-11"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
