@@ -118,7 +118,6 @@ class Subject:
         return {"salient": "salient region", "focus": "focus region"}.get(self.kind, self.label or self.kind)
 
 
-
 @dataclass(frozen=True)
 class SubjectRecord(Serializable):
     """What a record says of one subject (:attr:`multicrop.crop.pipeline.CropResult.subjects`): its kind,

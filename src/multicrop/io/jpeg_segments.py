@@ -10,36 +10,17 @@ Re-exported by :mod:`multicrop.io.lossless`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from .jpeg import read_markers
+from .jpeg import JpegMarkers, read_markers
 
 __all__ = ["JpegHeader", "insert_segments", "jpeg_header", "kept_segments"]
 
 
-@dataclass(frozen=True)
-class JpegHeader:
-    """What :func:`jpeg_header` reads from a JPEG's markers before its first scan.
-
-    Attributes
-    ----------
-    size : (int, int)
-        ``(width, height)`` of the (first) picture.
-    block : (int, int)
-        The iMCU size in pixels, the grid a lossless crop's corner lies on.
-    components : int
-        1 (grey), 3 (YCbCr or RGB) or 4 (CMYK, YCCK).
-    segments : tuple of bytes
-        Every APPn and COM segment, whole (marker, length and payload), in file order.
-    """
-
-    size: tuple[int, int]
-    block: tuple[int, int]
-    components: int
-    segments: tuple[bytes, ...]
+#: What :func:`jpeg_header` reads: the markers' own record (size, iMCU ``block``, ``components``, APPn/COM ``segments``).
+JpegHeader = JpegMarkers
 
 
-def jpeg_header(data: bytes) -> JpegHeader:
+def jpeg_header(data: bytes) -> JpegMarkers:
     """Read the size, iMCU block, component count and APPn/COM segments of the JPEG ``data``.
 
     Raises
@@ -57,15 +38,14 @@ def jpeg_header(data: bytes) -> JpegHeader:
     >>> h.size, h.block, h.components
     ((40, 24), (16, 8), 3)
     """
-    m = read_markers(data)
-    return JpegHeader(m.size, m.block, m.components, m.segments)
+    return read_markers(data)
 
 
 def _segment(marker: int, payload: bytes) -> bytes:
     return bytes((0xFF, marker)) + (len(payload) + 2).to_bytes(2, "big") + payload
 
 
-def kept_segments(header: JpegHeader, *, exif: bytes = b"", keep_all: bool = False) -> list[bytes]:
+def kept_segments(header: JpegMarkers, *, exif: bytes = b"", keep_all: bool = False) -> list[bytes]:
     """The source's segments a crop carries: ICC profile and ``exif``; with ``keep_all`` all but MPF and JFIF.
 
     ``exif`` (the block Pillow reads, starting ``b"Exif\\0\\0"``) is ignored
