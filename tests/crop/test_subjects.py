@@ -134,6 +134,36 @@ def test_parse_focus_refuses(text):
 def test_no_subject_gives_one_view_and_says_so():
     res, _ = _crop(_photo(), [])
     assert len(res.crops) == 1 and res.notes[0].startswith("no subject found")
+    assert res.notes[0].endswith("one view of the scene")
+
+
+def test_no_subject_at_a_fixed_k_gives_k_distinct_views_the_first_the_one_view():
+    one, _ = _crop(_photo(), [])
+    cfg = CFG.replace(k=3)
+    res, _ = _crop(_photo(), [], cfg=cfg)
+    boxes = [c.box for c in res.crops]
+    assert len(boxes) == 3 and boxes[0] == one.crops[0].box
+    limit = cfg.selection.scene_views.iou
+    assert all(iou(a, b) <= limit + 1e-9 for n, a in enumerate(boxes) for b in boxes[n + 1:]), boxes
+    assert [b.x for b in boxes[1:]] == sorted(b.x for b in boxes[1:])   # reading order after the wide one
+    assert res.notes[0].endswith("3 views of the scene")
+    # asked for more than the photo has: as many as differ enough, and the note says how many were asked
+    apart, _ = _crop(_photo(), [], cfg=cfg.replace(selection=cfg.selection.set(scene_views__iou=0.0)))
+    assert len(apart.crops) == 1 and apart.notes[0].endswith("1 view of the scene, asked for 3 (no other view "
+                                                            "slicing nothing differs enough from these)")
+    off, _ = _crop(_photo(), [], cfg=cfg.replace(selection=cfg.selection.set(scene_views__enabled=False)))
+    assert [c.box for c in off.crops] == [one.crops[0].box] and off.notes[0].endswith("one view of the scene")
+
+
+def test_views_of_a_scene_slice_no_guard():
+    img = _photo()
+    guard = _person(380, 90, 140, 420, score=0.32)   # too unsure to be a subject: a guard
+    res, a = _crop(img, [guard], cfg=CFG.replace(k=4))
+    assert [s.importance for s in a.subjects] == [0] and len(res.crops) >= 2
+    rule = SelectionConfig()
+    for c in res.crops:
+        h = _held(c.box, guard.box)
+        assert h <= rule.no_sliced_body.sliver or h >= rule.holds_main.body_whole, (c.box, h)
 
 
 def test_analysis_key_follows_image_settings_and_focus():

@@ -11,7 +11,8 @@ itself (§V).  This package is that method, one module per stage:
 - :mod:`.quality` -- main subjects, the framing score plus the soft terms, validity;
 - :mod:`.selector` -- the one greedy selector;
 - :mod:`.select` -- the main loop, fills, shortlists, notes;
-- :mod:`.zoom` -- close-ups, after the wide shot.
+- :mod:`.zoom` -- close-ups, after the wide shot;
+- :mod:`.views` -- a photo with no subject: views of the scene.
 
 ``docs/cropping.md`` ("How direct chooses") gives the objective and the rules.
 
@@ -27,7 +28,7 @@ References
 import importlib
 
 __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool", "min_long_side", "select_direct",
-           "close_ups", "greedy"]
+           "close_ups", "greedy", "scene_views"]
 
 #: Part of every result's ``versions``: bump when direct selection changes.
 #: direct-2: a blob held by a crop that frames another counts as covered at ``group_credit``.
@@ -43,10 +44,12 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: can still follow them.
 #: direct-11: a salient thing is a detail at k auto under a tenth of the largest body (was a quarter); close-ups hold
 #: a thing no body rule guards whole or by a sliver, as zooms do.
-DIRECT_VERSION = "direct-11"
+#: direct-12: a photo with no subject gets up to k distinct views of the scene at a fixed k (was one).
+DIRECT_VERSION = "direct-12"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
-          "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types"}
+          "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",
+          "scene_views": "views"}
 
 
 def __getattr__(name: str):

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ImageTooSmallError
 from ...geometry import Box
 from ...ratios import Ratio
-from ..candidates import sliding_windows
 from ..config import CropConfig
-from ..scoring.base import ScoredCrop, Scorer, ScoringContext
+from ..scoring.base import Scorer, ScoringContext
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
 from .selector import greedy
@@ -18,15 +16,9 @@ from .notes import plural, short_note, size_notes, why_short
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
+from .views import no_candidate, scene_views
 
 __all__ = ["select_direct"]
-
-
-def _no_candidate(bounds: Box, ratios: tuple[Ratio, ...], min_side: float) -> ImageTooSmallError:
-    names = ", ".join(str(r) for r in ratios)
-    return ImageTooSmallError(
-        f"no crop of ratio {names} with sides of at least {min_side:.0f} analysis px fits a photo of "
-        f"{bounds.w:.0f}x{bounds.h:.0f} analysis px; use a ratio nearer the photo's or a larger photo")
 
 
 def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box,
@@ -71,11 +63,11 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     subs = [s for s in subjects if s.importance > 0]
     guards = [s for s in subjects if s.importance <= 0]
     if not subs:
-        return _one_view(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
-                         guards=guards)
+        return scene_views(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
+                           guards=guards, n=1 if auto else k)
     pool = direct_pool(bounds, subs, ratios, sel.pool, config.candidates, min_side, scale=scale)
     if not pool:
-        raise _no_candidate(bounds, ratios, min_side)
+        raise no_candidate(bounds, ratios, min_side)
     tables = MaskTables()
     bodies = [b for s in subs + guards for b in s.bodies]
     m = measure(ctx, pool, subs, bodies, bounds, tables, portrait_width=sel.no_sliced_body.portrait_width)
@@ -223,34 +215,3 @@ def _shortlist(i: int, chosen: list[int], m, main: np.ndarray, ok: np.ndarray, q
     fit = ok & (main == mm) & (shares[:, mm] >= shares[i, mm] - rule.slack) & (shared <= shared[i] + rule.slack)
     score = np.where(fit, q, -np.inf)
     return [i] + greedy(m.boxes, lambda c, iou: score, k=n - 1, start=[i], iou_limit=rule.iou)
-
-
-def _one_view(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bounds: Box, min_side: float,
-              ratios: tuple[Ratio, ...], scale: float, guards: list[Subject] = ()) -> DirectSelection:
-    """No subject: the one best-composed view of the whole scene (largest windows), said in the notes.
-
-    A view slicing none of the ``guards`` (bodies too unsure to be subjects) wins over any that does.
-    """
-    sel = config.selection
-    bodies = [b for g in guards for b in g.bodies]
-    best: ScoredCrop | None = None
-    best_key = None
-    for ratio in ratios:
-        boxes = [b for b in sliding_windows(bounds, ratio, scales=(1.0, 0.85), config=config.candidates)
-                 if min(b.w, b.h) >= min_side - 1e-6]
-        if not boxes:
-            continue
-        cuts = np.zeros(len(boxes))
-        if bodies:
-            m = measure(ctx, [(b, ratio) for b in boxes], [], bodies, bounds, MaskTables(),
-                        portrait_width=sel.no_sliced_body.portrait_width)
-            cuts = sel.no_sliced_body.cuts(m)[0]
-        for c, cut in zip(scorer.score(ctx, boxes, ratio=ratio, region=bounds), cuts):
-            key = (-cut, c.score)
-            if best_key is None or key > best_key:
-                best, best_key = c, key
-    if best is None:
-        raise _no_candidate(bounds, ratios, min_side)
-    note = "no subject found (no person, animal or thing detected, nothing salient): one view of the scene"
-    notes = [note] + size_notes([best.box], scale, bounds, sel.pool)
-    return DirectSelection((best,), (0.0,), (), 1, tuple(notes), ((best,),), (-1,))
