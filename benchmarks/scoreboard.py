@@ -116,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline.is_file() and not args.write_baseline and args.seed == 0:
         base = read_photos(args.baseline)
     verdicts = compare(run.photos, base)
-    table = render(verdicts)
-    print(table if args.seed == 0 else table.replace("seed 0,", f"seed {args.seed},"))
+    print(render(verdicts, seed=args.seed))
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     n_photos = sum(len(v) for k, v in run.photos.items() if not k.endswith("failures"))
     print(f"\n{n_photos} photo-crops in {run.seconds:.0f} s on {run.workers} worker(s) x 1 thread, "

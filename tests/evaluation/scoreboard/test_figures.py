@@ -119,6 +119,9 @@ def test_render_names_each_row_once_and_shows_flag_and_target():
                         "0.500 | -0.400 | DOWN | ≥ 0.450 missed |")
     assert lines[3].startswith("|  | kIoU@0.5:0.95 | 0.050 |")
     assert len(lines) == 4
+    # a held-out seed names its own scenes (the rows' titles carry it, not the script)
+    held_out = render(compare(_synth_rows([0.1] * 20), None, n_resamples=200), seed=1).splitlines()
+    assert held_out[2].startswith("| carousel-synth seed 1, direct, the labelled k (20) |")
 
 
 def test_render_shows_counts_of_shares_and_a_dash_without_baseline():

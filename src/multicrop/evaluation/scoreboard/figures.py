@@ -102,7 +102,8 @@ class Figure:
 
 @dataclass(frozen=True)
 class Row:
-    """A scoreboard row: a data set cut and one way of cropping it, and its figures."""
+    """A scoreboard row: a data set cut and one way of cropping it, and its figures (``title`` may name
+    ``{seed}``, the carousel-synth seed, filled in by :func:`~multicrop.evaluation.scoreboard.render`)."""
 
     key: str
     title: str
@@ -151,14 +152,14 @@ ROWS: tuple[Row, ...] = (
         ("crops/photo", "person-cut", "subject-cut", "empty")),
     _coco("coco-other k=auto", "coco-subjects, the 45 other photos, direct, k auto", {"empty": Target("<=", 0.10)},
           ("empty", "crops/photo", "person-cut", "subject-cut", "covered", "featured")),
-    _kiou("synth k=auto", "carousel-synth seed 0, direct, k auto", {
+    _kiou("synth k=auto", "carousel-synth seed {seed}, direct, k auto", {
         "kIoU@0.5": Target(">=", 0.47), "k-exact": Target(">=", 0.80)},
         ("kIoU@0.5", "kIoU@0.5:0.95", "k-exact", "crops/photo")),
-    _kiou("synth k=given", "carousel-synth seed 0, direct, the labelled k", {"kIoU@0.5": Target(">=", 0.45)},
+    _kiou("synth k=given", "carousel-synth seed {seed}, direct, the labelled k", {"kIoU@0.5": Target(">=", 0.45)},
           ("kIoU@0.5", "kIoU@0.5:0.95")),
-    _kiou("hard direct k=given", "carousel-synth-hard seed 0, direct, the labelled k",
+    _kiou("hard direct k=given", "carousel-synth-hard seed {seed}, direct, the labelled k",
           {"kIoU@0.5": Target(">=", 0.33)}, ("kIoU@0.5", "kIoU@0.5:0.95")),
-    _kiou("hard partition k=given", "carousel-synth-hard seed 0, partition (the paper's baseline), labelled k", {},
+    _kiou("hard partition k=given", "carousel-synth-hard seed {seed}, partition (the paper's baseline), labelled k", {},
           ("kIoU@0.5",)),
     _kiou("hard direct k=given failures", "carousel-synth-hard, the 45 hard-failure geometries, direct", {},
           ("kIoU@0.5",)),
