@@ -1,7 +1,7 @@
 """How many distinct crops a photo holds at all: an upper bound for crops per photo at a fixed k.
 
     python benchmarks/bench_k_bound.py PHOTOS_WITH_OUTLINES [--k 3] [--iou 0.6] [--step 0.02]
-        [--scoreboard RUN.json]
+        [--by-content] [--scoreboard RUN.json]
 
 ``multicrop bench subjects`` and the scoreboard count a crop as a failure
 when it slices a subject of the cut classes (holds 15-85 % of it) or is
@@ -10,7 +10,7 @@ script searches every crop of the given ratios (positions and sizes on a
 grid of ``--step`` of the photo's long side, the long side at least
 ``PoolConfig.min_crop_share`` of the photo's, as the product's pool) with
 the human outlines themselves, keeps the crops the benchmark calls clean
-under two readings of "slicing", and finds the largest set of them, up to
+under three readings of "slicing", and finds the largest set of them, up to
 ``--k``, whose pairwise IoU is at most ``--iou`` (the product's zooms and
 close-ups: ``CloseUps.iou``):
 
@@ -25,7 +25,14 @@ and, beside the metric's own "not empty" (half of an object held), the
 stricter "a subject whole": each crop holds some outlined object over 0.5 %
 of the frame by at least 90 % (a slide is about something, as
 ``HoldsMain`` asks; without it the metric accepts two crops of the halves
-of an umbrella).
+of an umbrella).  ``--by-content`` asks more of "distinct": two crops
+holding whole the same set of outlined objects are one framing however
+little they overlap (two crops of one knife block, shifted until their IoU
+falls to 0.6), so a set is a wide view and zooms, or slides of other things.
+
+The search is over up to ``--max-candidates`` clean crops per photo, evenly
+subsampled where there are more (which can only lower the count found); a
+finer ``--step`` or more candidates show how far the count is from settled.
 
 No detector, no saliency: perfect knowledge of every outline, so a strategy
 that keeps a reading's rule cannot write more clean distinct crops than its
@@ -64,13 +71,15 @@ def candidate_boxes(W: int, H: int, ratios, min_long: float, step: float) -> np.
 
 
 def clean_crops(masks: np.ndarray, categories, crowd, B: np.ndarray, *, rules: SubjectRules,
-                lo: float, hi: float, inclusive: bool, whole: float | None = None) -> np.ndarray:
+                lo: float, hi: float, inclusive: bool, whole: float | None = None,
+                shares_held: np.ndarray | None = None) -> np.ndarray:
     """Which boxes of ``B`` slice no subject of the cut classes (held in ``[lo, hi]``, or ``(lo, hi)`` when
     not ``inclusive``) and are not empty by the benchmark's rule; with ``whole``, each also holds some
-    outlined object over ``rules.object_min`` of the frame by at least ``whole``: a slide about something."""
+    outlined object over ``rules.object_min`` of the frame by at least ``whole``: a slide about something.
+    ``shares_held``: :func:`held` of ``masks`` and ``B`` where already computed."""
     n, H, W = masks.shape
     shares = masks.reshape(n, -1).mean(axis=1)
-    s = held(masks, B)
+    s = held(masks, B) if shares_held is None else shares_held
     cut_ids = set(rules.cut_ids)
     ok = np.ones(len(B), bool)
     for j in range(n):
@@ -83,14 +92,22 @@ def clean_crops(masks: np.ndarray, categories, crowd, B: np.ndarray, *, rules: S
     return ok & holds
 
 
-def most_distinct(B: np.ndarray, iou: float, k: int) -> int:
-    """The largest number of boxes, up to ``k`` (at most 3), with pairwise IoU at most ``iou``: exact."""
+def most_distinct(B: np.ndarray, iou: float, k: int, contents: np.ndarray | None = None) -> int:
+    """The largest number of boxes, up to ``k`` (at most 3), with pairwise IoU at most ``iou``: exact.
+
+    ``contents``, ``(len(B), n)`` bool: the objects each box holds whole; two boxes holding the same
+    ones are then not distinct whatever their IoU (two framings of one knife block)."""
     if len(B) == 0:
         return 0
     if k <= 1:
         return 1
     boxes = [Box(float(x0), float(y0), float(x1 - x0), float(y1 - y0)) for x0, y0, x1, y1 in B]
     A = iou_matrix(boxes, boxes) <= iou + 1e-9
+    if contents is not None:
+        c = np.asarray(contents, np.float32)
+        both = c @ c.T
+        count = c.sum(axis=1)
+        A &= ~((both == count[:, None]) & (both == count[None, :]))
     np.fill_diagonal(A, False)
     if not A.any():
         return 1
@@ -99,8 +116,11 @@ def most_distinct(B: np.ndarray, iou: float, k: int) -> int:
     if k > 3:
         raise ValueError(f"--k: the exact search goes up to 3, got {k}")
     Af = A.astype(np.float32)
-    paths = Af @ Af  # paths[i, j]: crops compatible with both i and j
-    return 3 if bool((paths[A] > 0).any()) else 2
+    for start in range(0, len(Af), 512):  # rows in chunks, so a photo with a triangle stops at the first
+        paths = Af[start:start + 512] @ Af  # paths[i, j]: crops compatible with both i and j
+        if bool((paths[A[start:start + 512]] > 0).any()):
+            return 3
+    return 2
 
 
 def readings_of(rules: SubjectRules, d: NoSlicedBody) -> dict[str, tuple[float, float, bool, float | None]]:
@@ -122,6 +142,9 @@ def main() -> None:
     ap.add_argument("--max-candidates", type=int, default=4000,
                     help="clean crops kept per photo for the exact search (evenly subsampled)")
     ap.add_argument("--scoreboard", type=Path, default=None, help="a scoreboard JSON to compare with")
+    ap.add_argument("--by-content", action="store_true",
+                    help="distinct also means holding a different set of objects whole (not two framings of "
+                         "the same things)")
     args = ap.parse_args()
     rules, d = SubjectRules(), NoSlicedBody()
     ratios = parse_ratios(args.ratio)
@@ -143,15 +166,18 @@ def main() -> None:
         H, W = masks.shape[1:]
         B = candidate_boxes(W, H, ratios, min_share * max(W, H), args.step)
         crowd = [o.crowd for o in photo.objects]
+        s = held(masks, B)
+        big = shares > rules.object_min
         for name, (lo, hi, inclusive, whole) in readings.items():
-            ok = clean_crops(masks, photo.categories, crowd, B, rules=rules, lo=lo, hi=hi, inclusive=inclusive,
-                             whole=whole)
-            C = B[ok]
-            if len(C) > args.max_candidates:
-                C = C[np.linspace(0, len(C) - 1, args.max_candidates).astype(int)]
-            bounds[name][photo.id] = most_distinct(C, args.iou, args.k)
+            ok = np.flatnonzero(clean_crops(masks, photo.categories, crowd, B, rules=rules, lo=lo, hi=hi,
+                                            inclusive=inclusive, whole=whole, shares_held=s))
+            if len(ok) > args.max_candidates:
+                ok = ok[np.linspace(0, len(ok) - 1, args.max_candidates).astype(int)]
+            contents = (s[big][:, ok] >= rules.whole).T if args.by_content else None
+            bounds[name][photo.id] = most_distinct(B[ok], args.iou, args.k, contents)
     print(f"{len(next(iter(bounds.values())))} multi-subject photos; crops of {args.ratio}, long side >= "
-          f"{100 * min_share:g} % of the photo's, grid step {args.step:g}; distinct: IoU <= {args.iou:g}; "
+          f"{100 * min_share:g} % of the photo's, grid step {args.step:g}; distinct: IoU <= {args.iou:g}"
+          f"{' and other objects held whole' if args.by_content else ''}; "
           f"k = {args.k}\n")
     print("| slicing means a subject held by | clean distinct crops per photo (bound) | photos with fewer than k |")
     print("|---|---|---|")

@@ -81,3 +81,15 @@ def test_most_distinct_refuses_a_k_it_cannot_search():
     B = np.array([(0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10), (60, 0, 70, 10)])
     with pytest.raises(ValueError, match="up to 3"):
         kb.most_distinct(B, 0.6, 4)
+
+
+def test_by_content_two_framings_of_the_same_things_are_one():
+    far = np.array([(0, 0, 10, 10), (20, 0, 30, 10), (40, 0, 50, 10)])
+    same = np.array([[True, False]] * 3)
+    assert kb.most_distinct(far, 0.6, 3) == 3
+    assert kb.most_distinct(far, 0.6, 3, same) == 1
+    # a wide view of both things and a zoom to each are three distinct slides, however they overlap
+    nested = np.array([(0, 0, 60, 40), (0, 0, 20, 20), (40, 0, 60, 20)])
+    held = np.array([[True, True], [True, False], [False, True]])
+    assert kb.most_distinct(nested, 0.6, 3, held) == 3
+    assert kb.most_distinct(nested, 0.6, 3, np.array([[True, True], [True, False], [True, False]])) == 2
