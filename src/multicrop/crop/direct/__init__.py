@@ -5,7 +5,8 @@ crops directly, without the partitioning pre-step, and that decides k by
 itself (§V).  This package is that method, one module per stage:
 
 - :mod:`.settings` -- :class:`SelectionConfig`, the pool, the rules, the objective;
-- :mod:`.rules` -- the photographer's rules, one frozen class each;
+- :mod:`.rules` -- the photographer's hard rules, one frozen class each, and their table;
+- :mod:`.terms` -- the soft terms, one frozen class each;
 - :mod:`.pool` -- one pool of candidates (windows, anchors, framings of every subject);
 - :mod:`.measure` -- one :class:`~.measure.Measurements` value per pool;
 - :mod:`.quality` -- main subjects, the framing score plus the soft terms, validity;

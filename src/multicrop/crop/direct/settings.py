@@ -14,8 +14,8 @@ from typing import Any
 
 from ...errors import InvalidParameterError
 from ..settings import Settings, count, fractions, num
-from .rules import (AspectFit, Headroom, HoldsMain, LeadRoom, NoCutFace, NoHalfSalient, NoSlicedBody, NotTooWide,
-                    OneSubject, PhotoOrientation, Rule)
+from .rules import HoldsMain, NoCutFace, NoHalfSalient, NoSlicedBody, Rule
+from .terms import AspectFit, Headroom, LeadRoom, NotTooWide, OneSubject, PhotoOrientation
 
 __all__ = ["PoolConfig", "Objective", "CloseUps", "Details", "SceneViews", "Shortlist", "SelectionConfig", "LEGACY_KEYS",
            "split_legacy"]
