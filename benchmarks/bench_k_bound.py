@@ -146,13 +146,16 @@ def main() -> None:
                     help="distinct also means holding a different set of objects whole (not two framings of "
                          "the same things)")
     args = ap.parse_args()
+    if args.k not in (1, 2, 3):
+        ap.error(f"--k: the exact search goes up to 3, got {args.k}")
     rules, d = SubjectRules(), NoSlicedBody()
     ratios = parse_ratios(args.ratio)
     min_share = PoolConfig().min_crop_share
     readings = readings_of(rules, d)
     wrote = {}
     if args.scoreboard:
-        wrote = {pid: v["crops"] for pid, v in json.loads(args.scoreboard.read_text())["photos"]["coco-multi k=3"].items()}
+        rows = json.loads(args.scoreboard.read_text())["photos"]
+        wrote = {pid: v["crops"] for pid, v in rows["coco-multi k=3"].items()}
     bounds: dict[str, dict[str, int]] = {name: {} for name in readings}
     floor_photos = floor_none = 0
     for photo in load_outlines(args.source):
@@ -179,7 +182,8 @@ def main() -> None:
           f"{100 * min_share:g} % of the photo's, grid step {args.step:g}; distinct: IoU <= {args.iou:g}"
           f"{' and other objects held whole' if args.by_content else ''}; "
           f"k = {args.k}\n")
-    print("| slicing means a subject held by | clean distinct crops per photo (bound) | photos with fewer than k |")
+    print("| slicing means a subject held by | clean distinct crops per photo (best on the grid) | photos with fewer "
+          "than k |")
     print("|---|---|---|")
     for name, (lo, hi, _, _) in readings.items():
         b = bounds[name]
@@ -189,10 +193,10 @@ def main() -> None:
         b = bounds["no sliver, a subject whole"]
         both = [pid for pid in b if pid in wrote]
         print(f"\nthe product wrote {np.mean([wrote[p] for p in both]):.3f} crops per photo on these photos; "
-              "photos where the bound (no sliver, a subject whole) is above what it wrote:")
+              "photos where the count (no sliver, a subject whole) is above what it wrote:")
         for pid in both:
             if b[pid] > wrote[pid]:
-                print(f"  {pid}: wrote {wrote[pid]}, bound {b[pid]} (direct's rule: {bounds['direct'][pid]})")
+                print(f"  {pid}: wrote {wrote[pid]}, found {b[pid]} (direct's rule: {bounds['direct'][pid]})")
     print(f"\nempty floor on the {floor_photos} other photos: {floor_none} have no outlined object over "
           f"{100 * rules.object_min:g} % of the frame, so each of their crops is empty")
 
