@@ -72,3 +72,39 @@ def test_to_source_is_whole_exact_and_inside(x, y, w, scale, ratio):
     assert all(float(v).is_integer() for v in out.corners())
     assert 0 <= out.x and 0 <= out.y and out.x2 <= size[0] and out.y2 <= size[1]
     assert abs(out.h - out.w / ratio.value) <= 1
+
+
+def _nms(scored, k, thr):
+    """Textbook greedy non-maximum suppression, written out: best first, keep what overlaps no kept one."""
+    kept = []
+    for c in sorted(scored, key=lambda c: -c.score):
+        if all(iou(c.box, o.box) <= thr for o in kept):
+            kept.append(c)
+            if len(kept) == k:
+                break
+    return kept
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 90), st.integers(0, 90), st.integers(5, 40), st.sampled_from([0.1, 0.5, 0.9])),
+                min_size=1, max_size=25), st.integers(1, 5), st.sampled_from([0.0, 0.3, 0.5, 0.8]))
+def test_topk_is_textbook_nms_through_the_one_greedy_selector(raw, k, thr):
+    # Scores drawn from three values make ties common: the first candidate of a tie wins, as in a stable sort.
+    crops = [ScoredCrop(Box(x, y, w, w), s) for x, y, w, s in raw]
+    assert [id(c) for c in select_topk(crops, k=k, nms_iou=thr)] == [id(c) for c in _nms(crops, k, thr)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 90), st.integers(0, 90), st.integers(5, 40),
+                                   st.sampled_from([0.2, 0.6])), min_size=1, max_size=6), min_size=1, max_size=4),
+       st.sampled_from([0.0, 0.3, 0.6]))
+def test_select_distinct_is_each_regions_nms_in_turn(regions, thr):
+    # Written out: regions by their best score; each takes its best candidate distinct from those chosen,
+    # else its best (the first on ties either way).
+    scored = [[ScoredCrop(Box(x, y, w, w), s) for x, y, w, s in reg] for reg in regions]
+    chosen = {}
+    for i in sorted(range(len(scored)), key=lambda i: -max(c.score for c in scored[i])):
+        ranked = sorted(scored[i], key=lambda c: -c.score)
+        chosen[i] = next((c for c in ranked if all(iou(c.box, o.box) <= thr for o in chosen.values())), ranked[0])
+    crops, _ = select_distinct(scored, max_iou=thr)
+    assert [id(c) for c in crops] == [id(chosen[i]) for i in range(len(scored))]

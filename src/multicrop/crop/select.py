@@ -11,15 +11,21 @@ Two strategies:
 ``topk``
     The paper's VPN* protocol: candidates over the whole image, the k best
     kept greedily with non-maximum suppression (IoU at most ``nms_iou``).
+
+Both choose with the crop wing's one greedy selector,
+:func:`multicrop.crop.selector.greedy`, as ``direct`` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..errors import InvalidParameterError
 from ..geometry import Box, iou, snap_box  # noqa: F401 - Box is used by the doctests
 from .scoring.base import ScoredCrop
+from .selector import greedy
 
 __all__ = ["SELECT_VERSION", "select_distinct", "select_topk", "to_source"]
 
@@ -79,13 +85,14 @@ def select_distinct(
     chosen: dict[int, ScoredCrop] = {}
     overlaps: list[str] = []
     for i in order:
-        ranked = sorted(scored[i], key=lambda c: -c.score)  # stable: first one on ties
-        pick = next((c for c in ranked if all(iou(c.box, o.box) <= max_iou for o in chosen.values())), None)
-        if pick is None:
-            pick = ranked[0]
-            j, worst = max(((j, iou(pick.box, o.box)) for j, o in chosen.items()), key=lambda t: t[1])
+        boxes, scores = [c.box for c in scored[i]], np.array([c.score for c in scored[i]])
+        shown = [o.box for o in chosen.values()]
+        pick = greedy(boxes, lambda _, __: scores, k=1, also=shown, iou_limit=max_iou)
+        if not pick:
+            pick = greedy(boxes, lambda _, __: scores, k=1)
+            j, worst = max(((j, iou(boxes[pick[0]], o.box)) for j, o in chosen.items()), key=lambda t: t[1])
             overlaps.append(f"crop {i + 1} overlaps crop {j + 1}, IoU {worst:.2f}")
-        chosen[i] = pick
+        chosen[i] = scored[i][pick[0]]
     return [chosen[i] for i in range(len(scored))], overlaps
 
 
@@ -103,13 +110,8 @@ def select_topk(scored: Sequence[ScoredCrop], *, k: int, nms_iou: float = 0.3) -
     """
     if k < 1:
         raise InvalidParameterError(f"k must be >= 1, got {k!r}")
-    kept: list[ScoredCrop] = []
-    for c in sorted(scored, key=lambda c: -c.score):
-        if all(iou(c.box, o.box) <= nms_iou for o in kept):
-            kept.append(c)
-            if len(kept) == k:
-                break
-    return kept
+    scores = np.array([c.score for c in scored], dtype=np.float64)
+    return [scored[i] for i in greedy([c.box for c in scored], lambda _, __: scores, k=k, iou_limit=nms_iou)]
 
 
 def to_source(crop: ScoredCrop, *, scale: tuple[float, float], size: tuple[int, int]) -> ScoredCrop:

@@ -10,7 +10,7 @@ from ..config import CropConfig
 from ..scoring.base import Scorer, ScoringContext
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
-from .selector import greedy
+from ..selector import greedy
 from .measure import MaskTables, measure
 from .notes import plural, short_note, size_notes, why_short
 from .pool import direct_pool

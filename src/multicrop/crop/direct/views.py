@@ -13,7 +13,7 @@ from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .measure import MaskTables, measure
 from .notes import plural, size_notes
-from .selector import greedy
+from ..selector import greedy
 from .types import DirectSelection
 
 __all__ = ["NO_SUBJECT", "no_candidate", "scene_views"]

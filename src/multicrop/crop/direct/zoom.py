@@ -12,7 +12,7 @@ from ...ratios import Ratio
 from ..config import CandidateConfig
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
-from .selector import greedy
+from ..selector import greedy
 from .measure import MaskTables, box_shares, measure, subject_shares
 from .pool import direct_pool
 from .settings import SelectionConfig

@@ -1,8 +1,10 @@
 """The one greedy selector of the crop wing: the best candidate at a time, with an IoU limit.
 
 Direct selection's main loop, its ``force_k`` fill, its shortlists and its
-close-ups all choose this way (a greedy choice is within ``1 - 1/e`` of the
-best set for a monotone submodular gain, Nemhauser, Wolsey and Fisher 1978).
+close-ups all choose this way, and so do ``topk``'s non-maximum suppression
+and ``partition``'s one crop per region (:mod:`multicrop.crop.select`).  A
+greedy choice is within ``1 - 1/e`` of the best set for a monotone
+submodular gain (Nemhauser, Wolsey and Fisher 1978).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...geometry import Box, iou_matrix
+from ..geometry import Box, iou_matrix
 
 __all__ = ["greedy"]
 
