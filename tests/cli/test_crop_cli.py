@@ -36,6 +36,32 @@ def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
     assert "ex_1.jpg" in out.out and "1 zoom in or out" in out.err
 
 
+def test_crop_builds_each_models_session_once_ahead_of_the_photo(tmp_path, photo, monkeypatch):
+    # the sessions are prefetched on a second thread while the photo is read; the pipeline then takes
+    # them from there: each model of the config is built exactly once, none on the main thread
+    import threading
+
+    from multicrop.crop.analysis import model_files
+    from multicrop.models import onnx_session, sessions, thread_count
+
+    built = []
+    real = sessions._build
+
+    def spy(name, threads):
+        built.append((name, threads, threading.current_thread() is threading.main_thread()))
+        return real(name, threads)
+
+    monkeypatch.setattr(sessions, "_build", spy)
+    onnx_session.cache_clear()
+    try:
+        assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "2", "--no-preview"]) == 0
+    finally:
+        onnx_session.cache_clear()
+    n = thread_count()
+    assert built == [(name, n, False) for name in model_files(CropConfig())]
+    assert [name for name, _, _ in built] == ["u2netp", "nanodet", "yunet", "pose_landmark_full"]
+
+
 def test_json_ratios_preset_and_width(tmp_path, photo, capsys):
     code = main(["crop", str(photo), "--out", str(tmp_path), "--preset", "instagram", "--width", "200",
                  "--json", "--strategy", "topk", *FAST])

@@ -145,6 +145,71 @@ def test_sessions_are_shared_per_model_and_thread_count():
         onnx_session("yunet", threads=0)
 
 
+def test_prefetched_sessions_are_built_once_on_the_background_thread(monkeypatch):
+    import threading
+
+    from multicrop.models import sessions
+
+    built = []
+
+    def fake(name, threads):
+        built.append((name, threads, threading.current_thread().name))
+        return object()
+
+    monkeypatch.setattr(sessions, "_build", fake)
+    onnx_session.cache_clear()
+    try:
+        models.prefetch(["a", "b"], threads=1)
+        models.prefetch(["a"], threads=1)  # being built (or built): not again
+        a = onnx_session("a", threads=1)  # waits for the background build rather than building it here
+        assert onnx_session("a", threads=1) is a and onnx_session("b", threads=1) is not a
+        assert [(n, t) for n, t, _ in built] == [("a", 1), ("b", 1)]
+        assert all(name.startswith("multicrop-sessions") for _, _, name in built)
+        models.prefetch(["a"], threads=1)
+        onnx_session("a", threads=2)  # another thread count: its own session, built where it is asked for
+        assert [(n, t) for n, t, _ in built[2:]] == [("a", 2)] and built[2][2] == threading.current_thread().name
+        with pytest.raises(InvalidParameterError, match="threads must be a positive integer"):
+            models.prefetch(["a"], threads=0)
+    finally:
+        onnx_session.cache_clear()
+
+
+def test_a_prefetched_session_that_fails_raises_where_it_is_asked_for_then_is_tried_again(monkeypatch):
+    from multicrop.models import sessions
+
+    calls = []
+
+    def flaky(name, threads):
+        calls.append(name)
+        if len(calls) == 1:
+            raise ModelFileError(f"{name}: the file does not match its SHA-256")
+        return object()
+
+    monkeypatch.setattr(sessions, "_build", flaky)
+    onnx_session.cache_clear()
+    try:
+        models.prefetch(["x"], threads=1)  # nothing raised here
+        with pytest.raises(ModelFileError, match="x: the file does not match"):
+            onnx_session("x", threads=1)
+        assert onnx_session("x", threads=1) is onnx_session("x", threads=1)
+        assert calls == ["x", "x"]
+    finally:
+        onnx_session.cache_clear()
+
+
+def test_every_model_running_method_names_its_shipped_files():
+    # crop.analysis.model_files reads these to prefetch the sessions: a detector that forgot them would
+    # build its session late, on the photo's time
+    from multicrop.detectors import DETECTORS
+    from multicrop.saliency import SALIENCY
+
+    for name in DETECTORS.names():
+        assert DETECTORS.get(name).models and set(DETECTORS.get(name).models) <= set(MODELS), name
+    for name in SALIENCY.names():
+        cls = SALIENCY.get(name)
+        assert bool(cls.models) == cls.needs_weights and set(cls.models) <= set(MODELS), name
+
+
 def test_thread_count_is_the_one_place_that_reads_the_environment(monkeypatch):
     from multicrop.models import sessions
 

@@ -136,6 +136,7 @@ def crop(
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
     scorer = None if head is None else learned_scorer(head, crop_cfg, weight=0.5 if head_weight is None else head_weight)
     paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
+    _prefetch_sessions(crop_cfg)
     stems = unique_stems(paths)
     write = None
     if not dry_run:
@@ -177,6 +178,14 @@ def crop(
             bar.advance()
     if failed:
         raise typer.Exit(1)
+
+
+def _prefetch_sessions(crop_cfg) -> None:
+    """The models' sessions built on a second thread while the first photo is opened (docs/speed.md)."""
+    from ..crop.analysis import model_files
+    from ..models import prefetch, thread_count
+
+    prefetch(model_files(crop_cfg), threads=thread_count())
 
 
 def register(app: typer.Typer) -> None:

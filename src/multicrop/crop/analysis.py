@@ -36,7 +36,7 @@ from ..saliency import SALIENCY, compute_saliency
 from .config import CropConfig
 from .subjects import Subject, find_subjects
 
-__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "parse_focus",
+__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "model_files", "parse_focus",
            "run_models", "settings_key", "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
@@ -104,6 +104,24 @@ def detector_versions_of(config: CropConfig) -> dict[str, str]:
     if mod is not None:
         return {f"detector:{k}": v for k, v in mod.detector_versions(names).items()}
     return {f"detector:{n}": ("yunet" if n == "yunet" else "unavailable") for n in names}
+
+
+def model_files(config: CropConfig) -> tuple[str, ...]:
+    """The shipped model files analysing a photo under ``config`` runs, in the order it runs them
+    (keys of :data:`multicrop.models.MODELS`; for :func:`multicrop.models.prefetch`).
+
+    Examples
+    --------
+    >>> model_files(CropConfig())
+    ('u2netp', 'nanodet', 'yunet', 'pose_landmark_full')
+    >>> model_files(CropConfig(saliency="spectral", detectors=("yunet",)))
+    ('yunet',)
+    """
+    names = list(SALIENCY.get(config.saliency).models)
+    mod = _detectors_module()
+    for d in config.active_detectors:
+        names += mod.DETECTORS.get(d).models if mod is not None else ["yunet"] if d == "yunet" else []
+    return tuple(dict.fromkeys(names))
 
 
 def analysis_settings(config: CropConfig) -> dict:

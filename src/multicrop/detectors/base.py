@@ -42,6 +42,9 @@ class Detector:
     default_min_score : float
         The confidence threshold used when ``min_score`` is not given (each
         detector's module says what precision and recall it gives).
+    models : tuple of str
+        The shipped model files it runs (keys of :data:`multicrop.models.MODELS`),
+        so a caller can build their sessions ahead (:func:`multicrop.models.prefetch`).
 
     Parameters
     ----------
@@ -59,6 +62,7 @@ class Detector:
     gives_masks: ClassVar[bool] = False
     refines_people: ClassVar[bool] = False
     default_min_score: ClassVar[float] = 0.5
+    models: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, threads: int | None = None, min_score: float | None = None) -> None:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):

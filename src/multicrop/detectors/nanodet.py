@@ -215,6 +215,7 @@ def raw_outputs(
 @DETECTORS.register
 class NanoDet(Detector):
     name = "nanodet"
+    models = ("nanodet",)
     version = f"nanodet-{DECODE_VERSION}-{MODELS['nanodet'].version}"
     description = "NanoDet COCO objects: 80 classes, people, animals, vehicles (onnxruntime; shipped weights)"
     kinds = ("person", "animal", "vehicle", "object")

@@ -125,6 +125,7 @@ def landmarks_in_box(
 @DETECTORS.register
 class Pose(Detector):
     name = "pose"
+    models = ("pose_landmark_full",)
     version = f"pose-{DECODE_VERSION}-{MODELS['pose_landmark_full'].version}"
     description = "MediaPipe pose: 33 keypoints and a mask on each detected person (onnxruntime; shipped weights)"
     kinds = ("person",)

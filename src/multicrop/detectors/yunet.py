@@ -29,6 +29,7 @@ MIN_SCORE = 0.7
 @DETECTORS.register
 class YuNet(Detector):
     name = "yunet"
+    models = ("yunet",)
     version = f"yunet-{DECODE_VERSION}-{MODELS['yunet'].version}"
     description = "YuNet faces with five landmarks (onnxruntime; shipped weights, MIT)"
     kinds = ("face",)

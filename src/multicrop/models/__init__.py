@@ -54,11 +54,11 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidParameterError, ModelFileError
-from .sessions import MAX_THREADS, onnx_session, thread_count
+from .sessions import MAX_THREADS, onnx_session, prefetch, thread_count
 
 __all__ = [
     "ModelFile", "MODELS", "CARD_KEYS", "model_path", "verify_file", "sha256_of", "read_card", "load_cards",
-    "model_card", "onnx_session", "thread_count", "MAX_THREADS",
+    "model_card", "onnx_session", "prefetch", "thread_count", "MAX_THREADS",
 ]
 
 #: The keys every model card has (all required, no others).

@@ -14,6 +14,12 @@ session options and one in-process cache (one session per model and thread count
 - no spinning of idle worker threads (the stages after a model, and other
   processes on a small machine, get the cores back; spinning cost 1.16x CPU).
 
+A command that knows which models it will run calls :func:`prefetch` first:
+their sessions are built on one background thread while the command goes on
+importing and decoding (onnxruntime builds a session without holding the
+GIL), and :func:`onnx_session` waits for a session still being built rather
+than building it twice.
+
 Optimised graphs are not cached on disk: measured on 2 cores (building each
 session 4 times, cache on and off in turn), a graph optimised once and saved
 (``ORT_ENABLE_EXTENDED``, the hardware-independent level) loads U^2-Netp in
@@ -29,11 +35,13 @@ pass the number down, and every model function takes ``threads``.
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["onnx_session", "file_session", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
+__all__ = ["onnx_session", "file_session", "prefetch", "thread_count", "MAX_THREADS", "THREADS_VARIABLE"]
 
 #: Most intra-op threads one process gives onnxruntime by default (a 320x320
 #: U^2-Netp run gains little beyond this).
@@ -80,8 +88,7 @@ def _options(threads: int) -> Any:
     return opts
 
 
-@functools.lru_cache(maxsize=32)
-def _session(name: str, threads: int) -> Any:
+def _build(name: str, threads: int) -> Any:
     import onnxruntime as ort
 
     from . import model_path
@@ -114,10 +121,66 @@ def onnx_session(name: str, *, threads: int) -> Any:
     ModelFileError
         If the file is missing or corrupt.
     """
-    return _session(name, _check_threads(threads))
+    key = (name, _check_threads(threads))
+    with _LOCK:
+        session = _SESSIONS.get(key)
+        mine = session is None
+        if mine:
+            session = _SESSIONS[key] = Future()
+    if mine:
+        try:
+            session.set_result(_build(*key))
+        except BaseException as exc:
+            session.set_exception(exc)
+    try:
+        return session.result()
+    except BaseException:
+        with _LOCK:  # not kept: the next call tries again
+            if _SESSIONS.get(key) is session:
+                del _SESSIONS[key]
+        raise
 
 
-onnx_session.cache_clear = _session.cache_clear  # type: ignore[attr-defined]
+def prefetch(names: Iterable[str], *, threads: int) -> None:
+    """Start building the sessions of the shipped models ``names`` on one background thread, in order.
+
+    :func:`onnx_session` then returns each as soon as it is built.  What
+    building one raises (a missing or corrupt file) is raised there, when the
+    session is asked for, not here.  A session built or being built is not
+    built again.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``threads`` is not a positive integer.
+
+    Examples
+    --------
+    >>> prefetch(["yunet"], threads=1)
+    >>> onnx_session("yunet", threads=1) is onnx_session("yunet", threads=1)
+    True
+    """
+    threads = _check_threads(threads)
+    global _POOL
+    with _LOCK:
+        for name in names:
+            if (name, threads) not in _SESSIONS:
+                if _POOL is None:
+                    _POOL = ThreadPoolExecutor(1, thread_name_prefix="multicrop-sessions")
+                _SESSIONS[(name, threads)] = _POOL.submit(_build, name, threads)
+
+
+def _cache_clear() -> None:
+    """Forget every session (tests); one still being built is finished and dropped."""
+    with _LOCK:
+        _SESSIONS.clear()
+
+
+#: Every session asked for or prefetched, by ``(name, threads)``: built, or being built.
+_SESSIONS: dict[tuple[str, int], Future] = {}
+_LOCK = threading.Lock()
+_POOL: ThreadPoolExecutor | None = None
+onnx_session.cache_clear = _cache_clear  # type: ignore[attr-defined]
 
 
 def file_session(path: str | os.PathLike, *, threads: int) -> Any:

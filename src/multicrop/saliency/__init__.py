@@ -41,6 +41,8 @@ class SaliencyMethod:
         when maps change); one line for ``multicrop saliency list``.
     needs_weights : bool
         Capability flag: the method loads a model file.
+    models : tuple of str
+        The shipped model files it runs (keys of :data:`multicrop.models.MODELS`).
 
     Parameters
     ----------
@@ -53,6 +55,7 @@ class SaliencyMethod:
     version: ClassVar[str]
     description: ClassVar[str]
     needs_weights: ClassVar[bool] = False
+    models: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, threads: int | None = None) -> None:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
@@ -74,6 +77,7 @@ class U2Netp(SaliencyMethod):
     version = u2netp.VERSION
     description = "U^2-Netp salient-object detection (onnxruntime; shipped weights)"
     needs_weights = True
+    models = ("u2netp",)
 
     def __call__(self, image: np.ndarray) -> np.ndarray:
         return u2netp.u2netp_saliency(image, threads=self.threads)
