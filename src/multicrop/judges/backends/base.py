@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import abc
+import asyncio
 import dataclasses
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ...errors import InvalidParameterError, JudgeError
@@ -12,7 +14,8 @@ from ...serialize import from_data
 from ..clock import SYSTEM_CLOCK, Clock
 from ..types import JudgeReply, JudgeRequest
 
-__all__ = ["JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "validate_options"]
+__all__ = ["JudgeBackend", "TransientCallError", "ConnectionCallError", "CallFailedError", "ImageMemo",
+           "validate_options"]
 
 
 class TransientCallError(JudgeError):
@@ -156,3 +159,41 @@ class JudgeBackend(abc.ABC):
 
     async def aclose(self) -> None:
         """Release network clients."""
+
+
+class ImageMemo:
+    """One computation per image, shared by every call about it (a local backend's embedding or measures).
+
+    The calls of one image (its dimensions and repeats) run concurrently: the
+    first starts ``compute(request)`` on a worker thread and the others await
+    the same future.  The ``size`` images asked for last are kept.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> memo = ImageMemo(lambda request: calls.append(request) or len(calls))
+    >>> class Image:
+    ...     sha256 = "ab"
+    >>> class Request:
+    ...     image = Image()
+    >>> async def twice():
+    ...     return await asyncio.gather(memo.get(Request()), memo.get(Request()))
+    >>> asyncio.run(twice()), len(calls)
+    ([1, 1], 1)
+    """
+
+    def __init__(self, compute: Callable[[JudgeRequest], Any], *, size: int = 256) -> None:
+        self._compute = compute
+        self._size = size
+        self._futures: OrderedDict[str, asyncio.Future] = OrderedDict()
+
+    async def get(self, request: JudgeRequest) -> Any:
+        """``compute(request)`` for ``request.image``, computed once."""
+        key = request.image.sha256
+        fut = self._futures.get(key)
+        if fut is None:
+            fut = asyncio.ensure_future(asyncio.to_thread(self._compute, request))
+            self._futures[key] = fut
+            while len(self._futures) > self._size:
+                self._futures.popitem(last=False)
+        return await asyncio.shield(fut)

@@ -16,11 +16,9 @@ edit or another repetition count re-runs nothing.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,7 @@ from ...errors import InvalidParameterError
 from ...io import shown
 from ..heads import Head, head_sha256, load_head, rescale
 from ..types import JudgeReply, JudgeRequest
-from .base import JudgeBackend
+from .base import ImageMemo, JudgeBackend
 
 __all__ = ["EmbeddingBackend", "EMBEDDING_MODEL"]
 
@@ -96,7 +94,7 @@ class EmbeddingBackend(JudgeBackend):
     def __init__(self, *, model: str = EMBEDDING_MODEL, **options: Any) -> None:
         super().__init__(model=model, **options)
         self.head, self.head_sha256 = _read_head(self.options.head)
-        self._cache: OrderedDict[str, asyncio.Future] = OrderedDict()
+        self._memo = ImageMemo(self._embed)
 
     @classmethod
     def key_options(cls, options) -> dict:
@@ -111,14 +109,7 @@ class EmbeddingBackend(JudgeBackend):
         return embed(request.image.array(self.options.max_side), threads=self.options.threads or None)
 
     async def execute(self, request: JudgeRequest) -> JudgeReply:
-        key = request.image.sha256
-        fut = self._cache.get(key)
-        if fut is None:
-            fut = asyncio.ensure_future(asyncio.to_thread(self._embed, request))
-            self._cache[key] = fut
-            while len(self._cache) > 256:
-                self._cache.popitem(last=False)
-        vec = await asyncio.shield(fut)
+        vec = await self._memo.get(request)
         target = self.head.target(request.dimension)
         if target is None:
             return JudgeReply(text=None, model=self.model_id, prompt_tokens=0, completion_tokens=0, cost_usd=0.0,

@@ -11,14 +11,12 @@ only proxies.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from typing import Any
-from collections import OrderedDict
 
 from .. import measures
 from ..types import JudgeReply, JudgeRequest
-from .base import JudgeBackend
+from .base import ImageMemo, JudgeBackend
 
 __all__ = ["MeasuredBackend"]
 
@@ -54,7 +52,7 @@ class MeasuredBackend(JudgeBackend):
 
     def __init__(self, *, model: str = "measured-v1", **options: Any) -> None:
         super().__init__(model=model, **options)
-        self._cache: OrderedDict[str, asyncio.Future] = OrderedDict()
+        self._memo = ImageMemo(self._measure)
 
     @classmethod
     def key_options(cls, options) -> dict:
@@ -64,14 +62,7 @@ class MeasuredBackend(JudgeBackend):
         return measures.measure(request.image.array(self.options.max_side))
 
     async def execute(self, request: JudgeRequest) -> JudgeReply:
-        key = request.image.sha256
-        fut = self._cache.get(key)
-        if fut is None:
-            fut = asyncio.ensure_future(asyncio.to_thread(self._measure, request))
-            self._cache[key] = fut
-            while len(self._cache) > 256:
-                self._cache.popitem(last=False)
-        m = await asyncio.shield(fut)
+        m = await self._memo.get(request)
         if request.dimension in measures.DIMENSION_IDS:
             score = measures.rubric_scores(m, scale=request.scale)[request.dimension]
         else:
