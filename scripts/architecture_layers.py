@@ -19,7 +19,8 @@ END = "<!-- end of generated layers -->"
 
 #: What each module of the contract holds (a module missing here is an error: say what it is).
 WORDS = {
-    "cli": "one module per command group", "web": "the web page", "batch": "batch jobs (fsspec, Ray)",
+    "cli": "command modules; `register(app)` adds one or more (judge.py: judge and judges)",
+    "web": "the web page", "batch": "batch jobs (fsspec, Ray)",
     "evaluation": "carousel/ (kIoU), judges/ (panels against ratings), subjects/ (coco-subjects)",
     "ranking": "the join of the wings: a judge panel chooses among each crop's shortlist",
     "crop": "the crop wing", "judges": "the judge wing; neither wing imports the other",

@@ -236,3 +236,58 @@ def test_the_size_check_catches_a_long_module(tmp_path):
     (tmp_path / "short.js").write_text("export const a = 1;\n" * MAX_JS_LINES)
     (tmp_path / "long.js").write_text("export const a = 1;\n" * (MAX_JS_LINES + 1))
     assert js_modules_over(MAX_JS_LINES, tmp_path) == {"long.js": MAX_JS_LINES + 1}
+
+
+# --- the size of the Python modules: none over 400 lines, none of the ground floor or the faces over 250 ------
+
+import configparser  # noqa: E402
+
+MAX_PY_LINES = 400
+#: The ground floor (every module of the ground-floor contract in .importlinter) and the faces stay smaller.
+MAX_SMALL_PY_LINES = 250
+FACES = ("multicrop.cli", "multicrop.web", "multicrop.batch")
+
+
+def ground_floor(config: Path = ROOT / ".importlinter") -> tuple[str, ...]:
+    """The modules the ground-floor contract of ``config`` lists (``multicrop.io``, ``multicrop.geometry``, ...)."""
+    parser = configparser.ConfigParser()
+    parser.read(config, encoding="utf-8")
+    return tuple(parser["importlinter:contract:ground-floor"]["source_modules"].split())
+
+
+def module_files(module: str, root: Path = SRC) -> list[Path]:
+    """The Python files of ``module`` (``multicrop.io``: every file of the package; ``multicrop.geometry``: one)."""
+    path = root.joinpath(*module.split(".")[1:])
+    if path.is_dir():
+        return sorted(path.rglob("*.py"))
+    return [f for f in [path.with_name(path.name + ".py")] if f.is_file()]
+
+
+def py_modules_over(limit: int, root: Path = SRC, modules: tuple[str, ...] | None = None) -> dict[str, int]:
+    """``{path under root: lines}`` of every Python module in ``root`` (or in ``modules``) longer than ``limit`` lines."""
+    files = sorted(root.rglob("*.py")) if modules is None else [f for m in modules for f in module_files(m, root)]
+    sizes = {p.relative_to(root).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in files}
+    return {name: n for name, n in sizes.items() if n > limit}
+
+
+def test_no_python_module_is_over_400_lines():
+    assert sorted(SRC.rglob("*.py")), f"no Python in {SRC}"
+    assert py_modules_over(MAX_PY_LINES) == {}, "split these by job"
+
+
+def test_no_ground_floor_or_face_module_is_over_250_lines():
+    modules = ground_floor() + FACES
+    assert "multicrop.io" in modules and "multicrop.geometry" in modules
+    assert [m for m in modules if not module_files(m)] == [], "a module the check names has no Python file"
+    assert py_modules_over(MAX_SMALL_PY_LINES, modules=modules) == {}, "split these by job"
+
+
+def test_the_python_size_check_catches_a_long_module(tmp_path):
+    for name, lines in [("crop/short.py", MAX_PY_LINES), ("crop/long.py", MAX_PY_LINES + 1),
+                        ("crop/middle.py", MAX_SMALL_PY_LINES + 1), ("geometry.py", MAX_SMALL_PY_LINES),
+                        ("io/deep/long.py", MAX_SMALL_PY_LINES + 1), ("cli/long.py", MAX_SMALL_PY_LINES + 1)]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("a = 1\n" * lines)
+    assert py_modules_over(MAX_PY_LINES, tmp_path) == {"crop/long.py": MAX_PY_LINES + 1}
+    small = py_modules_over(MAX_SMALL_PY_LINES, tmp_path, ("multicrop.io", "multicrop.geometry", "multicrop.cli"))
+    assert small == {"io/deep/long.py": MAX_SMALL_PY_LINES + 1, "cli/long.py": MAX_SMALL_PY_LINES + 1}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from multicrop.datasets import outlines_yolo
 from multicrop.datasets.outlines import (
     Polygons,
     RunLength,
@@ -156,6 +158,35 @@ def test_class_names_file_errors(tmp_path):
     p = tmp_path / "classes.txt"
     p.write_text("1: person\nnot a line\n")
     with pytest.raises(DatasetError, match="classes.txt:2: expected 'id: name'"):
+        read_class_names(p)
+
+
+def test_a_label_file_that_is_a_fifo_is_refused_not_read(tmp_path):
+    root = _yolo_folder(tmp_path, ["1 0 0 1 0 1 1"])
+    label = root / "labels" / "a.txt"
+    label.unlink()
+    os.mkfifo(label)  # nobody writes to it: an unbounded read would block for ever
+    with pytest.raises(DatasetError, match=r"^YOLO label file .*a\.txt: is a FIFO \(named pipe\), not a regular file$"):
+        load_yolo_outlines(root)
+
+
+def test_an_oversized_label_file_is_refused(tmp_path, monkeypatch):
+    root = _yolo_folder(tmp_path, ["1 0 0 1 0 1 1"])  # 14 bytes with its newline
+    monkeypatch.setattr(outlines_yolo, "LABEL_LIMIT", 13)
+    with pytest.raises(DatasetError, match=r"a\.txt: 14 bytes is larger than the 13 bytes allowed"):
+        load_yolo_outlines(root)
+    monkeypatch.setattr(outlines_yolo, "LABEL_LIMIT", 14)
+    assert len(load_yolo_outlines(root).photos[0].objects) == 1
+
+
+def test_a_classes_file_that_is_a_directory_or_too_large_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "dir.txt").mkdir()
+    with pytest.raises(DatasetError, match=r"^YOLO classes file .*dir\.txt: is a directory, not a regular file$"):
+        read_class_names(tmp_path / "dir.txt")
+    p = tmp_path / "classes.txt"
+    p.write_text("1: person\n")
+    monkeypatch.setattr(outlines_yolo, "CLASSES_LIMIT", 5)
+    with pytest.raises(DatasetError, match=r"classes\.txt: 10 bytes is larger than the 5 bytes allowed"):
         read_class_names(p)
 
 

@@ -12,7 +12,7 @@ from multicrop.datasets.examples import example_image
 from multicrop.errors import MulticropError
 from multicrop.geometry import Box
 from multicrop.io import lossless
-from multicrop.io.lossless import cut_jpeg, insert_segments, jpeg_header, kept_segments, snap_box
+from multicrop.io.lossless import cut_jpeg, insert_segments, jpeg_header, kept_segments, snap_to_blocks
 
 # partition: exactly k crops every time (direct writes fewer when it finds fewer distinct subjects)
 FAST = ["--saliency", "spectral", "--no-faces", "--no-preview", "-s", "partition"]
@@ -82,7 +82,7 @@ def test_decoded_pixels_equal_the_original_region(tmp_path, backend, subsampling
     luma_src, rgb_src = _decode(src, "L"), _decode(src, "RGB")
     for box, cut in zip(BOXES, cuts):
         moved = cut.box
-        assert cut.error is None and moved == snap_box(box, block, (1003, 389))
+        assert cut.error is None and moved == snap_to_blocks(box, block, (1003, 389))
         assert (moved.w, moved.h) == (box.w, box.h) and moved.x % block[0] == 0 and moved.y % block[1] == 0
         assert abs(moved.x - box.x) < block[0] and abs(moved.y - box.y) < block[1]
         assert moved.x + moved.w <= 1003 and moved.y + moved.h <= 389

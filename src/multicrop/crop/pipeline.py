@@ -7,7 +7,7 @@ size, :func:`analyse` (an :class:`~multicrop.crop.analysis.Analysis`, or the
 one given as ``analysis=``), then the
 strategy's selection (:func:`multicrop.crop.strategies.select_crops`:
 ``partition``, ``topk`` or ``direct``, each scoring candidates through
-``_Candidates``), then :func:`~multicrop.crop.select.to_source`.  Writing
+``Candidates``), then :func:`~multicrop.crop.select.to_source`.  Writing
 files is :mod:`multicrop.crop.outputs`.
 
 Examples

@@ -38,7 +38,7 @@ from typing import Any
 from ..errors import DatasetError, InvalidParameterError
 from ..geometry import Box
 from ..io.formats import STEM_SUFFIXES
-from ..ratios import Ratio
+from ..ratios import RATIO_PRESETS, Ratio
 
 __all__ = [
     "CAROUSEL_RATIOS",
@@ -51,8 +51,8 @@ __all__ = [
     "load_item",
 ]
 
-#: The two ratios the Carousel annotators used (portrait 2:3, landscape 3:2).
-CAROUSEL_RATIOS: tuple[Ratio, ...] = (Ratio(2, 3), Ratio(3, 2))
+#: The two ratios the Carousel annotators used (portrait 2:3, landscape 3:2): the ``carousel`` preset.
+CAROUSEL_RATIOS: tuple[Ratio, ...] = RATIO_PRESETS["carousel"]
 #: Image suffixes looked for beside each label file, in order.
 IMAGE_SUFFIXES: tuple[str, ...] = STEM_SUFFIXES
 #: Suffix of an item's metadata file (``<name>_metadata.json``) beside its label file ``<name>.json``.

@@ -5,11 +5,25 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import DatasetError
+from ..errors import DatasetError, InputFileError
+from ..io import CONFIG_LIMIT, read_text_bounded
 from .outline_photos import Outline, OutlinedPhoto, OutlineSet, find_image, photo_size
 from .outline_shapes import Polygons, split_rings
 
 __all__ = ["load_yolo_outlines", "read_class_names"]
+
+#: Largest label file read (bytes): a line per object, so even thousands of detailed polygons stay far below.
+LABEL_LIMIT = 64 << 20
+#: Largest ``classes.txt`` read (bytes): a line per class.
+CLASSES_LIMIT = CONFIG_LIMIT
+
+
+def _read_text(path: str | Path, *, limit: int, what: str) -> str:
+    """UTF-8 text of a regular file of at most ``limit`` bytes; a FIFO, device or oversized file is a DatasetError."""
+    try:  # regular files only, bounded: a FIFO named x.txt never blocks the loader
+        return read_text_bounded(path, limit=limit, what=what)
+    except InputFileError as exc:
+        raise DatasetError(str(exc)) from None
 
 
 def read_class_names(path: str | Path) -> dict[int, str]:
@@ -18,10 +32,11 @@ def read_class_names(path: str | Path) -> dict[int, str]:
     Raises
     ------
     DatasetError
-        On a line that is not ``id: name``.
+        On a line that is not ``id: name``, or a file that is not a regular
+        UTF-8 file of at most :data:`CLASSES_LIMIT` bytes.
     """
     out: dict[int, str] = {}
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(_read_text(path, limit=CLASSES_LIMIT, what="YOLO classes file").splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -38,7 +53,7 @@ def read_class_names(path: str | Path) -> dict[int, str]:
 def _yolo_objects(path: Path, size: tuple[int, int], classes: dict[int, str]) -> tuple[Outline, ...]:
     w, h = size
     objects = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(_read_text(path, limit=LABEL_LIMIT, what="YOLO label file").splitlines(), 1):
         parts = line.split()
         if not parts:
             continue
@@ -69,7 +84,9 @@ def load_yolo_outlines(root: str | Path) -> OutlineSet:
     Raises
     ------
     DatasetError
-        If ``labels/`` is missing or holds no ``.txt`` file, or a label line is malformed.
+        If ``labels/`` is missing or holds no ``.txt`` file, a label line is
+        malformed, or a label file is not a regular file of at most
+        :data:`LABEL_LIMIT` bytes.
     """
     root = Path(root)
     labels = root / "labels"

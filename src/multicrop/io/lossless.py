@@ -2,9 +2,10 @@
 
 A JPEG can be cut without decoding and re-encoding when the crop's top-left
 corner lies on the iMCU grid (8 or 16 pixels per axis, by chroma
-subsampling); its right and bottom edges may fall anywhere.  :func:`snap_box`
-moves a box's top-left corner to the grid and keeps its width and height, so
-the ratio is exactly the box's; :func:`cut_jpeg` cuts every box of a photo.
+subsampling); its right and bottom edges may fall anywhere.
+:func:`snap_to_blocks` moves a box's top-left corner to the grid and keeps
+its width and height, so the ratio is exactly the box's; :func:`cut_jpeg`
+cuts every box of a photo.
 The decoded pixels of a crop equal the same region of the decoded original
 (luma exactly; chroma too for 4:4:4, and away from the edges for subsampled
 chroma, whose upsampling reads neighbouring samples).
@@ -50,7 +51,7 @@ from .jpeg_cutters import tj_cut as _tj_cut
 from .jpeg_segments import JpegHeader, insert_segments, jpeg_header, kept_segments
 
 __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments", "jpeg_header", "jpegtran",
-           "kept_segments", "snap_box", "turbojpeg"]
+           "kept_segments", "snap_to_blocks", "turbojpeg"]
 
 #: Largest photo whose jpegtran crops run as parallel processes: each holds the
 #: photo's DCT coefficients (2 bytes a sample, about 600 MB at 200 MP).
@@ -76,14 +77,14 @@ class LosslessCut:
     error: str | None = None
 
 
-def snap_box(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:
+def snap_to_blocks(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:
     """``box`` with its top-left corner on the ``block`` grid, same width and height, inside ``size``.
 
     Examples
     --------
-    >>> snap_box(Box(21, 9, 100, 150), (16, 16), (400, 300))
+    >>> snap_to_blocks(Box(21, 9, 100, 150), (16, 16), (400, 300))
     Box(x=16, y=16, w=100, h=150)
-    >>> snap_box(Box(395, 0, 5, 5), (16, 16), (400, 300))
+    >>> snap_to_blocks(Box(395, 0, 5, 5), (16, 16), (400, 300))
     Box(x=384, y=0, w=5, h=5)
     """
     x, y, w, h = (int(v) for v in (box.x, box.y, box.w, box.h))
@@ -129,7 +130,7 @@ def cut_jpeg(source: str | os.PathLike, boxes: Sequence[Box], *, exif: bytes = b
     boxes : sequence of Box
         Crop boxes inside the picture, in pixels; each keeps its width and
         height, its top-left corner moves to the nearest grid point that
-        keeps it inside (:func:`snap_box`).
+        keeps it inside (:func:`snap_to_blocks`).
     exif : bytes
         EXIF block each crop carries (the ICC profile is copied from the
         source); ignored with ``keep_all``.
@@ -152,7 +153,7 @@ def cut_jpeg(source: str | os.PathLike, boxes: Sequence[Box], *, exif: bytes = b
     path = Path(source)
     data = path.read_bytes()
     header = jpeg_header(data)
-    snapped = [snap_box(b, header.block, header.size) for b in boxes]
+    snapped = [snap_to_blocks(b, header.block, header.size) for b in boxes]
     lib, prog = turbojpeg(), jpegtran()
     if lib is not None:
         try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import threading
 import warnings
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import BinaryIO
 from PIL import Image, UnidentifiedImageError
 
 from ..errors import ImageFormatError, ImageLoadError, ImageMetadataError, ImageTooLargeError, ImageTruncatedError
-from .files import file_kind
+from .files import check_regular
 from .names import shown
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, OPEN_FORMATS, _prefix, formats_for, identify_format
 from .integrity import check_complete
@@ -89,16 +88,7 @@ def open_image(source: str | os.PathLike | BinaryIO, *, name: str | None = None,
     """
     label = _label(source, name)
     if isinstance(source, (str, os.PathLike)):
-        try:
-            st = os.stat(source)
-        except FileNotFoundError:
-            raise ImageLoadError(f"{label}: no such file") from None
-        except OSError as exc:
-            raise ImageLoadError(f"{label}: cannot open ({exc.strerror or exc})") from None
-        if stat.S_ISDIR(st.st_mode):
-            raise ImageLoadError(f"{label}: is a directory, not an image")
-        if not stat.S_ISREG(st.st_mode):
-            raise ImageLoadError(f"{label}: is {file_kind(st.st_mode)}, not a regular file")
+        check_regular(source, error=ImageLoadError)
     formats = formats_for(source)  # after the regular-file check: a FIFO is never read
     try:
         with WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:  # see WARNINGS_LOCK

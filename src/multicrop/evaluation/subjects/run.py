@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ...datasets.outlines import OutlinedPhoto, OutlineSet
 from ...errors import InvalidParameterError, MulticropError
 from ...geometry import Box
-from ...ratios import DEFAULT_RATIOS, Ratio, parse_ratio_spec, parse_ratios
+from ...ratios import DEFAULT_RATIOS, RATIO_PRESETS, Ratio, parse_ratio_spec, parse_ratios
 from ...serialize import Serializable, computed, serialized
 from .metrics import PhotoMeasures, SubjectRules, SubjectsSummary, measure_photo, summarise
 
@@ -43,6 +43,7 @@ class SubjectsMethod(Serializable):
     peer : str or None
         ``smartcrop`` or ``vips``.
     ratios : tuple of Ratio
+        Default: the ``carousel`` preset (2:3, 3:2).
     one_ratio : bool or None
         Passed to :class:`~multicrop.crop.config.CropConfig` (None: its default for ``ratios``).
     """
@@ -50,7 +51,7 @@ class SubjectsMethod(Serializable):
     strategy: str | None = None
     k: int | str | None = None
     peer: str | None = None
-    ratios: tuple[Ratio, ...] = (Ratio(2, 3), Ratio(3, 2))
+    ratios: tuple[Ratio, ...] = RATIO_PRESETS["carousel"]
     one_ratio: bool | None = field(default=None, metadata=serialized(skip=True))  # written inside config
 
     def __post_init__(self) -> None:
