@@ -50,3 +50,20 @@ def test_missing_source_and_empty_folder_are_errors(tmp_path):
 def test_stems_that_collide_in_one_folder_keep_their_extension():
     ps = [Photo("/r/x.jpg", "x.jpg"), Photo("/r/x.png", "x.png"), Photo("/r/d/x.jpg", "d/x.jpg")]
     assert output_stems(ps) == {"/r/x.jpg": "x-jpg", "/r/x.png": "x-png", "/r/d/x.jpg": "d/x"}
+
+
+def test_folders_globs_and_manifests_follow_the_one_photo_rule(tmp_path):
+    """A macOS ``._`` resource fork and a non-photo are skipped, a GIF and a WebP are taken: as ``multicrop crop``."""
+    from multicrop.io import list_photos as crop_list
+
+    for name in ("a.jpg", "._a.jpg", "notes.txt", "b.GIF", "c.webp"):
+        (tmp_path / name).write_bytes(b"x")
+    assert [p.rel for p in list_photos(tmp_path)] == ["a.jpg", "b.GIF", "c.webp"]
+    assert [p.name for p in crop_list([tmp_path])] == ["a.jpg", "b.GIF", "c.webp"]
+    assert [p.rel for p in list_photos(f"{tmp_path}/*a.jpg")] == ["a.jpg"]
+    csv = tmp_path / "list.csv"
+    pd.DataFrame({"path": ["a.jpg", "._a.jpg", "notes.txt", "c.webp"]}).to_csv(csv, index=False)
+    refused = {p.rel: p.refused for p in list_photos(csv)}
+    assert refused["a.jpg"] is None and refused["c.webp"] is None
+    assert refused["._a.jpg"].startswith("a dot-file (._a.jpg")
+    assert refused["notes.txt"].startswith("not an image name (.txt;")

@@ -236,3 +236,18 @@ def test_judges_lists_ratings_far_outside_their_inferred_scale(files, tmp_path, 
     assert head and float(head[0].split("headroom ")[1].rstrip("%")) < 100
     skipped = pd.read_csv(tmp_path / "rep" / "skipped_ratings.csv")
     assert len(skipped) == n_bad and skipped["line"].iloc[0] == 2
+
+
+def test_the_photos_folders_follow_the_one_photo_rule(tmp_path):
+    """--photos: a macOS ``._`` resource fork, a non-photo and a dot-folder are skipped, a GIF and a WebP are
+    taken, as ``multicrop crop -R`` lists them (the fork would otherwise be embedded, or fail to open)."""
+    from multicrop.cli.eval_judges import _photo_files
+    from multicrop.io import list_photos
+
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / "sub").mkdir()
+    for p in ("a.jpg", "._a.jpg", "notes.txt", "b.GIF", "c.webp", ".cache/d.jpg", "sub/e.png", "sub/._e.png"):
+        (tmp_path / p).write_bytes(b"x")
+    found = [p.relative_to(tmp_path).as_posix() for p in _photo_files([tmp_path])]
+    assert found == ["a.jpg", "b.GIF", "c.webp", "sub/e.png"]
+    assert found == [p.relative_to(tmp_path).as_posix() for p in list_photos([tmp_path], recursive=True)]

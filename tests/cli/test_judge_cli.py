@@ -324,3 +324,22 @@ def test_judge_fit_then_judge_with_the_head(tmp_path, capsys):
     code, out, err = run(["judge", "fit", tmp_path / "r.csv", "--images", tmp_path / "photos", "-o",
                           tmp_path / "h.txt"], capsys)
     assert code == 1 and "--output must end in .json" in err
+
+
+def test_folders_of_images_follow_the_one_photo_rule(tmp_path):
+    """A macOS ``._`` resource fork, a non-photo and a dot-folder are skipped, a GIF and a WebP are taken;
+    as ``multicrop crop`` (-R) lists them.  A file named explicitly is taken whatever its name."""
+    from multicrop.cli.judge_inputs import paths_of
+    from multicrop.io import list_photos
+
+    sub = tmp_path / "sub"
+    (tmp_path / ".cache").mkdir()
+    sub.mkdir()
+    for p in ("a.jpg", "._a.jpg", "notes.txt", "b.GIF", "c.webp", ".cache/d.jpg", "sub/e.png", "sub/._e.png"):
+        (tmp_path / p).write_bytes(b"x")
+    names = [p.relative_to(tmp_path).as_posix() for p, _ in paths_of(tmp_path)]
+    assert names == ["a.jpg", "b.GIF", "c.webp"]
+    deep = [p.relative_to(tmp_path).as_posix() for p, _ in paths_of(tmp_path, recursive=True)]
+    assert deep == ["a.jpg", "b.GIF", "c.webp", "sub/e.png"]
+    assert deep == [p.relative_to(tmp_path).as_posix() for p in list_photos([tmp_path], recursive=True)]
+    assert paths_of(tmp_path / "._a.jpg") == [(tmp_path / "._a.jpg", str(tmp_path / "._a.jpg"))]

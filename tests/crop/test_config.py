@@ -119,3 +119,17 @@ def test_canonical_json_does_not_depend_on_how_the_ratios_were_given():
     data = json.loads(CropConfig(ratios="instagram").to_json())
     assert data["ratios"] == ["4:5", "1:1", "1.91:1"] and data["one_ratio"] is True
     assert CropConfig.from_dict(data) == CropConfig(ratios="instagram")
+
+
+def test_k_auto_is_taken_by_the_declared_strategies_only():
+    # the web page offers k=auto with AUTO_K_STRATEGIES (web.crop_settings.auto_k_strategies): what the config accepts
+    from multicrop.crop.config import AUTO_K_STRATEGIES, STRATEGIES
+    from multicrop.web.crop_settings import auto_k_strategies
+
+    assert auto_k_strategies() == list(AUTO_K_STRATEGIES) == ["direct"]
+    for strategy in STRATEGIES:
+        if strategy in AUTO_K_STRATEGIES:
+            assert CropConfig(k="auto", strategy=strategy).k == "auto"
+        else:
+            with pytest.raises(InvalidParameterError, match=f"k='auto' needs strategy 'direct', got strategy '{strategy}'"):
+                CropConfig(k="auto", strategy=strategy)

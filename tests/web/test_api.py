@@ -129,6 +129,27 @@ def test_bad_settings_and_unknown_photo(client):
     assert r.status_code == 404 and r.json()["detail"].startswith("no photo 'nope'")
 
 
+def test_k_reads_as_the_command_line_reads_it(client):
+    """One k grammar: the page's k and ``--k`` take the same values and refuse the rest with one error."""
+    from multicrop.cli.options import k_option
+    from multicrop.errors import InvalidParameterError
+    from multicrop.web.crop_settings import _parse_k
+
+    for value, want in ((" AUTO ", "auto"), ("auto", "auto"), (" 3 ", 3), (3, 3)):
+        assert _parse_k(value) == k_option(str(value), "k") == want
+    for bad in ("two", "0", "-1", "2.5", 0, -1):
+        with pytest.raises(InvalidParameterError) as web:
+            _parse_k(bad)
+        with pytest.raises(InvalidParameterError) as cli:
+            k_option(bad, "k")
+        assert str(web.value) == str(cli.value) == f"k must be a positive integer or auto, got {bad!r}"
+    pid = _upload(client, ("p.jpg", photo_bytes())).json()["photos"][0]["id"]
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": " Auto ", "strategy": "direct"})
+    assert r.status_code == 200 and r.json()["config"]["k"] == "auto", r.text
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": "two"})
+    assert r.status_code == 422 and r.json()["detail"].endswith("k must be a positive integer or auto, got 'two'")
+
+
 def _zip(resp) -> zipfile.ZipFile:
     assert resp.status_code == 200, resp.text
     assert resp.headers["content-type"] == "application/zip"

@@ -134,3 +134,15 @@ def test_label_corners_are_saved_to_a_hundredth_of_a_pixel(make_app, label_dir):
     raw = json.loads(text)
     assert raw["shapes"][0]["points"] == [[10.12, 20.99], [210.12, 320.99]]
     assert "0000000" not in text and "9999999" not in text
+
+
+def test_the_folder_lists_its_photos_by_the_one_photo_rule(tmp_path):
+    """A macOS ``._`` resource fork and a non-photo are not offered, a GIF and a WebP are: as ``multicrop crop``."""
+    from multicrop.io import list_photos
+
+    for name in ("a.jpg", "._a.jpg", "notes.txt", "b.GIF", "c.webp"):
+        (tmp_path / name).write_bytes(b"")
+    folder = LabelFolder(tmp_path)
+    assert folder.names == ["a", "b", "c"] and folder.skipped == {}
+    assert [folder.photo(n).name for n in folder.names] == ["a.jpg", "b.GIF", "c.webp"]
+    assert [p.name for p in list_photos([tmp_path])] == ["a.jpg", "b.GIF", "c.webp"]

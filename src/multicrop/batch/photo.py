@@ -14,7 +14,7 @@ import posixpath
 import stat
 from dataclasses import dataclass
 
-from ..io import SUPPORTED_SUFFIXES
+from ..io import SUPPORTED_SUFFIXES, is_photo
 from ..io.files import file_kind
 from .filesystems import _is_local
 
@@ -81,10 +81,14 @@ def _photo(fs, path: str, root: str, info: dict | None = None) -> Photo:
 
 
 def _is_image(path: str) -> bool:
-    return posixpath.splitext(path)[1].lower() in SUPPORTED_SUFFIXES
+    """The one photo rule on a path or URI: :func:`multicrop.io.is_photo` (a listed suffix, no dot-file)."""
+    return is_photo(posixpath.basename(path))
 
 
 def _not_image(path: str) -> str:
+    name = posixpath.basename(path)
+    if name.startswith(".") and posixpath.splitext(name)[1].lower() in SUPPORTED_SUFFIXES:
+        return f"a dot-file ({name}: hidden, such as a macOS ._ resource fork), never taken as a photo"
     return (f"not an image name ({posixpath.splitext(path)[1] or 'no extension'}; "
             f"multicrop reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
 

@@ -44,6 +44,19 @@ def _naming(scores: Path, ratings: Path):
         raise DatasetError(f"{scores.name} with {ratings.name}: {exc}") from None
 
 
+def _photo_files(photos: list[Path]) -> list[Path]:
+    """The photos of the ``--photos`` folders and their subfolders, folder by folder, each sorted.
+
+    The one photo rule of :func:`multicrop.io.is_photo` (a suffix of
+    :data:`multicrop.io.FORMATS`, no dot-file) and, as ``multicrop crop -R``,
+    nothing inside a dot-folder; a path that is no folder gives nothing.
+    """
+    from ..io import is_photo
+
+    return [p for d in photos for p in sorted(d.rglob("*")) if is_photo(p) and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(d).parts)]
+
+
 def _baselines(table, photos: list[Path], *, cache: Path | None, iaa_model: Path | None, iaa_input_size: int,
                iaa_normalisation: str, iaa_output: int):
     """Embeddings (and IAA scores) of the judge table's images, found by file name among ``photos``."""
@@ -52,11 +65,10 @@ def _baselines(table, photos: list[Path], *, cache: Path | None, iaa_model: Path
     from ..embeddings import EMBEDDING
     from ..errors import InvalidParameterError
     from ..evaluation.judges.baselines import Baselines
-    from ..io import SUPPORTED_SUFFIXES
     from ..judges.fitting import FeatureCache, embed_images, match_images
     from ..judges.types import ImageRef
 
-    files = [p for d in photos for p in sorted(d.rglob("*")) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()]
+    files = _photo_files(photos)
     labels = sorted(set(table.data["image"].astype(str)))
     found = match_images(labels, files)
     if not found:

@@ -47,12 +47,20 @@ def expand_inputs(inputs: list[Path], *, recursive: bool = False):
 
 
 def paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
-    """``(path, label)`` of the images one input names: a file, a directory's images, or a CSV's ``image`` column."""
-    from ..io import SUPPORTED_SUFFIXES
+    """``(path, label)`` of the images one input names: a file, a directory's images, or a CSV's ``image`` column.
+
+    A directory gives its photos by the one rule of :func:`multicrop.io.is_photo`
+    (a suffix of :data:`multicrop.io.FORMATS`, no dot-file, nothing inside a
+    dot-folder), sorted, as ``multicrop crop`` lists a folder.  Unlike
+    ``crop``, crops an earlier run wrote are photos to judge, and a directory
+    without photos gives none (the command fails when no input gives any);
+    a file or CSV entry named explicitly is taken whatever its name.
+    """
+    from ..io import is_photo
 
     if item.is_dir():
         found = item.rglob("*") if recursive else item.iterdir()
-        return [(p, str(p)) for p in sorted(found) if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file()
+        return [(p, str(p)) for p in sorted(found) if is_photo(p) and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(item).parts)]
     if item.suffix.lower() == ".csv":
         import io

@@ -4,9 +4,11 @@
 ``auto``), ``--ratio`` / ``--preset``, ``--detectors``, ``--focus`` and the
 ``--config`` file (JSON or TOML of the library's settings) through these
 functions, so a value one command takes the others take too, with the same
-error; their one progress bar is :class:`~multicrop.cli.progress.ProgressBar`
-(imported here too).  Nothing heavy is imported here: the library is
-imported inside each function, when an option is given.
+error (a count is :func:`multicrop.ratios.count_or_auto`, the grammar the
+web page reads ``k`` with too); their one progress bar is
+:class:`~multicrop.cli.progress.ProgressBar` (imported here too).  Nothing
+heavy is imported here: the library is imported inside each function, when
+an option is given.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import InvalidParameterError, MulticropError
-from ..ratios import DEFAULT_RATIOS
+from ..ratios import DEFAULT_RATIOS, count_or_auto  # count_or_auto: the one k grammar, the web page's too
 from ..ratios import PRESETS as RATIO_SPECS
 from .progress import ProgressBar
 
@@ -51,29 +53,6 @@ DETECTORS_HELP = ("Comma list of detectors whose subjects crops are built on, or
                   "see docs/cropping.md).")
 CONFIG_HELP = ("JSON or TOML (.toml) of CropConfig and OutputConfig fields, keep_metadata, lossless "
                "(options override it).")
-
-
-def count_or_auto(value: str, option: str) -> int | str:
-    """A command-line count: ``auto`` (any case, spaces around ignored) or a positive integer.
-
-    Examples
-    --------
-    >>> count_or_auto(" Auto ", "--k"), count_or_auto("3", "--k")
-    ('auto', 3)
-    >>> count_or_auto("0", "--slides")
-    Traceback (most recent call last):
-    ...
-    multicrop.errors.InvalidParameterError: --slides must be a positive integer or auto, got '0'
-    """
-    if value.strip().lower() == "auto":
-        return "auto"
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise InvalidParameterError(f"{option} must be a positive integer or auto, got {value!r}")
-    return n
 
 
 def k_option(value: str | None, option: str = "--k") -> int | str | None:

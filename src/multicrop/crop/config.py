@@ -80,6 +80,8 @@ DEFAULT_DETECTORS = _DETECTORS_DEFAULT
 
 #: ``k="auto"``: the ``direct`` strategy decides how many crops the photo supports.
 AUTO_K = "auto"
+#: The strategies that take ``k="auto"`` (the web page offers it with these only).
+AUTO_K_STRATEGIES: tuple[str, ...] = ("direct",)
 
 
 @dataclass(frozen=True)
@@ -180,9 +182,10 @@ class CropConfig(Serializable):
                 f"strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}"
             )
         if self.k == AUTO_K:
-            if self.strategy != "direct":
+            if self.strategy not in AUTO_K_STRATEGIES:
                 raise InvalidParameterError(
-                    f"k='auto' needs strategy 'direct', got strategy {self.strategy!r}; give an integer k")
+                    f"k='auto' needs strategy {' or '.join(map(repr, AUTO_K_STRATEGIES))}, got strategy "
+                    f"{self.strategy!r}; give an integer k")
         elif isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {self.k!r}")
         try:

@@ -16,9 +16,11 @@ take its own; that is asked for explicitly.
 Platform sizes are exact: Instagram's 1.91:1 slide is 1080×566 px (1080 / 1.91
 is 565.4), which :func:`platform_height` returns for that ratio at 1080 px.
 
-Two modules, one job each: :mod:`.value` (the :class:`Ratio` value and
-:func:`parse_ratio`) and :mod:`.presets` (:class:`RatioSpec`, the presets,
-the platform sizes and :func:`parse_ratio_spec`); every name is imported from
+Three modules, one job each: :mod:`.value` (the :class:`Ratio` value and
+:func:`parse_ratio`), :mod:`.presets` (:class:`RatioSpec`, the presets,
+the platform sizes and :func:`parse_ratio_spec`) and :mod:`.counts` (the other
+half of the setting, how many slides: :func:`count_or_auto`, the one ``k``
+grammar of the command line and the web page); every name is imported from
 here, ``multicrop.ratios``, as before the split.
 """
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 from .presets import (DEFAULT_RATIOS, ONE_RATIO_PRESETS, PLATFORM_SIZES, PRESETS, RATIO_PRESETS, RatioSpec,
                       parse_ratio_spec, parse_ratios, platform_height)
 from .value import Ratio, parse_ratio
+from .counts import count_or_auto
 
 __all__ = [
     "Ratio",
@@ -40,4 +43,5 @@ __all__ = [
     "DEFAULT_RATIOS",
     "parse_ratio_spec",
     "platform_height",
+    "count_or_auto",
 ]

@@ -1,7 +1,8 @@
 """A request's crop settings as the page sends them: k, and the strategies that take ``k="auto"``.
 
-:func:`_parse_k` reads k from a request (an integer, or a word such as
-``auto`` that the crop config may accept); :func:`auto_k_strategies` tells
+:func:`_parse_k` reads k from a request through the one count grammar the
+command line uses too (:func:`multicrop.ratios.count_or_auto`: a positive
+integer or ``auto``, with the same error); :func:`auto_k_strategies` tells
 the page with which strategies this version accepts ``k="auto"``.
 :mod:`multicrop.web.photos` re-exports both.
 """
@@ -10,35 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..crop.config import CropConfig
-from ..errors import InvalidParameterError
+from ..ratios import count_or_auto
 
 __all__ = ["auto_k_strategies"]
 
 
-def _parse_k(k: Any) -> Any:
-    """k from a request: an integer, or a word the crop config may accept (e.g. ``auto``)."""
-    if isinstance(k, str):
-        k = k.strip()
-        if k.lstrip("-").isdigit():
-            return int(k)
-        return k
-    if isinstance(k, float) and k.is_integer():
-        return int(k)
-    if isinstance(k, int) and not isinstance(k, bool):
-        return k
-    raise InvalidParameterError(f"k must be an integer >= 1 or 'auto', got {k!r}")
+def _parse_k(k: Any) -> int | str:
+    """k from a request (text or a JSON integer): a positive integer or ``"auto"``, as ``--k`` reads it."""
+    return count_or_auto(k, "k")
 
 
 def auto_k_strategies() -> list[str]:
-    """The strategies with which this version's CropConfig accepts ``k="auto"`` (may be none)."""
-    from ..crop.config import STRATEGIES
+    """The strategies with which this version's CropConfig accepts ``k="auto"`` (may be none):
+    :data:`multicrop.crop.config.AUTO_K_STRATEGIES`, the one place that says so."""
+    from ..crop.config import AUTO_K_STRATEGIES
 
-    out = []
-    for strategy in STRATEGIES:
-        try:
-            CropConfig(k="auto", strategy=strategy)  # type: ignore[arg-type]
-        except (InvalidParameterError, TypeError, ValueError):
-            continue
-        out.append(strategy)
-    return out
+    return list(AUTO_K_STRATEGIES)

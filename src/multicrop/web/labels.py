@@ -37,7 +37,7 @@ from typing import Any
 from ..errors import DatasetError, InvalidParameterError, MulticropError
 from ..geometry import Box
 from ..ratios import DEFAULT_RATIOS, Ratio, parse_ratio, parse_ratios
-from ..io import SUPPORTED_SUFFIXES, atomic_write_text, load_image
+from ..io import SUPPORTED_SUFFIXES, atomic_write_text, is_photo, load_image
 from ..io.files import read_text_bounded
 from .label_format import _META, LABELME_VERSION, _read, ratio_fits, ratio_label  # noqa: F401 - re-exported
 
@@ -67,9 +67,7 @@ class LabelFolder:
         self.root = root
         self.dir = root / "dataset" if (root / "dataset").is_dir() else root
         self.ratios = parse_ratios(ratios)
-        suffixes = {s.lower() for s in SUPPORTED_SUFFIXES}
-        found = [p for p in sorted(self.dir.iterdir())
-                 if p.is_file() and p.suffix.lower() in suffixes and not p.name.startswith(".")]
+        found = [p for p in sorted(self.dir.iterdir()) if is_photo(p) and p.is_file()]  # the one photo rule
         by_stem: dict[str, list[Path]] = {}
         for p in found:
             by_stem.setdefault(p.stem, []).append(p)
@@ -88,7 +86,8 @@ class LabelFolder:
             else:
                 self._photos[stem] = paths[0]
         if not self._photos:
-            raise DatasetError(f"--label {root}: no photo in {self.dir} (looked for {', '.join(sorted(suffixes))})"
+            raise DatasetError(f"--label {root}: no photo in {self.dir} "
+                               f"(looked for {', '.join(sorted(SUPPORTED_SUFFIXES))})"
                                + "".join(f"; {n}: {why}" for n, why in self.skipped.items()))
         self._sizes: dict[str, tuple[int, int]] = {}
 
