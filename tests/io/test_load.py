@@ -246,3 +246,18 @@ def test_pillow_bomb_limit_survives_concurrent_loads(tmp_path):
         sizes = list(pool.map(lambda _: load_image(tmp_path / "s.png", max_pixels=10_000).size, range(200)))
     assert sizes == [(64, 48)] * 200
     assert Image.MAX_IMAGE_PIXELS == before is not None
+
+
+def test_the_jpeg_block_is_found_past_a_mib_of_metadata(tmp_path):
+    # the block grid of a lossless cut is read from the markers; twenty 60 kB comments push the frame
+    # header past the first MiB, which is then read on (the web page reads loaded.jpeg_block)
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 120, 150)).save(buf, "JPEG", subsampling=2, quality=90)
+    plain = buf.getvalue()
+    com = b"\xff\xfe" + (60002).to_bytes(2, "big") + b"x" * 60000
+    (tmp_path / "big.jpg").write_bytes(plain[:2] + com * 20 + plain[2:])
+    (tmp_path / "plain.jpg").write_bytes(plain)
+    assert (tmp_path / "big.jpg").stat().st_size > 1 << 20
+    assert load_image(tmp_path / "plain.jpg").jpeg_block == (16, 16)
+    assert load_image(tmp_path / "big.jpg").jpeg_block == (16, 16)
+    assert load_image(tmp_path / "big.jpg").size == (64, 48)

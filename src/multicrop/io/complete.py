@@ -37,15 +37,16 @@ import os
 from pathlib import Path
 
 from ..errors import ImageTruncatedError
+from .jpeg import PROGRESSIVE_SOF, RST_MARKERS, SOF_MARKERS
 from .names import shown
 
 __all__ = ["jpeg_problem", "check_complete_jpeg", "libjpeg_warning"]
 
-_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
-_PROGRESSIVE = frozenset({0xC2, 0xC6, 0xCA, 0xCE})
+_SOF = SOF_MARKERS
+_PROGRESSIVE = PROGRESSIVE_SOF
 #: Markers a JPEG may hold after its first scan: SOS, DHT, DQT, DRI, DNL, DAC, COM, APPn.
 _AFTER_SCAN = frozenset({0xDA, 0xC4, 0xDB, 0xDD, 0xDC, 0xCC, 0xFE, *range(0xE0, 0xF0)})
-_RST = range(0xD0, 0xD8)
+_RST = RST_MARKERS
 
 
 def _ranges(ks: list[int]) -> str:

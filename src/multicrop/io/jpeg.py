@@ -2,7 +2,9 @@
 
 The truncation check (:func:`multicrop.io.integrity.min_data_bytes`), the lossless
 cutter (:func:`multicrop.io.lossless.jpeg_header`) and :attr:`LoadedImage.jpeg_block`
-all read a JPEG's markers through :func:`read_markers`.
+all read a JPEG's markers through :func:`read_markers`.  The completeness check
+(:func:`multicrop.io.complete.jpeg_problem`) walks the whole stream, scan data
+included, which this parser stops before; it takes its marker tables from here.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from dataclasses import dataclass
 
 from ..errors import MulticropError
 
-__all__ = ["JpegMarkers", "read_markers", "SOF_MARKERS", "HUFFMAN_SOF"]
+__all__ = ["JpegMarkers", "read_markers", "SOF_MARKERS", "HUFFMAN_SOF", "PROGRESSIVE_SOF", "RST_MARKERS"]
 
 #: Start-of-frame markers (every SOFn but DHT 0xC4, JPG 0xC8 and DAC 0xCC).
 SOF_MARKERS = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
 #: Baseline, extended and progressive Huffman coding.
 HUFFMAN_SOF = (0xC0, 0xC1, 0xC2)
-_STANDALONE = frozenset({0x01, *range(0xD0, 0xD8)})
+#: Progressive start-of-frame markers (Huffman and arithmetic, sequential or differential).
+PROGRESSIVE_SOF = frozenset({0xC2, 0xC6, 0xCA, 0xCE})
+#: Restart markers RST0 to RST7, standalone inside scan data.
+RST_MARKERS = range(0xD0, 0xD8)
+_STANDALONE = frozenset({0x01, *RST_MARKERS})
 
 
 @dataclass(frozen=True)

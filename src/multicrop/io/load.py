@@ -156,10 +156,20 @@ def load_image(
 
 
 def _jpeg_block(path: Path) -> tuple[int, int] | None:
-    """The JPEG's iMCU block from its markers (:func:`~multicrop.io.jpeg.read_markers`), None when unreadable."""
+    """The JPEG's iMCU block from its markers (:func:`~multicrop.io.jpeg.read_markers`), None when unreadable.
+
+    The first MiB holds the markers of nearly every JPEG; where metadata
+    segments push the frame header past it, the whole file is read.
+    """
     try:
         with open(path, "rb") as fh:
-            return read_markers(fh.read(1 << 20)).block
+            head = fh.read(1 << 20)
+            try:
+                return read_markers(head).block
+            except MulticropError:
+                if len(head) < 1 << 20:
+                    return None
+                return read_markers(head + fh.read()).block
     except (OSError, MulticropError):
         return None
 

@@ -27,7 +27,6 @@ from ..crop.scoring import ScoredCrop
 from ..errors import InvalidParameterError
 from ..geometry import Box, snap_box
 from ..io import LoadedImage
-from ..io.lossless import jpeg_header
 from ..ratios import parse_ratio
 from .labels import ratio_fits
 
@@ -75,7 +74,7 @@ def lossless_block(loaded: LoadedImage) -> tuple[int, int] | None:
     :func:`multicrop.crop.outputs.lossless_reason`)."""
     if lossless_reason(loaded, ".jpg", "auto") is not None:
         return None
-    return jpeg_header(Path(loaded.path).read_bytes()).block
+    return loaded.jpeg_block  # read from its markers when it was loaded
 
 
 def on_grid(boxes: list[Box], block: tuple[int, int] | None) -> bool:
