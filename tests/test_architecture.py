@@ -120,6 +120,21 @@ def _exif_transpose(tree, rel):
             or (isinstance(n, ast.Name) and n.id == "exif_transpose")]
 
 
+def _suffix_test(tree, rel):
+    """``x in SOME_SUFFIXES``: deciding which files are photos by a suffix table instead of ``io.is_photo``."""
+    def table(n):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        return name.endswith("SUFFIXES")
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Compare)
+            and any(isinstance(op, (ast.In, ast.NotIn)) and table(c) for op, c in zip(n.ops, n.comparators))]
+
+
+def _threads_variable(tree, rel):
+    docs = _docstrings(tree)
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "MULTICROP_THREADS"
+            and id(n) not in docs]
+
+
 def _hand_converter(tree, rel):
     return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in ("to_dict", "to_record")]
 
@@ -135,6 +150,9 @@ CLAIMS = {
     "serialize": ("no class writes its own converter", _hand_converter, ("serialize/",)),
     "orientation": ("Photos turn upright in one place, `io.orientation.transpose`", _exif_transpose,
                     ("io/orientation.py",)),
+    "photos": ("Which files of a folder are photos is decided by one rule, `io.is_photo`", _suffix_test, ("io/",)),
+    "threads": ("`models.thread_count(workers)` is the one function that reads `MULTICROP_THREADS`",
+                _threads_variable, ("models/sessions.py",)),
 }
 
 
@@ -179,6 +197,8 @@ def test_the_architecture_claims_hold(claim):
     ("coco", "PERSON_IDS = (1,)\n"),
     ("serialize", "class R:\n    def to_dict(self):\n        return {}\n"),
     ("orientation", "from PIL import ImageOps\n\ndef f(im):\n    return ImageOps.exif_transpose(im)\n"),
+    ("photos", "from multicrop.io import SUPPORTED_SUFFIXES\n\ndef f(p):\n    return p.suffix in SUPPORTED_SUFFIXES\n"),
+    ("threads", "import os\n\ndef f():\n    return os.environ.get('MULTICROP_THREADS')\n"),
 ])
 def test_each_claim_catches_a_planted_violation(tmp_path, claim, planted):
     (tmp_path / "crop").mkdir()

@@ -87,7 +87,7 @@ def _is_image(path: str) -> bool:
 
 def _not_image(path: str) -> str:
     name = posixpath.basename(path)
-    if name.startswith(".") and posixpath.splitext(name)[1].lower() in SUPPORTED_SUFFIXES:
+    if name.startswith(".") and is_photo(name.lstrip(".")):
         return f"a dot-file ({name}: hidden, such as a macOS ._ resource fork), never taken as a photo"
     return (f"not an image name ({posixpath.splitext(path)[1] or 'no extension'}; "
             f"multicrop reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
