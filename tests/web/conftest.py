@@ -71,6 +71,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync"]
 
 
+def intercept_file_choosers(page) -> None:
+    """Have Playwright intercept ``page``'s file choosers from now on, long before a test waits for one.
+
+    ``page.expect_file_chooser()`` turns the interception on when it starts
+    waiting, by a message it does not wait for (playwright-python's
+    ``_update_subscription`` is fire-and-forget), so on a loaded machine the
+    key press inside the ``with`` block could open the chooser before the
+    browser intercepts it, and the wait then times out although the page did
+    open it.  A listener held for the page's life settles that before the
+    test's first step; a page that opens no chooser still fails the wait.
+    """
+    page.on("filechooser", lambda chooser: None)
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Debian's headless Chromium, driven by Playwright (no browser download)."""

@@ -17,7 +17,7 @@ from PIL import Image
 
 from multicrop.datasets.examples import example_photo
 
-from .conftest import LiveServer
+from .conftest import LiveServer, intercept_file_choosers
 
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -69,6 +69,7 @@ def test_overlapping_crops_undo_keyboard_only_and_reload(browser, make_app, tmp_
         page = ctx.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        intercept_file_choosers(page)
         page.goto(srv.url)
         page.wait_for_function("document.getElementById('ratios').options.length > 0")
         page.select_option("#ratios", "1:1")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from .conftest import LiveServer, photo_bytes
+from .conftest import LiveServer, intercept_file_choosers, photo_bytes
 
 SIZES = {"desktop": dict(viewport={"width": 1440, "height": 900}),
          "phone": dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, has_touch=True, is_mobile=True)}
@@ -42,6 +42,7 @@ def _page(browser, size):
     page = ctx.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    intercept_file_choosers(page)
     return page, errors
 
 
