@@ -51,10 +51,9 @@ def _photo_files(photos: list[Path]) -> list[Path]:
     :data:`multicrop.io.FORMATS`, no dot-file) and, as ``multicrop crop -R``,
     nothing inside a dot-folder; a path that is no folder gives nothing.
     """
-    from ..io import is_photo
+    from ..io import folder_photos
 
-    return [p for d in photos for p in sorted(d.rglob("*")) if is_photo(p) and p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(d).parts)]
+    return [p for d in photos if d.is_dir() for p in folder_photos(d, True, outputs=True)]
 
 
 def _baselines(table, photos: list[Path], *, cache: Path | None, iaa_model: Path | None, iaa_input_size: int,

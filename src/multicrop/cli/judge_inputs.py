@@ -56,12 +56,10 @@ def paths_of(item: Path, *, recursive: bool = False) -> list[tuple[Path, str]]:
     without photos gives none (the command fails when no input gives any);
     a file or CSV entry named explicitly is taken whatever its name.
     """
-    from ..io import is_photo
+    from ..io import folder_photos
 
     if item.is_dir():
-        found = item.rglob("*") if recursive else item.iterdir()
-        return [(p, str(p)) for p in sorted(found) if is_photo(p) and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(item).parts)]
+        return [(p, str(p)) for p in folder_photos(item, recursive, outputs=True)]
     if item.suffix.lower() == ".csv":
         import io
 

@@ -36,8 +36,8 @@ from ..saliency import SALIENCY, compute_saliency
 from .config import CropConfig
 from .subjects import Subject, find_subjects
 
-__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "model_files", "parse_focus",
-           "run_models", "settings_key", "with_focus"]
+__all__ = ["Analysis", "analyse", "analysis_from", "analysis_settings", "detector_versions_of", "model_files",
+           "parse_focus", "run_models", "settings_key", "with_focus"]
 
 #: Bump when the way detections become subjects changes (part of every Analysis key).
 #: subjects-3: animals and vehicles from ``guard_area`` up to ``min_subject_area`` are guards; a body is behind
@@ -120,7 +120,10 @@ def model_files(config: CropConfig) -> tuple[str, ...]:
     names = list(SALIENCY.get(config.saliency).models)
     mod = _detectors_module()
     for d in config.active_detectors:
-        names += mod.DETECTORS.get(d).models if mod is not None else ["yunet"] if d == "yunet" else []
+        if mod is not None:
+            names += mod.DETECTORS.get(d).models
+        elif d == "yunet":  # no detector registry: the faces alone, as _run_detectors runs them
+            names.append("yunet")
     return tuple(dict.fromkeys(names))
 
 

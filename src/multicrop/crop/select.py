@@ -88,8 +88,8 @@ def select_distinct(
         boxes, scores = [c.box for c in scored[i]], np.array([c.score for c in scored[i]])
         shown = [o.box for o in chosen.values()]
         pick = greedy(boxes, lambda _, __: scores, k=1, also=shown, iou_limit=max_iou)
-        if not pick:
-            pick = greedy(boxes, lambda _, __: scores, k=1)
+        if not pick:  # none distinct: the region's best anyway (the first on ties), and the overlap reported
+            pick = [int(np.argmax(scores))]
             j, worst = max(((j, iou(boxes[pick[0]], o.box)) for j, o in chosen.items()), key=lambda t: t[1])
             overlaps.append(f"crop {i + 1} overlaps crop {j + 1}, IoU {worst:.2f}")
         chosen[i] = scored[i][pick[0]]

@@ -10,7 +10,7 @@ from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS,
 from .load import load_image
 from .loaded import LoadedImage
 from .opener import Header, open_image, read_header
-from .photos import list_photos
+from .photos import folder_photos, list_photos
 from .modes import to_output_mode, to_rgb
 from .save import DEFAULT_QUALITY, atomic_path, atomic_write_bytes, atomic_write_text, format_suffix, save_image
 from .tables import write_table
@@ -24,6 +24,7 @@ __all__ = [
     "OPEN_FORMATS",
     "SUPPORTED_SUFFIXES",
     "is_photo",
+    "folder_photos",
     "list_photos",
     "Header",
     "open_image",

@@ -29,7 +29,7 @@ from .guard import claimed_outputs
 from .formats import SUPPORTED_SUFFIXES, is_photo
 from .names import shown
 
-__all__ = ["PHOTO_SUFFIXES", "STDIN_LIMIT", "list_photos", "stdin_paths"]
+__all__ = ["PHOTO_SUFFIXES", "STDIN_LIMIT", "folder_photos", "list_photos", "stdin_paths"]
 
 #: Most characters a stdin list may hold (a million long paths): ``- < /dev/zero`` ends in one line.
 STDIN_LIMIT = 256 << 20
@@ -39,12 +39,19 @@ STDIN_LIMIT = 256 << 20
 PHOTO_SUFFIXES = SUPPORTED_SUFFIXES
 
 
-def _folder(path: Path, recursive: bool) -> list[Path]:
+def folder_photos(path: Path, recursive: bool, *, outputs: bool = False) -> list[Path]:
+    """The photos of folder ``path`` (``recursive``: and of its subfolders), sorted.
+
+    The one photo rule (:func:`multicrop.io.is_photo`: a listed suffix, no
+    dot-file) and nothing inside a dot-folder.  The crops an earlier run of
+    multicrop wrote beside their photo are left out, unless ``outputs`` (a
+    judge takes them: they are images to rate).
+    """
     found = []
     walker = os.walk(path) if recursive else [(str(path), [], os.listdir(path))]
     for root, dirs, files in walker:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        ours = claimed_outputs(root, files)  # an earlier run's crops in this folder are not photos
+        ours = () if outputs else claimed_outputs(root, files)  # an earlier run's crops are not photos
         for name in files:
             if name in ours:
                 continue
@@ -121,12 +128,12 @@ def list_photos(items: Iterable[str | os.PathLike], *, recursive: bool = False,
                 raise InvalidParameterError("-: no paths on stdin")
             for ln in paths:
                 p = Path(ln)
-                for q in (_folder(p, recursive) if p.is_dir() else [p]):
+                for q in (folder_photos(p, recursive) if p.is_dir() else [p]):
                     add(q)
             continue
         p = Path(text)
         if p.is_dir():
-            photos = _folder(p, recursive)
+            photos = folder_photos(p, recursive)
             if not photos:
                 raise InvalidParameterError(
                     f"{shown(p)}: folder holds no photo ({', '.join(sorted(PHOTO_SUFFIXES))})"
