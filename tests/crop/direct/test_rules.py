@@ -160,3 +160,24 @@ def test_outlines_come_from_trusted_saliency_masks_and_are_off_by_default():
     assert s.outline is not None and 0.2 < s.outline.sum() / s.box.area < 0.4   # the disc, not the box
     flat = np.full((300, 600), 0.5, np.float32)   # a flat map: no mask to trust
     assert find_subjects(flat, [car], config=on)[0].outline is None
+
+
+def test_a_subject_no_crop_holds_whole_keeps_its_face_before_its_last_few_percent():
+    """When every framing must cut the subject, one that keeps the face whole beats a few points more of
+    the body through the face (a man cut at the eyebrows by the top edge, coco-subjects ...165)."""
+    from multicrop.crop.direct.quality import valid
+
+    shape = (300, 600)
+    tall = _person(100, 20, 100, 260)  # taller than any candidate: every crop cuts him
+    ctx = ScoringContext(np.full((*shape, 3), 90, np.uint8), np.zeros(shape, np.float32), (Box(130, 20, 40, 40),))
+    r = Ratio(2, 3)
+    boxes = [Box(90, 30, 133, 200),   # 77 % of him, his face 75 % held: cut
+             Box(90, 0, 120, 180),    # 62 %, his face whole (cut at a portrait line)
+             Box(90, 40, 133, 200)]   # 77 %, half his face
+    m = measure(ctx, [(b, r) for b in boxes], [tall], [tall], Box(0, 0, 600, 300), MaskTables())
+    ok, cuts, portrait = valid(m, np.zeros(3, np.int64), SelectionConfig())
+    assert (cuts + portrait).tolist() == [1, 1, 1]  # the middle one at a portrait line
+    assert ok.tolist() == [False, True, False]
+    # the face's rule off: the most of him again
+    ok, _, _ = valid(m, np.zeros(3, np.int64), SelectionConfig().set(no_cut_face__enabled=False))
+    assert ok.tolist() == [True, False, True]

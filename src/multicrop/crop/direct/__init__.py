@@ -46,7 +46,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-11: a salient thing is a detail at k auto under a tenth of the largest body (was a quarter); close-ups hold
 #: a thing no body rule guards whole or by a sliver, as zooms do.
 #: direct-12: a photo with no subject gets up to k distinct views of the scene at a fixed k (was one).
-DIRECT_VERSION = "direct-12"
+#: direct-13: where every near-best framing of a subject no crop holds whole cuts a face, the most complete
+#: one keeping the faces (and ``part`` of it) instead.
+DIRECT_VERSION = "direct-13"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -50,7 +50,10 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
     A subject no crop holds whole without cutting another (larger than any
     crop, or in a crowd): a group gives the largest part of it held without
     slicing anyone (``no_sliced_body.part`` at least); else its most
-    complete framings with the fewest bodies cut, faces kept where possible.
+    complete framings with the fewest bodies cut, faces kept where possible:
+    where every near-best framing cuts a face, the most complete of those that
+    keep every face and hold ``part`` of the subject (a face before the last
+    few percent of a body).
     Returns the valid mask and the bodies cut / cut at a portrait line.
     """
     n = len(m)
@@ -73,5 +76,7 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
         pool = mine & (s_main >= best - 0.05)
         if (pool & faces_ok).any():
             pool &= faces_ok
+        elif (keep := mine & faces_ok & (s_main >= rule.part)).any():  # every near-best one cuts a face
+            pool = keep & (s_main >= s_main[keep].max() - 0.05)
         ok |= pool & (cuts == cuts[pool].min())
     return ok, cuts, portrait
