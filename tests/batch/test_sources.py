@@ -67,3 +67,19 @@ def test_folders_globs_and_manifests_follow_the_one_photo_rule(tmp_path):
     assert refused["a.jpg"] is None and refused["c.webp"] is None
     assert refused["._a.jpg"].startswith("a dot-file (._a.jpg")
     assert refused["notes.txt"].startswith("not an image name (.txt;")
+
+
+def test_nothing_inside_a_dot_folder_is_listed_as_crop_lists_it(tmp_path):
+    """``.git``, ``.thumbnails``, ``.Trash``: skipped by a folder and by a ``**`` glob below it, as by
+    ``multicrop crop -R``; a dot-folder named as the source itself is read."""
+    from multicrop.io import list_photos as crop_list
+
+    for rel in ("a.jpg", "sub/b.jpg", ".thumbnails/a.jpg", "sub/.git/c.jpg"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"x")
+    assert [p.rel for p in list_photos(tmp_path)] == ["a.jpg", "sub/b.jpg"]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in crop_list([tmp_path], recursive=True)) == \
+        ["a.jpg", "sub/b.jpg"]
+    assert [p.rel for p in list_photos(f"{tmp_path}/**/*.jpg")] == ["a.jpg", "sub/b.jpg"]
+    assert [p.rel for p in list_photos(tmp_path / ".thumbnails")] == ["a.jpg"]
+    assert [p.rel for p in list_photos(f"{tmp_path}/.thumbnails/*.jpg")] == ["a.jpg"]

@@ -85,6 +85,13 @@ def _is_image(path: str) -> bool:
     return is_photo(posixpath.basename(path))
 
 
+def _in_dot_folder(path: str, root: str) -> bool:
+    """Whether a folder between ``root`` and ``path`` is a dot-folder (``.git``, ``.thumbnails``): nothing
+    inside one is a photo, as :func:`multicrop.io.folder_photos` walks (``root`` itself may be one)."""
+    rel = posixpath.relpath(path, root) if root else path.lstrip("/")
+    return any(part.startswith(".") for part in rel.split("/")[:-1] if part not in ("", ".", ".."))
+
+
 def _not_image(path: str) -> str:
     name = posixpath.basename(path)
     if name.startswith(".") and is_photo(name.lstrip(".")):

@@ -30,7 +30,7 @@ from .filesystems import PROTOCOL_PACKAGES, PROTOCOLS, _fsspec, _is_local  # noq
 from .filesystems import _missing_filesystem, _protocol_refusal, _protocols, _url_to_fs  # noqa: F401 - re-exported
 from .path_manifest import MANIFEST_COLUMNS, _check_manifest_file, _common_root, _decoded, _entry  # noqa: F401
 from .path_manifest import _from_manifest, _read_manifest_table, _unique  # noqa: F401 - re-exported
-from .photo import Photo, _is_image, _not_image, _photo, _stamp, output_stems  # noqa: F401 - re-exported
+from .photo import Photo, _in_dot_folder, _is_image, _not_image, _photo, _stamp, output_stems  # noqa: F401
 
 __all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "PROTOCOLS", "output_stems"]
 
@@ -44,7 +44,7 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
     Parameters
     ----------
     source : str or path
-        A directory (every image below it, recursively), a glob
+        A directory (every image below it, recursively, but for dot-folders), a glob
         (``photos/**/*.jpg``, ``s3://bucket/2024/*.jpg``), a ``.csv`` or
         ``.parquet`` manifest with a column ``path``, ``uri`` or ``image``
         (relative entries are taken relative to the manifest's folder), or
@@ -78,10 +78,11 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
         root = path.split("*")[0].split("?")[0].split("[")[0]
         root = root if root.endswith("/") else posixpath.dirname(root)
         photos = [_photo(fs, p, root.rstrip("/"), info) for p, info in found.items()
-                  if info.get("type") != "directory" and _is_image(p)]
+                  if info.get("type") != "directory" and _is_image(p) and not _in_dot_folder(p, root.rstrip("/"))]
     elif fs.isdir(path):
         found = fs.find(path, detail=True)
-        photos = [_photo(fs, p, path.rstrip("/"), info) for p, info in found.items() if _is_image(p)]
+        photos = [_photo(fs, p, path.rstrip("/"), info) for p, info in found.items()
+                  if _is_image(p) and not _in_dot_folder(p, path.rstrip("/"))]
     elif suffix in (".csv", ".parquet"):
         photos = _from_manifest(fs, path, text, protocols=protocols, allow_outside=allow_outside)
     elif fs.exists(path):
