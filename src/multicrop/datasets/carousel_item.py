@@ -138,13 +138,9 @@ def box_ratio(box: Box, ratios: tuple[Ratio, ...] = CAROUSEL_RATIOS) -> Ratio:
     return min(ratios, key=lambda r: abs(math.log(r.value) - a))
 
 
-#: Largest label file read (bytes); a LabelMe file with its image embedded stays far below.
-LABEL_LIMIT = 64 << 20
-
-
 def _read_json(path: Path) -> Any:
     from ..errors import InputFileError
-    from ..io import read_text_bounded
+    from ..io import LABEL_LIMIT, read_text_bounded
 
     if not path.exists() and not path.is_symlink():
         raise DatasetError(f"{path.name}: missing")

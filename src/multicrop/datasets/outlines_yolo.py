@@ -6,14 +6,12 @@ import math
 from pathlib import Path
 
 from ..errors import DatasetError, InputFileError
-from ..io import CONFIG_LIMIT, read_text_bounded
+from ..io import CONFIG_LIMIT, LABEL_LIMIT, read_text_bounded
 from .outline_photos import Outline, OutlinedPhoto, OutlineSet, find_image, photo_size
 from .outline_shapes import Polygons, split_rings
 
 __all__ = ["load_yolo_outlines", "read_class_names"]
 
-#: Largest label file read (bytes): a line per object, so even thousands of detailed polygons stay far below.
-LABEL_LIMIT = 64 << 20
 #: Largest ``classes.txt`` read (bytes): a line per class.
 CLASSES_LIMIT = CONFIG_LIMIT
 
@@ -86,7 +84,7 @@ def load_yolo_outlines(root: str | Path) -> OutlineSet:
     DatasetError
         If ``labels/`` is missing or holds no ``.txt`` file, a label line is
         malformed, or a label file is not a regular file of at most
-        :data:`LABEL_LIMIT` bytes.
+        :data:`multicrop.io.LABEL_LIMIT` bytes.
     """
     root = Path(root)
     labels = root / "labels"

@@ -4,7 +4,7 @@
 remembers how to get the full-resolution pixels for the crops themselves.
 """
 
-from .files import CONFIG_LIMIT, check_regular, loads_json, open_regular, read_bytes_bounded, read_json_bounded, read_text_bounded
+from .files import CONFIG_LIMIT, LABEL_LIMIT, check_regular, loads_json, open_regular, read_bytes_bounded, read_json_bounded, read_text_bounded
 from .names import shown
 from .formats import ALLOWED_FORMATS, DEFAULT_MAX_PIXELS, FORMATS, OPEN_FORMATS, SUPPORTED_SUFFIXES, is_photo
 from .load import load_image
@@ -17,6 +17,7 @@ from .tables import write_table
 
 __all__ = [
     "CONFIG_LIMIT",
+    "LABEL_LIMIT",
     "DEFAULT_MAX_PIXELS",
     "DEFAULT_QUALITY",
     "FORMATS",

@@ -30,11 +30,14 @@ import numpy as np
 from ..errors import InputFileError
 from .names import shown
 
-__all__ = ["CONFIG_LIMIT", "MANIFEST_LIMIT", "MAX_JSON_DEPTH", "file_kind", "check_regular", "open_regular", "read_bytes_bounded",
+__all__ = ["CONFIG_LIMIT", "LABEL_LIMIT", "MANIFEST_LIMIT", "MAX_JSON_DEPTH", "file_kind", "check_regular", "open_regular", "read_bytes_bounded",
            "read_text_bounded", "json_depth", "loads_json", "read_json_bounded"]
 
 #: Largest JSON/TOML configuration file read (bytes): a config is a few KB.
 CONFIG_LIMIT = 1 << 20
+#: Largest label file read (bytes): a LabelMe JSON with its image embedded, or a YOLO file of a line per
+#: object with thousands of detailed polygons, stays far below.
+LABEL_LIMIT = 64 << 20
 #: Largest input manifest (CSV or Parquet) read (bytes): 10 million paths fit.
 MANIFEST_LIMIT = 2 << 30
 #: Deepest nesting of arrays and objects a JSON input may have: a config, head or COCO file is 3–6 deep,
