@@ -291,6 +291,22 @@ def test_a_group_gets_a_close_up_of_each_member_it_can_frame_alone():
     assert len(_crop_quiet(_photo(shape), [a, b], cfg=off)[0].crops) == 1
 
 
+def test_a_group_no_crop_can_part_is_one_slide_at_k_auto_and_the_note_says_why():
+    shape = (560, 600)
+    # the bodies themselves overlap: every crop of one person cuts the other
+    a = _masked_person(shape, Box(150, 110, 160, 420), Box(140, 100, 180, 440))
+    b = _masked_person(shape, Box(250, 110, 160, 420), Box(240, 100, 180, 440), score=0.8)
+    res, _ = _crop_quiet(_photo(shape), [a, b])
+    assert len(res.crops) == 1
+    assert "the group of 2 people is one slide: no crop of fewer of them holds each whole without cutting another" \
+        in res.notes
+    # members a crop can part get their close-ups, and no such note
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    res, _ = _crop_quiet(_photo(shape), [a, b])
+    assert len(res.crops) == 3 and not any("one slide" in n for n in res.notes)
+
+
 def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
     shape = (560, 600)
     a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))

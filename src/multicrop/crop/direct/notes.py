@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["plural", "short_note", "size_notes", "why_short"]
+__all__ = ["one_slide", "plural", "short_note", "size_notes", "why_short"]
 
 
 def plural(n: int, word: str) -> str:
@@ -45,3 +45,9 @@ def why_short(subs: list, mains: list[int]) -> str:
     s = max(shown, key=lambda x: x.box.area)
     what = "salient thing" if s.kind == "salient" else s.label or s.kind
     return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"
+
+
+def one_slide(group) -> str:
+    """Why a group got one slide at k auto: none of its members is framed alone without a neighbour cut."""
+    return (f"the {group.label or 'group'} is one slide: no crop of fewer of them holds each whole without "
+            "cutting another")

@@ -12,7 +12,7 @@ from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
 from ..selector import greedy
 from .measure import MaskTables, measure
-from .notes import plural, short_note, size_notes, why_short
+from .notes import one_slide, plural, short_note, size_notes, why_short
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
@@ -186,6 +186,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
         if zooms:
             notes.append(f"{plural(len(zooms), 'zoom')} in or out of a subject another crop shows")
+    if auto and sel.close_ups.share > 0:  # a group shown as one slide, with no closer slide of it: say why
+        apart = {j for _, j in closer}
+        notes += [one_slide(subs[j]) for j in dict.fromkeys(mains) if len(subs[j].members) > 1 and j not in apart]
     left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
