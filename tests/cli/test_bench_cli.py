@@ -14,7 +14,7 @@ def test_bench_synth_defaults_to_the_shipped_labels(tmp_path, carousel_labels, c
                         "--no-progress", "--json"])
     assert rc == 0
     summary = json.loads(capsys.readouterr().out)
-    assert (summary["n_images"], summary["max_side"], summary["version"]) == (2, 96, "carousel-synth-1")
+    assert (summary["n_images"], summary["max_side"], summary["version"]) == (2, 96, "carousel-synth-2")
     assert sorted(p.stem for p in (out / "dataset").glob("*.jpg")) == sorted(label_names()[:2])
     # The same bytes as from a directory of the real label files.
     real = tmp_path / "real"

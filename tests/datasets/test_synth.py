@@ -73,7 +73,7 @@ def test_the_shipped_labels_are_the_default_source(tmp_path, carousel_labels):
 def test_summary_is_the_synth_info_file(small_synth):
     info = json.loads((small_synth / "synth_info.json").read_text())
     assert info == {"out_dir": str(small_synth), "n_images": 4, "n_boxes": 9, "n_hard_failures": 2,
-                    "seed": 0, "max_side": 160, "version": "carousel-synth-1", "hard": False,
+                    "seed": 0, "max_side": 160, "version": "carousel-synth-2", "hard": False,
                     "n_backgrounds": 0}
     assert list(info) == [f.name for f in dataclasses.fields(SynthSummary)]
 
@@ -168,3 +168,27 @@ def test_hard_variant_uses_sharp_user_backgrounds(tmp_path, carousel_labels):
 
     with pytest.raises(DatasetError, match="no readable"):
         make_synth(carousel_labels, tmp_path / "y", names=NAMES, hard=True, backgrounds=tmp_path / "e" / "nothing")
+
+
+def test_the_metadata_names_the_subject_painted_in_each_box(small_synth):
+    """One name of SUBJECTS per labelled box, distinct while there are enough, and the very subject painted
+    there: the painted region of each box has the aspect of the cut-out named."""
+    from multicrop.datasets.carousel import load_carousel
+    from multicrop.datasets.synth import _render
+
+    for item in load_carousel(small_synth).items:
+        meta = json.loads((small_synth / "dataset" / f"{item.name}_metadata.json").read_text())
+        names = meta["subjects"]
+        assert len(names) == len(item.boxes) and set(names) <= set(SUBJECTS)
+        assert len(set(names)) == min(len(names), len(SUBJECTS))
+    boxes = [Box(10, 20, 60, 90), Box(150, 40, 90, 60)]
+    for seed in range(6):  # the names of seeds 0 and 2 swapped would be 2.1-2.3 off (a rocket is thin)
+        img, names = _render(260, 160, boxes, np.random.default_rng(seed), hard=False, backgrounds=())
+        assert np.array_equal(img, render_scene(260, 160, boxes, np.random.default_rng(seed)))
+        empty = render_scene(260, 160, [], np.random.default_rng(seed)).astype(float)
+        for b, name in zip(boxes, names):  # the painted region has the named cut-out's aspect
+            _, alpha = subject_cutout(name)
+            changed = np.abs(img.astype(float) - empty).sum(axis=2)[int(b.y):int(b.y2), int(b.x):int(b.x2)] > 30
+            ys, xs = np.nonzero(changed)
+            painted = (xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1)
+            assert abs(np.log(painted) - np.log(alpha.shape[1] / alpha.shape[0])) < 0.1

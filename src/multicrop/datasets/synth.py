@@ -62,8 +62,9 @@ from .synth_backgrounds import BACKGROUNDS, load_backgrounds, resize_to, sample_
 __all__ = ["SYNTH_VERSION", "SUBJECTS", "BACKGROUNDS", "SynthSummary", "make_synth", "render_scene", "subject_cutout",
            "load_backgrounds"]
 
-#: Bump when the rendered images change.
-SYNTH_VERSION = "carousel-synth-1"
+#: Bump when the rendered images or what the files say change (2: each image's metadata names the
+#: subject painted in each box, ``subjects``, in the label file's box order; the images are those of 1).
+SYNTH_VERSION = "carousel-synth-2"
 
 #: Photos used as subjects (:data:`~multicrop.datasets.photos.SAMPLE_PHOTOS`, shipped inside multicrop).
 SUBJECTS: tuple[str, ...] = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "camera")
@@ -159,6 +160,12 @@ def render_scene(
     -------
     ndarray of uint8, shape (height, width, 3)
     """
+    return _render(width, height, boxes, rng, hard=hard, backgrounds=backgrounds)[0]
+
+
+def _render(width: int, height: int, boxes: Sequence, rng: np.random.Generator, *, hard: bool,
+            backgrounds: Sequence[np.ndarray]) -> tuple[np.ndarray, list[str]]:
+    """:func:`render_scene`'s image and the name of the subject painted in each box (in ``boxes``' order)."""
     if hard:
         photos = list(backgrounds) or [sample_rgb(n) for n in BACKGROUNDS]
         canvas = sharp_background(width, height, rng, photos)
@@ -167,9 +174,11 @@ def render_scene(
         canvas = soft_background(width, height, rng)
         order = sorted(range(len(boxes)), key=lambda i: -boxes[i].area)
     picks = rng.permutation(len(SUBJECTS))
+    names = [""] * len(boxes)
     for j, i in enumerate(order):
         b = boxes[i]
-        rgb, alpha = subject_cutout(SUBJECTS[int(picks[j % len(SUBJECTS)])])
+        names[i] = SUBJECTS[int(picks[j % len(SUBJECTS)])]
+        rgb, alpha = subject_cutout(names[i])
         sh, sw = alpha.shape
         fill = rng.uniform(0.55, 0.85)
         s = fill * min(b.w / sw, b.h / sh)
@@ -185,7 +194,7 @@ def render_scene(
             cx = b.x + b.w / 2 + rng.uniform(-0.08, 0.08) * b.w
             cy = b.y + b.h / 2 + rng.uniform(-0.08, 0.08) * b.h
         _paste(canvas, rgb_s, a_s, int(round(cx - nw / 2)), int(round(cy - nh / 2)))
-    return np.clip(canvas + 0.5, 0, 255).astype(np.uint8)
+    return np.clip(canvas + 0.5, 0, 255).astype(np.uint8), names
 
 
 def make_synth(
@@ -283,7 +292,7 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
         sx, sy = w / item.width, h / item.height
         rng = np.random.default_rng([seed, zlib.crc32(item.name.encode("utf-8"))])
         boxes = [b.scale(sx, sy) for b in item.boxes]
-        img = render_scene(w, h, boxes, rng, hard=hard, backgrounds=photos)
+        img, painted = _render(w, h, boxes, rng, hard=hard, backgrounds=photos)
         with atomic_path(ddir / f"{item.name}.jpg") as tmp:
             Image.fromarray(img).save(tmp, format="JPEG", quality=quality)
         shapes = []
@@ -307,6 +316,7 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
             "creator": f"multicrop {SYNTH_VERSION}{' hard' if hard else ''} (seed {seed}) from scikit-image sample photos",
             "copyright_license_type": "scikit-image sample data (see skimage.data)",
             "source_size": [item.width, item.height],
+            "subjects": painted,
         }
         atomic_write_text(ddir / f"{item.name}.json", json.dumps(labels, indent=2, ensure_ascii=False) + "\n")
         atomic_write_text(ddir / f"{item.name}_metadata.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
