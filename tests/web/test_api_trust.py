@@ -152,6 +152,13 @@ def test_a_photo_too_small_for_k_says_so_in_plain_words_without_server_paths(cli
     assert "/tmp" not in detail and "upload" not in detail and "partition" not in detail
 
 
+def test_a_photo_with_room_for_one_crop_says_choose_1_crop_not_1_or_fewer(client):
+    pid = _upload(client, "s.png", photo_bytes(64, 64, fmt="PNG"))
+    r = client.post(f"/api/photos/{pid}/crops", json={"k": 2, "ratios": "instagram", "strategy": "partition"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "s.png: The photo is too small for 2 crops of at least 64 px: choose 1 crop."
+
+
 def test_a_focus_point_reaches_the_crop_library_and_must_lie_in_the_photo(client):
     pid = _upload(client, "p.png", photo_bytes(fmt="PNG"))
     r = client.post(f"/api/photos/{pid}/crops", json={"k": 1, "strategy": "direct", "focus": [750, 200]})

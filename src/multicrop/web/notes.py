@@ -70,7 +70,8 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"no crop of at least (\d+) px fits partition \d+; use a smaller k"),
      lambda m: f"The photo is too small for that many crops of at least {m[1]} px: choose fewer crops."),
     (re.compile(r"a \d+x\d+ image cannot hold k=(\d+) crops of at least (\d+) px \(at most (\d+)\)"),
-     lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: choose {m[3]} or fewer."),
+     lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: "
+               + ("choose 1 crop." if m[3] == "1" else f"choose {m[3]} or fewer.")),
     (re.compile(r"the focus given is held by the first crop"),
      lambda m: "Crop 1 holds the point you chose."),
     (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"),
@@ -152,6 +153,8 @@ def plain_message(message: str) -> str:
     --------
     >>> plain_message("pano.jpg: no crop of at least 64 px fits partition 2; use a smaller k")
     'pano.jpg: The photo is too small for that many crops of at least 64 px: choose fewer crops.'
+    >>> plain_message("s.png: a 64x64 image cannot hold k=2 crops of at least 64 px (at most 1)")
+    's.png: The photo is too small for 2 crops of at least 64 px: choose 1 crop.'
     """
     head, sep, body = message.partition(": ")
     if not sep or " " in head.strip():

@@ -84,7 +84,11 @@ export function edit(boxes) { // a change made outside the editor (card buttons)
 export function addCrop() {
   const p = cur();
   if (!p || !p.boxes) return;
-  const ratio = allowedRatios()[0] || "1:1";
+  // "one for all slides" (without Mix ratios): the new crop takes the carousel's shape, the first slide's
+  const allowed = allowedRatios(), first = p.boxes[0];
+  const oneShape = state.settings.one_ratio[p.settings.ratios] && !p.settings.mixed && first
+    && allowed.includes(first.ratio);
+  const ratio = oneShape ? first.ratio : allowed[0] || "1:1";
   const r = ratioValue(ratio);
   const w = Math.min(p.width / 3, p.height / 3 * r);
   const h = w / r;

@@ -13,6 +13,7 @@ import { renderNotes } from "./panels.js";
 // -- tabs ---------------------------------------------------------------------------------------
 export function renderTabs() {
   const tabs = $("tabs");
+  const scrolled = tabs.scrollLeft; // a phone's row of tabs scrolls sideways: kept through the repaint
   tabs.innerHTML = "";
   for (const p of state.photos) {
     const t = document.createElement("div");
@@ -23,8 +24,12 @@ export function renderTabs() {
     b.setAttribute("aria-pressed", p.id === state.current ? "true" : "false");
     const shown = state.mode === "seamless" ? (p.seam ? plural(p.seam.slides, "slide") : null)
       : (p.boxes ? plural(p.boxes.length, "crop") : null);
-    const status = p.status === "ready" ? shown || "ready" : p.status;
-    b.textContent = p.name;
+    const status = p.status === "ready" ? shown || (p.problem ? "no carousel" : "ready") : p.status;
+    const nm = document.createElement("span");
+    nm.className = "nm"; // (shortened with … on a phone; the whole name in the tooltip)
+    nm.textContent = p.name;
+    b.title = p.name;
+    b.appendChild(nm);
     const st = document.createElement("span");
     st.className = "st";
     st.textContent = status;
@@ -40,8 +45,23 @@ export function renderTabs() {
     t.append(b, x);
     tabs.appendChild(t);
   }
+  tabs.scrollLeft = scrolled;
+  showActiveTab(scrolled);
   $("drop").classList.toggle("compact", state.photos.length > 0);
   $("limit").classList.toggle("hidden", state.photos.length > 0); // said on the first screen; room for the photo after
+}
+
+// The photo on screen's tab, whole in the row once it is chosen (and while it grows: "ready" → "2 crops"), until
+// the person swipes the row; the row scrolls, never the page.
+let shownTab = null, shownLeft = null;
+function showActiveTab(scrolled) {
+  const tabs = $("tabs"), t = tabs.querySelector(".tab.active");
+  if (!t || (shownTab === state.current && scrolled !== shownLeft)) return;
+  shownTab = state.current;
+  const tr = t.getBoundingClientRect(), rr = tabs.getBoundingClientRect();
+  if (tr.left < rr.left) tabs.scrollLeft -= rr.left - tr.left;
+  else if (tr.right > rr.right) tabs.scrollLeft += Math.min(tr.right - rr.right, tr.left - rr.left);
+  shownLeft = tabs.scrollLeft;
 }
 
 async function removePhoto(p) {
@@ -98,6 +118,10 @@ export function updateButtons() {
   $("undo").disabled = !(hist && hist.past.length);
   $("redo").disabled = !(hist && hist.future.length);
   $("mixed").disabled = !state.settings.one_ratio[$("ratios").value];
+  // nothing to preview without crops (while previewing, the button is the way back to them)
+  $("previewToggle").disabled = !hasCrops && !document.body.classList.contains("previewing");
+  // the regions are what "Regions" chose the crops from; the other strategies have none to show
+  $("showRegions").disabled = $("strategy").value !== "partition";
   document.body.classList.toggle("mode-seamless", seamlessMode);
 }
 
@@ -139,9 +163,10 @@ export async function upload(files) {
   if (!ok.length) return;
   $("upload").disabled = true;
   let opened = false;
+  let said = null; // the upload's own line, while it is shown
   try {
     for (const [i, f] of ok.entries()) { // one request per photo: one bad file never fails another
-      busy(true, `uploading ${f.name}` + (ok.length > 1 ? ` (${i + 1} of ${ok.length})` : "") + "…");
+      busy(true, said = `uploading ${f.name}` + (ok.length > 1 ? ` (${i + 1} of ${ok.length})` : "") + "…");
       const fd = new FormData();
       fd.append("files", f, f.name);
       try {
@@ -159,7 +184,10 @@ export async function upload(files) {
     }
   } finally {
     $("upload").disabled = false;
-    if (!opened) busy(false, cur() ? undefined : "");
+    // the upload's line gives way to the photo on screen's (a refused file, or a reply that came meanwhile);
+    // a photo still loading says how it ends itself
+    const p = cur();
+    if ($("status").textContent === said && !(p && p.loading)) busy(false, p ? state.restStatus : "");
   }
 }
 

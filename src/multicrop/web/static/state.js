@@ -10,7 +10,7 @@ const FIELDS = ["upload", "k", "ratios", "strategy", "slides", "width", "downloa
 // The strategies in a photographer's words (the values stay the library's names)
 export const STRATEGY_WORDS = { direct: "Subjects (recommended)", partition: "Regions (as in the Carousel paper)",
                                 topk: "Best-scoring crops anywhere" };
-export const state = { photos: [], current: null, settings: null, mode: "carousel", replies: 0 };
+export const state = { photos: [], current: null, settings: null, mode: "carousel", replies: 0, restStatus: "" };
 
 // -- stored state ----------------------------------------------------------------------------
 export function loadJSON(key, fallback) {
@@ -39,6 +39,8 @@ export function record(p) { p.history.record({ boxes: p.boxes, settings: p.setti
 export function fieldError(name, text) {
   const span = $(`err-${name}`);
   if (!span) return false;
+  // a new error beside a setting opens the Settings a phone keeps folded: the reason is seen, not hidden
+  if (text && span.textContent !== text && span.closest("#controls")) $("controls").open = true;
   span.textContent = text || "";
   const ctl = { download: null, upload: $("upload") }[name] ?? $(name);
   if (ctl) { if (text) ctl.setAttribute("aria-invalid", "true"); else ctl.removeAttribute("aria-invalid"); }
@@ -107,6 +109,7 @@ export function platformPreset() { return Object.keys(state.settings.platform_si
 export function busy(on, text) {
   $("busy").classList.toggle("hidden", !on);
   if (text !== undefined) $("status").textContent = text;
+  if (!on && text !== undefined) state.restStatus = text; // what the line says once nothing is going on
 }
 
 export function cur() { return state.photos.find((p) => p.id === state.current); }
