@@ -128,8 +128,11 @@ def test_run_scoreboard_on_a_tiny_outlined_set_warm_and_cold_agree(tmp_path, mon
     cold = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
     warm = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
     assert len(calls) == 2 and (cold.misses, warm.hits, warm.misses) == (2, 2, 0)
-    assert set(cold.photos) == {"coco-multi k=auto", "coco-multi k=3", "coco-other k=auto"}
+    assert set(cold.photos) == {"coco-multi k=auto", "coco-multi k=3", "coco-other k=auto",
+                                "coco-other k=auto with something outlined"}
     assert list(cold.photos["coco-multi k=auto"]) == ["two"] and list(cold.photos["coco-other k=auto"]) == ["single"]
+    # the single person is outlined: the photo counts among those with something to hold, with the same counts
+    assert cold.photos["coco-other k=auto with something outlined"] == cold.photos["coco-other k=auto"]
     assert cold.photos == warm.photos and cold.boxes == warm.boxes
     c = cold.photos["coco-multi k=3"]["two"]
     assert c["photos"] == 1 and c["prominent"] == 2 and c["crops"] == len(cold.boxes["coco-multi k=3"]["two"]) >= 1

@@ -23,3 +23,16 @@ def test_a_scene_holds_the_thin_subject_when_its_metadata_names_it(small_synth, 
         del data["subjects"]
         meta.write_text(json.dumps(data))
     assert {_holds_thin_subject(i) for i in load_carousel(old).items} == {None}
+
+
+def test_a_frame_is_empty_when_it_holds_no_outlined_object_large_enough_to_count():
+    import numpy as np
+
+    from multicrop.evaluation.scoreboard.run import frame_is_empty
+
+    masks = np.zeros((2, 100, 200), bool)
+    masks[0, 10:60, 20:80] = True          # a person of 15 % of the frame
+    masks[1, 90:92, 190:195] = True        # a speck of 0.05 %
+    assert not frame_is_empty(masks, (1, 3), (200, 100))
+    assert frame_is_empty(masks[1:], (3,), (200, 100))         # the speck alone is too small to be held
+    assert frame_is_empty(np.zeros((0, 100, 200), bool), (), (200, 100))

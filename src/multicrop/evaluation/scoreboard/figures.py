@@ -152,6 +152,9 @@ ROWS: tuple[Row, ...] = (
         ("crops/photo", "person-cut", "subject-cut", "empty")),
     _coco("coco-other k=auto", "coco-subjects, the 45 other photos, direct, k auto", {"empty": Target("<=", 0.10)},
           ("empty", "crops/photo", "person-cut", "subject-cut", "covered", "featured")),
+    _coco("coco-other k=auto with something outlined",
+          "coco-subjects, the other photos whose frame holds an outlined object, k auto", {},
+          ("empty", "crops/photo")),
     _kiou("synth k=auto", "carousel-synth seed {seed}, direct, k auto", {
         "kIoU@0.5": Target(">=", 0.47), "k-exact": Target(">=", 0.80)},
         ("kIoU@0.5", "kIoU@0.5:0.95", "k-exact", "crops/photo")),

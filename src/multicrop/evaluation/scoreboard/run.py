@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidParameterError, MulticropError
+from ...geometry import Box
 from ...ratios import PRESETS
 from .cache import ModelCache
 
@@ -89,6 +90,9 @@ COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3))
 COCO_OTHER = (Variant("coco-other k=auto"),)
 SYNTH = (Variant("synth k=auto"), Variant("synth k=given", k="given"))
 HARD = (Variant("hard direct k=given", k="given"), Variant("hard partition k=given", "partition", "given"))
+#: The other coco-subjects photos are also counted without those whose frame holds no outlined object large
+#: enough to count (any crop of them is "empty"), in rows "<row> with something outlined".
+OUTLINED = "with something outlined"
 #: carousel-synth's one thin subject of six (a rocket a few pixels wide in a box drawn around something
 #: larger): U^2-Netp barely marks it beside the others, so its scenes are also counted apart, in rows
 #: "<row> without the rocket", read from each scene's metadata (carousel-synth-2 on).
@@ -185,6 +189,7 @@ def _coco_task(photo, rules, variants_multi, variants_other, cache_root, threads
     masks, cats = photo.masks(), photo.categories
     crowd = tuple(o.crowd for o in photo.objects)
     multi = measure_photo(masks, cats, (), rules=rules, crowd=crowd).qualifies
+    blank = frame_is_empty(masks, cats, photo.size, rules=rules, crowd=crowd)
     loaded = _load(photo.path)
     models = cache.models(loaded.analysis, variants_multi[0].config(), threads=threads)
     counts, boxes, failures, analyses = {}, {}, {}, {}
@@ -194,12 +199,22 @@ def _coco_task(photo, rules, variants_multi, variants_other, cache_root, threads
             got, failure = (), (f"the photo is {loaded.size[0]}x{loaded.size[1]} as shown but its outlines are for "
                                 f"{photo.size[0]}x{photo.size[1]} (EXIF orientation?)")
         m = measure_photo(masks, cats, got, rules=rules, crowd=crowd)
-        counts[v.row] = {"photos": 1, "crops": m.n_crops, "person_cut": m.person_cut, "subject_cut": m.subject_cut,
-                         "empty": m.empty, "prominent": m.n_prominent, "covered": m.covered, "featured": m.featured}
-        boxes[v.row] = [[round(b.x), round(b.y), round(b.w), round(b.h)] for b in got]
-        if failure:
-            failures[v.row] = failure
+        c = {"photos": 1, "crops": m.n_crops, "person_cut": m.person_cut, "subject_cut": m.subject_cut,
+             "empty": m.empty, "prominent": m.n_prominent, "covered": m.covered, "featured": m.featured}
+        for r in [v.row] + ([f"{v.row} {OUTLINED}"] if not multi and not blank else []):
+            counts[r] = c
+            boxes[r] = [[round(b.x), round(b.y), round(b.w), round(b.h)] for b in got]
+            if failure:
+                failures[r] = failure
     return PhotoRows(photo.id, counts, boxes, failures, cache.hits, cache.misses, time.perf_counter() - t0)
+
+
+def frame_is_empty(masks, categories, size: tuple[int, int], *, rules=None, crowd=None) -> bool:
+    """Whether the whole frame is an "empty" crop: no outlined object large enough to count, so every crop of
+    the photo is empty (:func:`multicrop.evaluation.subjects.metrics.measure_photo`)."""
+    from ...evaluation.subjects.metrics import measure_photo
+
+    return measure_photo(masks, categories, [Box(0, 0, *size)], rules=rules, crowd=crowd).empty > 0
 
 
 def _carousel_task(item, variants, cache_root, threads, failures_suffix: str | None) -> PhotoRows:
