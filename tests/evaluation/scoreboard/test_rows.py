@@ -6,7 +6,7 @@ import json
 import shutil
 
 from multicrop.datasets.carousel import load_carousel
-from multicrop.evaluation.scoreboard.run import THIN_SUBJECT, _holds_thin_subject
+from multicrop.evaluation.scoreboard.sets import THIN_SUBJECT, holds_thin_subject
 
 
 def test_a_scene_holds_the_thin_subject_when_its_metadata_names_it(small_synth, tmp_path):
@@ -14,7 +14,7 @@ def test_a_scene_holds_the_thin_subject_when_its_metadata_names_it(small_synth, 
     said = {i.name: THIN_SUBJECT in json.loads((small_synth / "dataset" / f"{i.name}_metadata.json").read_text())
             ["subjects"] for i in items}
     assert set(said.values()) == {True, False}  # both kinds among the four scenes
-    assert {i.name: _holds_thin_subject(i) for i in items} == said
+    assert {i.name: holds_thin_subject(i) for i in items} == said
     # a set rendered before the metadata named its subjects (carousel-synth-1): counted in no such row
     old = tmp_path / "old"
     shutil.copytree(small_synth, old)
@@ -22,13 +22,13 @@ def test_a_scene_holds_the_thin_subject_when_its_metadata_names_it(small_synth, 
         data = json.loads(meta.read_text())
         del data["subjects"]
         meta.write_text(json.dumps(data))
-    assert {_holds_thin_subject(i) for i in load_carousel(old).items} == {None}
+    assert {holds_thin_subject(i) for i in load_carousel(old).items} == {None}
 
 
 def test_a_frame_is_empty_when_it_holds_no_outlined_object_large_enough_to_count():
     import numpy as np
 
-    from multicrop.evaluation.scoreboard.run import frame_is_empty
+    from multicrop.evaluation.scoreboard.sets import frame_is_empty
 
     masks = np.zeros((2, 100, 200), bool)
     masks[0, 10:60, 20:80] = True          # a person of 15 % of the frame

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import os
 import statistics
 import tempfile
@@ -31,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidParameterError, MulticropError
-from ...geometry import Box
 from ...ratios import PRESETS
 from .cache import ModelCache
+from .sets import OUTLINED, THIN_SUBJECT, frame_is_empty, holds_thin_subject, synth_dir
 
 __all__ = ["SECTIONS", "Variant", "PhotoRows", "ScoreboardRun", "run_scoreboard", "synth_dir"]
 
@@ -90,13 +89,6 @@ COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3))
 COCO_OTHER = (Variant("coco-other k=auto"),)
 SYNTH = (Variant("synth k=auto"), Variant("synth k=given", k="given"))
 HARD = (Variant("hard direct k=given", k="given"), Variant("hard partition k=given", "partition", "given"))
-#: The other coco-subjects photos are also counted without those whose frame holds no outlined object large
-#: enough to count (any crop of them is "empty"), in rows "<row> with something outlined".
-OUTLINED = "with something outlined"
-#: carousel-synth's one thin subject of six (a rocket a few pixels wide in a box drawn around something
-#: larger): U^2-Netp barely marks it beside the others, so its scenes are also counted apart, in rows
-#: "<row> without the rocket", read from each scene's metadata (carousel-synth-2 on).
-THIN_SUBJECT = "rocket"
 
 
 @dataclass(frozen=True)
@@ -209,19 +201,11 @@ def _coco_task(photo, rules, variants_multi, variants_other, cache_root, threads
     return PhotoRows(photo.id, counts, boxes, failures, cache.hits, cache.misses, time.perf_counter() - t0)
 
 
-def frame_is_empty(masks, categories, size: tuple[int, int], *, rules=None, crowd=None) -> bool:
-    """Whether the whole frame is an "empty" crop: no outlined object large enough to count, so every crop of
-    the photo is empty (:func:`multicrop.evaluation.subjects.metrics.measure_photo`)."""
-    from ...evaluation.subjects.metrics import measure_photo
-
-    return measure_photo(masks, categories, [Box(0, 0, *size)], rules=rules, crowd=crowd).empty > 0
-
-
 def _carousel_task(item, variants, cache_root, threads, failures_suffix: str | None) -> PhotoRows:
     from ...metrics.kiou import KIOU_THRESHOLDS, image_kiou
 
     t0 = time.perf_counter()
-    thin = _holds_thin_subject(item)
+    thin = holds_thin_subject(item)
     cache = ModelCache(cache_root)
     loaded = _load(item.image_path)
     models = cache.models(loaded.analysis, variants[0].config(item.k), threads=threads)
@@ -241,55 +225,10 @@ def _carousel_task(item, variants, cache_root, threads, failures_suffix: str | N
     return PhotoRows(item.name, counts, boxes, failures, cache.hits, cache.misses, time.perf_counter() - t0)
 
 
-def _holds_thin_subject(item) -> bool | None:
-    """Whether a carousel-synth scene's metadata names :data:`THIN_SUBJECT` among its subjects (None: it
-    names none, e.g. a set rendered before carousel-synth-2, or a real Carousel photo)."""
-    import json
-
-    if item.image_path is None:
-        return None
-    meta = Path(item.image_path).with_name(f"{item.name}_metadata.json")
-    try:
-        names = json.loads(meta.read_text(encoding="utf-8")).get("subjects")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return THIN_SUBJECT in names if isinstance(names, list) else None
-
-
 def _init_worker() -> None:
     """Each worker process uses one core's worth of threads (onnxruntime reads these at session start)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-
-
-# --------------------------------------------------------------------------- data sets
-
-
-def _files_digest(paths) -> str:
-    """A short hash of the names and bytes of ``paths`` (files only)."""
-    h = hashlib.sha256()
-    for p in paths:
-        if p.is_file():
-            h.update(p.name.encode("utf-8") + b"\0" + p.read_bytes())
-    return h.hexdigest()[:12]
-
-
-def _labels_digest(labels: Path | None) -> str:
-    if labels is None:
-        return "shipped"
-    return _files_digest(sorted(list((Path(labels) / "dataset").glob("*.json")) + [Path(labels) / "hard_failures.txt"]))
-
-
-def synth_dir(root: Path, labels: Path | None, *, seed: int, hard: bool, backgrounds: Path | None = None) -> Path:
-    """carousel-synth (or -hard) of ``seed`` under ``root``, built once (its name says what it was built from)."""
-    from ...datasets.synth import SYNTH_VERSION, make_synth
-
-    bg = "" if backgrounds is None else "-bg" + _files_digest(sorted(Path(backgrounds).glob("*")))
-    name = f"{SYNTH_VERSION}{'-hard' if hard else ''}-seed{seed}-{_labels_digest(labels)}{bg}"
-    out = Path(root) / "synth" / name
-    if not (out / "synth_info.json").is_file():
-        make_synth(labels, out, seed=seed, hard=hard, backgrounds=backgrounds)
-    return out
 
 
 # --------------------------------------------------------------------------- the run
