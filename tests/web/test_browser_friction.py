@@ -1,6 +1,8 @@
 """Small frictions a photographer met on the carousel page, each walked in headless Chromium at 1440x900 and
 at 390x844 with touch: why there is no carousel said where it is seen, the status line after a refused
-upload, a crop added at the carousel's shape, the photo tabs on a phone, and controls that cannot act."""
+upload, a crop added at the carousel's shape, the photo tabs on a phone, controls that cannot act, the photo
+kept on screen when lines appear above it, the download said beside its buttons, and a portrait photo beside
+the carousel."""
 
 from __future__ import annotations
 
@@ -136,4 +138,90 @@ def test_controls_that_cannot_act_are_off_and_say_why(browser, make_app, tmp_pat
         page.select_option("#strategy", "partition")
         _settle(page)
         assert page.is_enabled("#showRegions")
+        assert errors == []
+
+
+PHOTO_RECT = "(() => { const r = document.getElementById('photo').getBoundingClientRect(); return [r.top, r.bottom]; })()"
+NEXT_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def _photo_fits(page):
+    """The photo's top and bottom once the page has drawn twice, the bottom checked against fitPhoto()'s margin."""
+    page.evaluate(NEXT_FRAMES)
+    top, bottom = page.evaluate(PHOTO_RECT)
+    assert bottom <= 900 - 11, (top, bottom)  # on screen, with the 12 px the page leaves under it
+    return top, bottom
+
+
+def test_the_photo_stays_on_screen_when_lines_appear_above_it(browser, make_app, tmp_path, shots):
+    (tmp_path / "sq.jpg").write_bytes(photo_bytes(200, 200))  # enlarged to the screen's height: its bottom counts
+    (tmp_path / "dot.png").write_bytes(_png(1, 1))  # the server refuses it: a line beside Add photos…
+    with LiveServer(make_app()) as srv:
+        page, errors = _open_photo(browser, srv, "desktop", tmp_path / "sq.jpg")
+        _busy_done(page)
+        top0, bottom0 = _photo_fits(page)
+        assert bottom0 >= 900 - 14  # as tall as the screen allows
+        page.select_option("#k", "10")  # more crops than a 200 px photo holds: said beside Crops
+        page.wait_for_function("document.getElementById('err-k').textContent !== ''")
+        _photo_fits(page)
+        page.set_input_files("#files", str(tmp_path / "dot.png"))
+        page.wait_for_function("document.getElementById('err-upload').textContent.includes('dot.png')")
+        _busy_done(page)
+        top, bottom = _photo_fits(page)
+        assert top > top0 + 20  # the bars grew, and the photo was fitted again under them
+        page.screenshot(path=str(shots / "friction_lines_above_the_photo_desktop.png"))
+        page.select_option("#k", "2")  # fixed: the line beside Crops goes, the photo grows again
+        _settle(page)
+        page.wait_for_function("document.getElementById('err-k').textContent === ''")
+        _, bottom = _photo_fits(page)
+        assert bottom >= 900 - 14
+        assert errors == []
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_download_is_said_where_its_buttons_are(browser, make_app, tmp_path, shots, size):
+    (tmp_path / "tall.jpg").write_bytes(photo_bytes(600, 800))  # a portrait: a phone's buttons far below the photo
+    with LiveServer(make_app()) as srv:
+        page, errors = _open_photo(browser, srv, size, tmp_path / "tall.jpg")
+        _busy_done(page)
+        page.locator("#dlFull").scroll_into_view_if_needed()
+        with page.expect_download():
+            page.click("#dlFull")
+        _busy_done(page)
+        said = "tall.jpg: zip of 2 crops downloaded"
+        line = page.locator(".downloads [role=status]")
+        if size == "phone":
+            assert not _in_view(page, "#status")  # the status line is above the photo, off-screen
+            page.wait_for_function(f"document.querySelector('.downloads [role=status]').textContent.startsWith({said!r})")
+            assert _in_view(page, "#dlFull") and _in_view(page, ".downloads [role=status]")  # said where they are
+            assert page.inner_text("#status") == "tall.jpg: 600×800 px"  # the photo's line, as it was
+        else:  # the status line is on screen: it says it, as before, and nothing says it twice
+            assert _in_view(page, "#status") and page.inner_text("#status").startswith(said)
+            assert line.count() == 1 and line.inner_text() == ""
+        page.screenshot(path=str(shots / f"friction_download_said_{size}.png"))
+        assert errors == []
+
+
+def test_a_portrait_photo_sits_beside_the_carousel(browser, make_app, tmp_path, shots):
+    (tmp_path / "portrait.jpg").write_bytes(photo_bytes(480, 640))
+    (tmp_path / "wide.jpg").write_bytes(photo_bytes(900, 400))
+    with LiveServer(make_app()) as srv:
+        page, errors = _open_photo(browser, srv, "desktop", tmp_path / "portrait.jpg")
+        _busy_done(page)
+        col = page.locator(".photo-col").bounding_box()
+        carousel = page.locator(".strip-col").bounding_box()
+        photo = page.locator("#photo").bounding_box()
+        assert photo["width"] < col["width"] - 300  # narrower than its column: the height sets its size
+        assert photo["y"] + photo["height"] <= 900 - 11  # whole on screen
+        # no empty band between the photo and the carousel: only the grid's 16 px gap
+        assert 0 <= carousel["x"] - (photo["x"] + photo["width"]) <= 17, (photo, carousel)
+        assert page.locator("#status").bounding_box()["x"] == col["x"]  # the status line where it was
+        page.screenshot(path=str(shots / "friction_portrait_desktop.png"))
+        # a wide photo still fills its column, from its left edge
+        page.set_input_files("#files", str(tmp_path / "wide.jpg"))
+        page.wait_for_function("cur().name === 'wide.jpg'")
+        _settle(page)
+        page.evaluate(NEXT_FRAMES)
+        photo = page.locator("#photo").bounding_box()
+        assert abs(photo["x"] - col["x"]) <= 1 and abs(photo["width"] - col["width"]) <= 2, (photo, col)
         assert errors == []

@@ -26,7 +26,8 @@ async function download(withWidth) {
   const width = withWidth ? widthValue() : null;
   if (withWidth && !width) { fieldError("width", $("err-width").textContent || "Give a platform width first."); return; }
   const body = { ...settingsNow(), boxes, width, seamless: seamlessMode };
-  busy(true, `${p.name}: cutting ${plural(boxes.length, seamlessMode ? "slide" : "crop")} from the full-resolution photo…`);
+  const n = plural(boxes.length, seamlessMode ? "slide" : "crop");
+  say(true, `${p.name}: cutting ${n} from the full-resolution photo…`);
   try {
     const r = await api("POST", `/api/photos/${p.id}/download`, body);
     const blob = await r.blob();
@@ -36,9 +37,20 @@ async function download(withWidth) {
     document.body.appendChild(a); a.click(); a.remove();
     clearErrors("download", "width");
     const moved = Number(r.headers.get("X-Crops-Moved-Px") || 0);
-    busy(false, `${p.name}: zip of ${plural(boxes.length, seamlessMode ? "slide" : "crop")} downloaded`
+    say(false, `${p.name}: zip of ${n} downloaded`
       + (moved ? ` · JPEG crops cut losslessly: corners moved onto the 8/16 px block grid by up to ${moved} px` : ""));
-  } catch (e) { busy(false, ""); showError(e, "download"); }
+  } catch (e) { say(false, ""); showError(e, "download"); }
+}
+
+// What a download is doing, said where the person is: on the status line above the photo when it is on screen (a
+// desktop), else on the line beside the download buttons (a phone, scrolled down to them), the status line then
+// keeping the photo's own words.
+function say(on, text) {
+  const r = $("status").getBoundingClientRect();
+  const seen = r.top >= 0 && r.bottom <= window.innerHeight;
+  $("dlSaid").textContent = seen ? "" : text;
+  if (seen) busy(on, text);
+  else busy(on);
 }
 
 function setMode(mode) {
@@ -137,6 +149,14 @@ async function init() {
   $("strip").addEventListener("scroll", updatePager, { passive: true });
   installReorder();
   window.addEventListener("resize", () => { fitPhoto(); renderStrip(); });
+  // a line appearing in the bars above the photo (a setting the photo cannot meet, a refused upload) makes them
+  // taller: the photo is fitted again under them, so that it never runs past the screen's bottom
+  if (window.ResizeObserver) {
+    const bars = new ResizeObserver(() => fitPhoto());
+    for (const el of [document.querySelector("header"), document.querySelector(".addbar"), $("controls"), $("status")]) {
+      bars.observe(el);
+    }
+  }
   installKeys();
   const existing = (await (await api("GET", "/api/photos")).json()).photos;
   for (const info of existing) state.photos.push(newPhoto(info));

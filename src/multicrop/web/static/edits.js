@@ -17,7 +17,9 @@ export function fitPhoto() {
   const img = $("photo"), p = cur();
   if (!p || !img.naturalWidth) return;
   const col = $("stage").parentElement.clientWidth;
-  const top = $("stage").getBoundingClientRect().top + window.scrollY;
+  // from the status line's bottom: the progress bar under it comes and goes with each request, and the photo is
+  // fitted whenever the bars above it change height (carousel.js), so it must not count
+  const top = $("status").getBoundingClientRect().bottom + window.scrollY;
   const narrow = window.matchMedia("(max-width: 1000px)").matches;
   const room = narrow ? window.innerHeight * (window.matchMedia("(max-width: 700px)").matches ? 0.45 : 0.7)
     : window.innerHeight - top - 12;

@@ -93,6 +93,7 @@ export function select(id) {
   $("photo").alt = `${p.name}, ${p.width}×${p.height} px`;
   $("saliency").dataset.id = "";
   busy(false, `${p.name}: ${p.width}×${p.height} px`);
+  $("dlSaid").textContent = ""; // (what a download of the photo before said)
   clearErrors("k", "ratios", "strategy", "slides", "download");
   if (p.problem) showError(p.problem, p.problem.field || "k");
   refresh(p);
