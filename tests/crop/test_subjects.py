@@ -292,15 +292,23 @@ def test_a_group_gets_a_close_up_of_each_member_it_can_frame_alone():
 
 
 def test_a_group_no_crop_can_part_is_one_slide_at_k_auto_and_the_note_says_why():
-    shape = (560, 600)
-    # the bodies themselves overlap: every crop of one person cuts the other
-    a = _masked_person(shape, Box(150, 110, 160, 420), Box(140, 100, 180, 440))
-    b = _masked_person(shape, Box(250, 110, 160, 420), Box(240, 100, 180, 440), score=0.8)
+    shape = (500, 520)
+    # the bodies themselves overlap: every crop of one person cuts the other; the pair's slide is over
+    # close_ups.share of the photo, so each would otherwise get a close-up
+    a = _masked_person(shape, Box(120, 40, 160, 420), Box(110, 30, 180, 440))
+    b = _masked_person(shape, Box(220, 40, 160, 420), Box(210, 30, 180, 440), score=0.8)
     res, _ = _crop_quiet(_photo(shape), [a, b])
-    assert len(res.crops) == 1
+    assert len(res.crops) == 1 and res.crops[0].box.area > SelectionConfig().close_ups.share * 500 * 520
     assert "the group of 2 people is one slide: no crop of fewer of them holds each whole without cutting another" \
         in res.notes
+    # the same pair small in a larger photo: its slide is already a close view, and no such note
+    big = (900, 940)
+    a = _masked_person(big, Box(120, 40, 160, 420), Box(110, 30, 180, 440))
+    b = _masked_person(big, Box(220, 40, 160, 420), Box(210, 30, 180, 440), score=0.8)
+    res, _ = _crop_quiet(_photo(big), [a, b])
+    assert not any("one slide" in n for n in res.notes)
     # members a crop can part get their close-ups, and no such note
+    shape = (560, 600)
     a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
     b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
     res, _ = _crop_quiet(_photo(shape), [a, b])

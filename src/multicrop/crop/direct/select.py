@@ -136,6 +136,20 @@ def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
     return detail & np.array([s.kind != "focus" for s in subs])
 
 
+def _one_slide_notes(crops, mains, subs, closer, frame: float, sel) -> list[str]:
+    """Why a group is one slide at k auto: a wide one (over ``close_ups.share`` of the photo), members a
+    close-up would frame (``close_ups.min_area``), and none of them framed closer."""
+    apart, rule = {j for _, j in closer}, sel.close_ups
+    out = []
+    for j in dict.fromkeys(mains):
+        s = subs[j]
+        wide = all(c.box.area > rule.share * frame for c, mm in zip(crops, mains) if mm == j)
+        if len(s.members) > 1 and j not in apart and wide and any(b.box.area >= rule.min_area * frame
+                                                                  for b in s.bodies):
+            out.append(one_slide(s))
+    return out
+
+
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
             focus, tables, subs, guards, scale, ratios, min_side) -> DirectSelection:
     """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops."""
@@ -186,9 +200,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
         if zooms:
             notes.append(f"{plural(len(zooms), 'zoom')} in or out of a subject another crop shows")
-    if auto and sel.close_ups.share > 0:  # a group shown as one slide, with no closer slide of it: say why
-        apart = {j for _, j in closer}
-        notes += [one_slide(subs[j]) for j in dict.fromkeys(mains) if len(subs[j].members) > 1 and j not in apart]
+    if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
+        notes += _one_slide_notes(crops, mains, subs, closer, m.bounds.area, sel)
     left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
