@@ -10,7 +10,7 @@ side) with the human outlines themselves, and counts the subjects that some
 crop features while slicing no other subject of the cut classes, under three
 readings of "slicing":
 
-- **metric**: the benchmark's own rule, a neighbour held by 15-85 %;
+- **metric**: the benchmark's own rule (its version 1, portraits counted as cuts), a neighbour held by 15-85 %;
 - **no sliver**: the real-photo issue's "never a sliver of a body at the
   edge": a neighbour held by more than 1 % (``NoSlicedBody.sliver``) and
   less than the metric's 90 % ("whole");

@@ -15,7 +15,8 @@ under three readings of "slicing", and finds the largest set of them, up to
 close-ups: ``CloseUps.iou``):
 
 - **metric**: the benchmark's own rule, a subject of the cut classes held
-  by 15-85 %;
+  by 15-85 % (its version 1: a person cut at a portrait line is a cut too,
+  so the bound does not count portraits);
 - **no sliver**: the issue's "never a sliver of a body at the edge", a
   subject of the cut classes held by more than 1 % and less than 90 %;
 - **direct**: direct selection's own rule, more than 1 % and less than 99 %,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from multicrop.datasets.outlines import load_outlines
 from multicrop.evaluation.subjects import methods_for, remeasure, run_subjects
-from multicrop.evaluation.subjects.metrics import STREET_IDS
+from multicrop.detectors.coco import STREET_IDS
 from multicrop.evaluation.subjects.report import summary_table, write_report
 
 

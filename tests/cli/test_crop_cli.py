@@ -21,19 +21,19 @@ def photo(tmp_path_factory):
 
 def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
     # the default strategy, direct, writes one crop per distinct subject it finds, then fills k with a
-    # zoom of one of them (one box inside the other), and says so
+    # close-up of one of them (the astronaut to the waist or chest: the pose sees her face), and says so
     assert main(["crop", str(photo), "-o", str(tmp_path), "-k", "3", *FAST]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_3.jpg", "ex_preview.jpg"]
     rec = json.loads((tmp_path / "ex.json").read_text())
     assert rec["k"] == 3 and rec["size"] == [900, 350]
-    assert "1 zoom in or out of a subject another crop shows" in rec["notes"]
+    assert "1 close-up of a subject another crop shows whole" in rec["notes"]
     assert {"box", "score", "parts", "ratio", "path", "index", "resized"} <= set(rec["crops"][0])
     assert set(rec["versions"]) >= {"multicrop", "scorer", "saliency"}
     cfg = CropConfig.from_dict(rec["config"])
     assert cfg.k == 3 and cfg.strategy == "direct"
     out = capsys.readouterr()
-    assert "ex_1.jpg" in out.out and "1 zoom in or out" in out.err
+    assert "ex_1.jpg" in out.out and "1 close-up of a subject" in out.err
 
 
 def test_crop_builds_each_models_session_once_ahead_of_the_photo(tmp_path, photo, monkeypatch):

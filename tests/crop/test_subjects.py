@@ -10,6 +10,8 @@ import pytest
 from multicrop.crop.analysis import analyse, parse_focus, settings_key, with_focus
 from multicrop.crop.config import CropConfig, SelectionConfig, SubjectConfig
 from multicrop.crop.pipeline import crop_photo, pipeline_versions
+from multicrop.crop.direct.zoom import upper_bodies
+from multicrop.crop.people import face_seen
 from multicrop.crop.subjects import Subject, connected_components, facing, find_subjects, portrait_lines
 from multicrop.detectors.types import Detection
 from multicrop.errors import InvalidParameterError
@@ -220,6 +222,21 @@ def test_facing_from_the_nose_and_ears():
     assert facing(Subject("person", box, 0.9, 1.0, "detector")) == 0.0
 
 
+def test_a_portrait_needs_a_face_the_pose_sees_inside_the_box():
+    body = dict(l_sh=(120, 100), r_sh=(80, 100), l_hip=(115, 200), r_hip=(85, 200))
+    box = Box(60, 40, 80, 360)
+    seen = Subject("person", box, 0.9, 1.0, "detector", "person", keypoints=_kp(nose=(100, 60), **body))
+    assert face_seen(seen) and len(upper_bodies(seen)) == 2
+    # the nose not seen (a back turned, a head outside the photo), or outside the box: no portrait
+    hidden = _kp(**body)
+    outside = _kp(nose=(100, 20), **body)
+    for kp in (hidden, outside, None):
+        p = Subject("person", box, 0.9, 1.0, "detector", "person", keypoints=kp)
+        assert not face_seen(p) and upper_bodies(p) == []
+    # only people
+    assert upper_bodies(dataclasses.replace(seen, kind="animal", label="dog")) == []
+
+
 def test_connected_components_close_joins_near_parts():
     m = np.zeros((50, 100), bool)
     m[10:20, 10:20] = True
@@ -247,8 +264,19 @@ def _ellipse_mask(shape, box: Box) -> np.ndarray:
     return (((xx - cx) / (box.w / 2)) ** 2 + ((yy - cy) / (box.h / 2)) ** 2 <= 1).astype(np.float32)
 
 
-def _masked_person(shape, box, person_box, score=0.9):
-    return Detection("person", "person", 1, person_box, score, mask=_ellipse_mask(shape, box))
+def _masked_person(shape, box, person_box, score=0.9, face=False):
+    """A person whose body is an ellipse in ``box``; with ``face`` the pose sees their nose, shoulders and hips."""
+    return Detection("person", "person", 1, person_box, score, mask=_ellipse_mask(shape, box),
+                     keypoints=_standing_pose(box) if face else None)
+
+
+def _standing_pose(box: Box) -> np.ndarray:
+    """MediaPipe keypoints of a figure standing in ``box``: nose, shoulders and hips seen, the rest not."""
+    kp = np.zeros((33, 3))
+    cx = box.x + box.w / 2
+    for i, (dx, fy) in {0: (0.0, 0.07), 11: (0.3, 0.18), 12: (-0.3, 0.18), 23: (0.2, 0.52), 24: (-0.2, 0.52)}.items():
+        kp[i] = (cx + dx * box.w, box.y + fy * box.h, 0.9)
+    return kp
 
 
 def _mask_held(box: Box, mask: np.ndarray) -> float:
@@ -320,14 +348,17 @@ def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
     a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
     b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
     cfg = CropConfig(strategy="direct", k=4, saliency="spectral", detectors=())
+    # no pose sees a face: nobody gets a portrait, even with portraits on (the default)
+    assert cfg.selection.close_ups.portraits
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 3
     short = [n for n in res.notes if "asked for" in n]
     assert short == ["this photo has 1 distinct subject and 2 close-ups worth a crop; wrote 3 crops, asked for 4 "
                      "(no other framing of the group of 2 people holds it whole without a cut and differs enough from the "
                      "crops chosen)"]
-    # with portraits on: the pair, each person whole, then a zoom to one person's upper body: k is met
-    cfg = cfg.replace(selection=cfg.selection.set(close_ups__portraits=True))
+    # where the pose sees their faces: the pair, each person whole, then a zoom to one person's upper body
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440), face=True)
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8, face=True)
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 4 and not any("asked for" in n for n in res.notes)
     whole = [sum(_held(c.box, p.box) >= 0.99 for p in (a, b)) for c in res.crops]
@@ -340,6 +371,9 @@ def test_a_fixed_k_is_filled_by_a_close_up_and_the_note_says_so():
     # with k auto the carousel stops at the people whole (no portrait)
     auto = _crop_quiet(_photo(shape), [a, b], cfg=cfg.replace(k="auto"))[0]
     assert len(auto.crops) == 3
+    # portraits off: k is short again, as without faces
+    off = cfg.replace(selection=cfg.selection.set(close_ups__portraits=False))
+    assert len(_crop_quiet(_photo(shape), [a, b], cfg=off)[0].crops) == 3
 
 
 def test_a_close_up_that_would_slice_a_neighbour_is_not_made():

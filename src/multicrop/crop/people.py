@@ -9,7 +9,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .subjects import Subject
 
-__all__ = ["portrait_lines", "facing"]
+__all__ = ["portrait_lines", "facing", "face_seen"]
 
 #: MediaPipe pose keypoints used for the framing rules.
 _NOSE, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP, _L_KNEE, _R_KNEE = 0, 11, 12, 23, 24, 25, 26
@@ -68,3 +68,17 @@ def facing(person: Subject) -> float:
                 return float(np.sign(off))
             return 0.0
     return 0.0
+
+
+def face_seen(person: Subject) -> bool:
+    """Whether the pose sees this person's face: the nose keypoint visible inside their box.
+
+    A portrait is made only of a face the camera shows: a person whose head is
+    outside the photo (a torso at the frame's edge) or whose pose was not found
+    gets no upper-body zoom.
+    """
+    kp, b = person.keypoints, person.box
+    if not _visible(kp, _NOSE):
+        return False
+    x, y = float(kp[_NOSE, 0]), float(kp[_NOSE, 1])
+    return b.x <= x <= b.x2 and b.y <= y <= b.y2

@@ -66,6 +66,40 @@ def test_slice_bounds(columns, cut, whole):
     assert (m.person_cut == 1, m.covered == 1) == (cut, whole)
 
 
+def test_a_person_cut_only_by_the_bottom_edge_is_a_portrait_not_a_cut():
+    # 40x40 frame, a standing person 30 rows x 10 columns (300 px, 18.75 %): subject, prominent.
+    masks = _frame(40, 40, (5, 35, 15, 25))
+    crops = [Box(10, 0, 20, 20),   # head to the middle: held 15/30, only the bottom edge crosses it
+             Box(10, 15, 20, 25),  # the legs: the top edge crosses it (a person without a head)
+             Box(20, 0, 20, 20),   # the top half's right side: 75 of 300 px beside the crop (held 25 %)
+             Box(16, 0, 20, 20)]   # the top half less one column at the left: 15 of 300 px (5 %) beside
+    m = measure_photo(masks, (PERSON,), crops)
+    assert [c.portraits for c in m.crops] == [(0,), (), (), ()]
+    assert [c.portrait for c in m.crops] == [True, False, False, False]
+    assert [c.person_cut for c in m.crops] == [False, True, True, True]
+    assert [c.subject_cut for c in m.crops] == [False, True, True, True]
+    assert [m.objects[0].held[j] for j in range(4)] == pytest.approx([0.5, 2 / 3, 0.25, 0.45])
+    assert [c.empty for c in m.crops] == [False, False, True, True]  # the last two hold under half of anything
+    assert (m.person_cut, m.portrait, m.person_cut_v1) == (3, 1, 4)
+    # with portrait_side 6 %, the column beside the crop (15 of 300 px) is allowed: a portrait
+    m = measure_photo(masks, (PERSON,), [Box(16, 0, 20, 20)], rules=SubjectRules(portrait_side=0.06))
+    assert m.crops[0].portrait and m.person_cut == 0
+    # a chest-up crop holding under half of the person is no empty crop: the portrait holds them
+    m = measure_photo(masks, (PERSON,), [Box(10, 0, 20, 15)])
+    assert m.objects[0].held[0] == pytest.approx(1 / 3) and m.crops[0].portrait and not m.crops[0].empty
+    # only people: a dog cut the same way is a cut
+    m = measure_photo(masks, (DOG,), [Box(10, 0, 20, 20)])
+    assert (m.subject_cut, m.portrait) == (1, 0)
+
+
+def test_a_portrait_of_one_person_that_slices_another_is_a_cut():
+    # two people side by side; the crop takes the left one's top half and the right one's top-left quarter
+    masks = _frame(40, 60, (5, 35, 5, 15), (5, 35, 30, 40))
+    m = measure_photo(masks, (PERSON, PERSON), [Box(0, 0, 35, 20)])
+    assert m.crops[0].portraits == (0,) and m.crops[0].sliced == (1,)
+    assert m.crops[0].person_cut and not m.crops[0].portrait and m.portrait == 0
+
+
 def test_empty_crops_hold_half_of_no_object_over_half_a_percent():
     # 40x50 frame (2000 px): a table (any class counts) of 400 px, a cup of 9 px (0.45 %: too small).
     masks = _frame(40, 50, (0, 20, 0, 20), (30, 33, 40, 43))

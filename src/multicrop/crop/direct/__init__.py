@@ -48,7 +48,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-12: a photo with no subject gets up to k distinct views of the scene at a fixed k (was one).
 #: direct-13: where every near-best framing of a subject no crop holds whole cuts a face, the most complete
 #: one keeping the faces (and ``part`` of it) instead.
-DIRECT_VERSION = "direct-13"
+#: direct-14: with a fixed k, people whose face the pose sees are zoomed to the waist and the chest (portraits
+#: on by default).
+DIRECT_VERSION = "direct-14"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -10,6 +10,7 @@ import numpy as np
 from ...geometry import Box, iou_matrix
 from ...ratios import Ratio
 from ..config import CandidateConfig
+from ..people import face_seen, portrait_lines
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from ..selector import greedy
@@ -169,11 +170,10 @@ def sub_groups(subject: Subject, enabled: bool = True) -> list[tuple[Subject, ..
 
 def upper_bodies(person: Subject) -> list[Box]:
     """A person's deeper zooms: head to waist and head to chest, at the middle of the portrait lines
-    where the pose (or a standing figure's proportions) gives them; none for anyone else."""
-    if person.kind != "person" or person.members:
+    where the pose (or a standing figure's proportions) gives them; none for anyone else, nor for a
+    person whose face the pose does not see (:func:`multicrop.crop.people.face_seen`)."""
+    if person.kind != "person" or person.members or not face_seen(person):
         return []
-    from ..subjects import portrait_lines
-
     b = person.box
     return [Box(b.x, b.y, b.w, (lo + hi) / 2 - b.y) for lo, hi in portrait_lines(person)[:2][::-1]
             if (lo + hi) / 2 > b.y]

@@ -120,6 +120,8 @@ def _coco(key: str, title: str, targets: Mapping[str, Target], names: tuple[str,
         "person-cut": _pct("person-cut", "person_cut", "crops", "lower"),
         "subject-cut": _pct("subject-cut", "subject_cut", "crops", "lower"),
         "empty": _pct("empty", "empty", "crops", "lower"),
+        "portrait": _pct("portrait", "portrait", "crops", None),
+        "person-cut v1": _pct("person-cut v1", "person_cut_v1", "crops", None),
         "covered": _pct("covered", "covered", "prominent", "higher"),
         "featured": _pct("featured", "featured", "prominent", "higher"),
     }
@@ -140,7 +142,7 @@ def _kiou(key: str, title: str, targets: Mapping[str, Target], names: tuple[str,
     return Row(key, title, tuple(dataclasses.replace(all_[n], target=targets.get(n)) for n in names))
 
 
-_COCO6 = ("crops/photo", "person-cut", "subject-cut", "empty", "covered", "featured")
+_COCO6 = ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "person-cut v1", "covered", "featured")
 
 #: The rows, in the order printed; targets from issue 27 ("Targets").
 ROWS: tuple[Row, ...] = (
@@ -149,7 +151,7 @@ ROWS: tuple[Row, ...] = (
         "empty": Target("<=", 0.03), "covered": Target(">=", 0.90), "featured": Target(">=", 0.55)}, _COCO6),
     _coco("coco-multi k=3", "coco-subjects, 55 multi-subject photos, direct, k = 3", {
         "crops/photo": Target(">=", 2.8), "person-cut": Target("<=", 0.05)},
-        ("crops/photo", "person-cut", "subject-cut", "empty")),
+        ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "person-cut v1")),
     _coco("coco-other k=auto", "coco-subjects, the 45 other photos, direct, k auto", {"empty": Target("<=", 0.10)},
           ("empty", "crops/photo", "person-cut", "subject-cut", "covered", "featured")),
     _coco("coco-other k=auto with something outlined",
@@ -251,7 +253,8 @@ def compare(new: Mapping[str, Mapping[str, Mapping[str, float]]],
             n_resamples: int = N_RESAMPLES, rows: tuple[Row, ...] = ROWS) -> list[Verdict]:
     """Every figure of every row present in ``new`` (``new[row][photo] -> counts``), against ``base``.
 
-    The baseline's interval is computed from its own per-photo counts, the same way.
+    The baseline's interval is computed from its own per-photo counts, the same way; a figure the
+    baseline has no counts for (one added since it was written) is shown with no baseline.
     """
     out = []
     for row in rows:
@@ -260,7 +263,8 @@ def compare(new: Mapping[str, Mapping[str, Mapping[str, float]]],
         for fig in row.figures:
             est = estimate(fig, new[row.key], row=row.key, seed=seed, n_resamples=n_resamples)
             b = None
-            if base is not None and row.key in base:
+            if base is not None and row.key in base and all(fig.num in c and fig.den in c
+                                                              for c in base[row.key].values()):
                 b = estimate(fig, base[row.key], row=row.key, seed=seed, n_resamples=n_resamples)
             out.append(Verdict(row, fig, est, b, flag(fig, est.value, b)))
     return out

@@ -192,7 +192,8 @@ def _coco_task(photo, rules, variants_multi, variants_other, cache_root, threads
                                 f"{photo.size[0]}x{photo.size[1]} (EXIF orientation?)")
         m = measure_photo(masks, cats, got, rules=rules, crowd=crowd)
         c = {"photos": 1, "crops": m.n_crops, "person_cut": m.person_cut, "subject_cut": m.subject_cut,
-             "empty": m.empty, "prominent": m.n_prominent, "covered": m.covered, "featured": m.featured}
+             "empty": m.empty, "portrait": m.portrait, "person_cut_v1": m.person_cut_v1,
+             "prominent": m.n_prominent, "covered": m.covered, "featured": m.featured}
         for r in [v.row] + ([f"{v.row} {OUTLINED}"] if not multi and not blank else []):
             counts[r] = c
             boxes[r] = [[round(b.x), round(b.y), round(b.w), round(b.h)] for b in got]

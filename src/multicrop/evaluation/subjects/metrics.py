@@ -10,15 +10,24 @@ all shares of pixels, so the same rules hold at any photo size:
   **prominent** subjects cover 3-40 %;
 * a crop **slices** an object when it holds 15-85 % of it (a sliver under
   15 % at the edge is not counted here, nor a crop holding nearly all);
-* **person-cut**: a crop slicing at least one person subject;
+* a crop cuts a person **at a portrait line** when, of the person's pixels
+  outside it, at most 3 % lie anywhere but below its bottom edge: the head
+  and both sides are held and only the bottom edge crosses the body (a waist-
+  or chest-up portrait; the crop-model issue's rule "never slice a person,
+  but at a portrait line"). Such a cut is a **portrait**, not a slice;
+* **person-cut**: a crop slicing at least one person subject other than at a
+  portrait line;
   **subject-cut**: a crop slicing at least one subject of the *cut classes*,
   people, vehicles and animals (COCO 1-9 and 16-25).  Street objects
   (traffic light, fire hydrant, stop sign, parking meter, bench: 10-15) are
   subjects but not cut classes: a crop through a bench or the pole of a
   traffic light is how such things are framed, and nobody calls it a
   sliced subject;
+* **portrait**: a crop cutting a person at a portrait line, and slicing no
+  subject otherwise (counted beside person-cut, never in it);
 * **empty**: a crop that holds at least half of no outlined object larger
-  than 0.5 % of the frame, of any class (a range hood, a sliver of crowd);
+  than 0.5 % of the frame, of any class (a range hood, a sliver of crowd),
+  and no person at a portrait line;
 * **covered**: a prominent subject of the cut classes that some crop holds
   whole, i.e. >= 90 % of its pixels (outlines are drawn generously and a
   crop may lose a fingertip);
@@ -27,7 +36,8 @@ all shares of pixels, so the same rules hold at any photo size:
   photo again.
 
 Every threshold is a field of :class:`SubjectRules`, whose canonical JSON
-goes into every report.
+goes into every report.  Version 1 of these metrics (until 2026-12-05) had
+no portrait lines: every person held 15-85 % was a cut.
 
 Examples
 --------
@@ -48,10 +58,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...detectors.coco import ANIMAL_IDS, PERSON_IDS, STREET_IDS, VEHICLE_IDS
 from ...errors import InvalidParameterError
 from ...geometry import Box
-from ...serialize import Serializable
+from .rules import SubjectRules
 from .summary import SubjectsSummary, Tally, summarise
 
 __all__ = [
@@ -67,91 +76,8 @@ __all__ = [
     "summarise",
 ]
 
-#: Bump when a rule or its default changes what is counted.
-SUBJECTS_METRIC_VERSION = "1"
-
-# COCO category ids come from the one table, multicrop.detectors.coco (re-exported here for the benchmarks).
-
-
-def _check_share(obj, name: str) -> None:
-    v = getattr(obj, name)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
-        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {v!r}")
-
-
-def _check_ids(obj, name: str) -> None:
-    v = getattr(obj, name)
-    try:
-        ids = tuple(int(i) for i in v)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be a list of class ids, got {v!r}") from None
-    object.__setattr__(obj, name, ids)
-
-
-@dataclass(frozen=True)
-class SubjectRules(Serializable):
-    """The thresholds of the real-photo subject metrics (module docstring: what each means).
-
-    Attributes
-    ----------
-    person_ids : tuple of int
-        Classes that are people (COCO: 1).
-    subject_ids : tuple of int
-        Classes that may be subjects (COCO 1-25).
-    cut_ids : tuple of int
-        Subject classes counted by subject-cut, covered and featured: people,
-        vehicles and animals (COCO 1-9, 16-25; street objects are not).
-    subject_min, subject_max : float
-        A subject covers this share of the frame (1-40 %).
-    prominent_min : float
-        A prominent subject covers at least this share (3 %; at most ``subject_max``).
-    slice_min, slice_max : float
-        A crop holding this share of an object slices it (15-85 %).
-    object_min : float
-        Objects larger than this share of the frame (0.5 %) keep a crop from being empty ...
-    hold_min : float
-        ... when it holds at least this share of one of them (50 %).
-    whole : float
-        A crop holding at least this share of a subject holds it whole (90 %).
-    zoom_max : float
-        A crop featuring a subject covers at most this share of the frame (60 %).
-    photo_object_min : float
-        The photo filter counts objects of any class covering at least this share (3 %) ...
-    photo_min_objects : int
-        ... and keeps photos with at least this many (2).
-    """
-
-    person_ids: tuple[int, ...] = PERSON_IDS
-    subject_ids: tuple[int, ...] = PERSON_IDS + VEHICLE_IDS + STREET_IDS + ANIMAL_IDS
-    cut_ids: tuple[int, ...] = PERSON_IDS + VEHICLE_IDS + ANIMAL_IDS
-    subject_min: float = 0.01
-    subject_max: float = 0.40
-    prominent_min: float = 0.03
-    slice_min: float = 0.15
-    slice_max: float = 0.85
-    object_min: float = 0.005
-    hold_min: float = 0.5
-    whole: float = 0.9
-    zoom_max: float = 0.6
-    photo_object_min: float = 0.03
-    photo_min_objects: int = 2
-
-    def __post_init__(self) -> None:
-        for name in ("person_ids", "subject_ids", "cut_ids"):
-            _check_ids(self, name)
-        for name in ("subject_min", "subject_max", "prominent_min", "slice_min", "slice_max", "object_min",
-                     "hold_min", "whole", "zoom_max", "photo_object_min"):
-            _check_share(self, name)
-        if self.subject_min > self.subject_max:
-            raise InvalidParameterError(f"subject_min must be <= subject_max, got {self.subject_min!r} > "
-                                        f"{self.subject_max!r}")
-        if self.slice_min > self.slice_max:
-            raise InvalidParameterError(f"slice_min must be <= slice_max, got {self.slice_min!r} > "
-                                        f"{self.slice_max!r}")
-        v = self.photo_min_objects
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise InvalidParameterError(f"photo_min_objects must be an integer >= 0, got {v!r}")
-
+#: Bump when a rule or its default changes what is counted (2: portrait lines).
+SUBJECTS_METRIC_VERSION = "2"
 
 @dataclass(frozen=True)
 class ObjectVerdict:
@@ -195,8 +121,14 @@ class CropVerdict:
     share : float
         Share of the frame it covers.
     sliced : tuple of int
-        Indices of the subjects of the cut classes it slices.
+        Indices of the subjects of the cut classes it slices (people cut at a
+        portrait line not among them).
+    portraits : tuple of int
+        Indices of the people it cuts at a portrait line (any person over
+        ``object_min`` of the frame, not only subjects).
     person_cut, subject_cut, empty : bool
+    portrait : bool
+        Cuts a person at a portrait line and slices no subject otherwise.
     """
 
     box: Box
@@ -205,6 +137,11 @@ class CropVerdict:
     person_cut: bool
     subject_cut: bool
     empty: bool
+    portraits: tuple[int, ...] = ()
+
+    @property
+    def portrait(self) -> bool:
+        return bool(self.portraits) and not (self.person_cut or self.subject_cut)
 
     @property
     def bad(self) -> bool:
@@ -249,6 +186,15 @@ class PhotoMeasures:
     @property
     def empty(self) -> int:
         return sum(c.empty for c in self.crops)
+
+    @property
+    def portrait(self) -> int:
+        return sum(c.portrait for c in self.crops)
+
+    @property
+    def person_cut_v1(self) -> int:
+        """Crops holding 15-85 % of a person subject, at a portrait line or not (version 1's person-cut)."""
+        return sum(c.person_cut or bool(c.portraits) for c in self.crops)
 
     @property
     def n_prominent(self) -> int:
@@ -364,20 +310,28 @@ def measure_photo(
                for i in range(n)]
     prominent = [bool(subject[i] and shares[i] >= rules.prominent_min) for i in range(n)]
     counted = [prominent[i] and cats[i] in cut_ids for i in range(n)]
+    totals = masks.reshape(n, -1).sum(axis=1) if n else np.zeros(0)
     crop_share = []
     crops = []
     for j, b in enumerate(boxes):
         x0, y0, x1, y1 = _pixel_span(b, W, H)
         share = (x1 - x0) * (y1 - y0) / frame
         crop_share.append(share)
-        slices = [i for i in range(n) if subject[i] and rules.slice_min <= held[i, j] <= rules.slice_max]
-        empty = not any(bool(shares[i] > rules.object_min and held[i, j] >= rules.hold_min) for i in range(n))
+        # a person cut only by the bottom edge (what is outside lies below it, but for portrait_side); a
+        # person filling the frame, too large to be a subject, is held by a portrait all the same
+        portraits = tuple(i for i in range(n) if cats[i] in person and not crowd[i] and shares[i] > rules.object_min
+                          and rules.slice_min <= held[i, j] <= rules.slice_max
+                          and masks[i, :y1].sum() - held[i, j] * totals[i] <= rules.portrait_side * totals[i])
+        slices = [i for i in range(n) if subject[i] and rules.slice_min <= held[i, j] <= rules.slice_max
+                  and i not in portraits]
+        empty = not portraits and not any(bool(shares[i] > rules.object_min and held[i, j] >= rules.hold_min)
+                                          for i in range(n))
         crops.append(CropVerdict(
             box=b, share=float(share),
             sliced=tuple(i for i in slices if cats[i] in cut_ids),
             person_cut=any(cats[i] in person for i in slices),
             subject_cut=any(cats[i] in cut_ids for i in slices),
-            empty=empty,
+            empty=empty, portraits=portraits,
         ))
     objects = []
     for i in range(n):

@@ -21,6 +21,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("person_cut", "person-cut"),
     ("subject_cut", "subject-cut"),
     ("empty", "empty"),
+    ("portrait", "portrait"),
     ("covered", "covered"),
     ("featured", "featured"),
 )
@@ -76,15 +77,15 @@ def write_csv(run: SubjectsRun, path: str | Path) -> Path:
     """One row per photo and method: counts, failure, seconds and the crop boxes (JSON)."""
     path = Path(path)
     keep = set(run.qualifying)
-    fields = ["photo", "method", "qualifies", "crops", "person_cut", "subject_cut", "empty", "prominent",
-              "covered", "featured", "failure", "seconds", "boxes"]
+    fields = ["photo", "method", "qualifies", "crops", "person_cut", "subject_cut", "empty", "portrait",
+              "prominent", "covered", "featured", "failure", "seconds", "boxes"]
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(fields)
         for r in run.results:
             m = r.measures
-            counts = ([m.n_crops, m.person_cut, m.subject_cut, m.empty, m.n_prominent, m.covered, m.featured]
-                      if m is not None else [""] * 7)
+            counts = ([m.n_crops, m.person_cut, m.subject_cut, m.empty, m.portrait, m.n_prominent, m.covered,
+                       m.featured] if m is not None else [""] * 8)
             w.writerow([r.photo, r.method, int(r.photo in keep), *counts, r.failure or "", f"{r.seconds:.3f}",
                         json.dumps(to_data(list(r.boxes)), separators=(",", ":"))])
     return path

@@ -58,6 +58,8 @@ class SubjectsSummary(Serializable):
     crops : int
     person_cut, subject_cut, empty : Tally
         Of all crops.
+    portrait : Tally
+        Of all crops: those cutting a person at a portrait line, slicing nothing.
     covered, featured : Tally
         Of all prominent subjects of the cut classes.
     failed : int
@@ -72,6 +74,7 @@ class SubjectsSummary(Serializable):
     covered: Tally
     featured: Tally
     failed: int = 0
+    portrait: Tally = Tally(0, 0)
 
     @computed(round=4)
     def crops_per_photo(self) -> float:
@@ -104,5 +107,5 @@ def summarise(measures: Iterable[PhotoMeasures], *, failed: int = 0) -> Subjects
         empty=Tally(sum(m.empty for m in ms), crops),
         covered=Tally(sum(m.covered for m in ms), prominent),
         featured=Tally(sum(m.featured for m in ms), prominent),
-        failed=failed,
+        failed=failed, portrait=Tally(sum(m.portrait for m in ms), crops),
     )
