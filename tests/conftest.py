@@ -17,6 +17,18 @@ settings.register_profile("ci-derandomized", parent=settings.get_profile("multic
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "multicrop"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _onnx_cache(tmp_path_factory):
+    """Optimised model graphs go to a folder of this test session, never the user's cache (subprocesses too)."""
+    old = os.environ.get("MULTICROP_ONNX_CACHE")
+    os.environ["MULTICROP_ONNX_CACHE"] = str(tmp_path_factory.mktemp("onnx-cache"))
+    yield
+    if old is None:
+        os.environ.pop("MULTICROP_ONNX_CACHE", None)
+    else:
+        os.environ["MULTICROP_ONNX_CACHE"] = old
+
+
 @pytest.fixture(scope="session")
 def carousel_labels(tmp_path_factory) -> Path:
     """The real Carousel label files (170 items, no images), as the dataset has them.

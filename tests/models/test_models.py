@@ -197,6 +197,49 @@ def test_a_prefetched_session_that_fails_raises_where_it_is_asked_for_then_is_tr
         onnx_session.cache_clear()
 
 
+def _yunet_outputs(session) -> list:
+    import numpy as np
+
+    x = np.random.default_rng(0).random((1, 3, 640, 640), dtype=np.float32)
+    return session.run(None, {session.get_inputs()[0].name: x})
+
+
+def test_the_optimised_graph_is_saved_once_and_gives_the_shipped_models_outputs(tmp_path, monkeypatch):
+    import numpy as np
+    import onnxruntime as ort
+
+    from multicrop.models import graph_cache, sessions
+
+    opened = []
+    real = ort.InferenceSession
+
+    def spy(path, *args, **kwargs):
+        opened.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", spy)
+    monkeypatch.setenv(graph_cache.CACHE_VARIABLE, "")  # no cache: the shipped file, optimised in memory
+    plain = _yunet_outputs(sessions._build("yunet", 1))
+    assert opened == [model_path("yunet")] and not any(tmp_path.iterdir())
+    monkeypatch.setenv(graph_cache.CACHE_VARIABLE, str(tmp_path / "onnx"))
+    first = _yunet_outputs(sessions._build("yunet", 1))  # built from the shipped file, its graph saved
+    saved = list((tmp_path / "onnx").iterdir())
+    assert opened[1:] == [model_path("yunet")] and len(saved) == 1
+    assert saved[0].name.startswith(MODELS["yunet"].sha256[:16] + "-ort" + ort.__version__ + "-")
+    again = _yunet_outputs(sessions._build("yunet", 1))  # read back: the shipped file is not opened
+    assert opened[2:] == saved
+    for a, b, c in zip(plain, first, again):
+        assert np.array_equal(a, b) and np.array_equal(a, c)
+    # a damaged file is dropped and rebuilt from the shipped model; another version's graph is removed
+    saved[0].write_bytes(b"not an onnx graph")
+    stale = saved[0].with_name(saved[0].name.replace("-ort" + ort.__version__, "-ort0.0.1"))
+    stale.write_bytes(b"an older onnxruntime's graph")
+    mended = _yunet_outputs(sessions._build("yunet", 1))
+    assert opened[3:] == [saved[0], model_path("yunet")]
+    assert sorted((tmp_path / "onnx").iterdir()) == saved and saved[0].stat().st_size > 1000
+    assert all(np.array_equal(a, b) for a, b in zip(plain, mended))
+
+
 def test_every_model_running_method_names_its_shipped_files():
     # crop.analysis.model_files reads these to prefetch the sessions: a detector that forgot them would
     # build its session late, on the photo's time

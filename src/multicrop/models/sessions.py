@@ -20,13 +20,8 @@ importing and decoding (onnxruntime builds a session without holding the
 GIL), and :func:`onnx_session` waits for a session still being built rather
 than building it twice.
 
-Optimised graphs are not cached on disk: measured on 2 cores (building each
-session 4 times, cache on and off in turn), a graph optimised once and saved
-(``ORT_ENABLE_EXTENDED``, the hardware-independent level) loads U^2-Netp in
-about 70 instead of 200 ms, but NanoDet (61-75 ms from the cache, 44-63 ms
-without) and the pose landmarks (69-78 against 70-78 ms) no faster; 0.13 s
-per process did not pay for a second code path and 30 MB of files in the
-user's cache.
+The graph onnxruntime optimises from each shipped model is saved once and read
+back by later processes (:mod:`multicrop.models.graph_cache`).
 
 :func:`thread_count` is the one place that reads the ``MULTICROP_THREADS``
 environment variable; the edges (CLI, web, batch, evaluation) call it and
@@ -91,10 +86,11 @@ def _options(threads: int) -> Any:
 def _build(name: str, threads: int) -> Any:
     import onnxruntime as ort
 
-    from . import model_path
+    from . import model_card, model_path
+    from .graph_cache import build_session, saved_graph
 
-    return ort.InferenceSession(str(model_path(name)), sess_options=_options(threads),
-                                providers=["CPUExecutionProvider"])
+    return build_session(model_path(name), saved_graph(model_card(name).sha256, ort.__version__),
+                         lambda: _options(threads))
 
 
 def onnx_session(name: str, *, threads: int) -> Any:
