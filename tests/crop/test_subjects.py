@@ -10,6 +10,8 @@ import pytest
 from multicrop.crop.analysis import analyse, parse_focus, settings_key, with_focus
 from multicrop.crop.config import CropConfig, SelectionConfig, SubjectConfig
 from multicrop.crop.pipeline import crop_photo, pipeline_versions
+from multicrop.crop.scoring import ScoringContext, get_scorer
+from multicrop.crop.direct import select_direct
 from multicrop.crop.direct.zoom import upper_bodies
 from multicrop.crop.people import face_seen
 from multicrop.crop.subjects import Subject, connected_components, facing, find_subjects, portrait_lines
@@ -628,6 +630,12 @@ def test_a_crop_that_must_cut_says_why_and_one_that_need_not_says_nothing():
     small = Detection("animal", "horse", 19, Box(100, 100, 300, 300), 0.9)
     res, _ = _crop_quiet(img, [small])
     assert _held(res.crops[0].box, small.box) >= 0.99 and not any("cuts" in n for n in res.notes)
+    # direct selection counts the crops that slice a body (one_ratio weighs them, test_one_ratio.py)
+    sal = np.zeros(shape, np.float32)
+    for det, cut in ((horse, 1), (small, 0)):
+        sel = select_direct(ScoringContext(img, sal), get_scorer(CFG), CFG, bounds=Box(0, 0, 600, 600), min_side=16,
+                            subjects=tuple(find_subjects(sal, [det], config=CFG.subjects)))
+        assert len(sel.crops) == 1 and sel.cut == cut
 
 
 def _nested(a: Box, b: Box) -> float:

@@ -87,6 +87,8 @@ class _Selection:
     total: float = 0.0
     shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
     mains: tuple[int, ...] = ()
+    #: Crops that cut a person, animal or vehicle (``direct`` counts them; the others do not know).
+    cut: int = 0
 
 
 def _select_by_partition(saliency: np.ndarray, candidates: Candidates, name: str,
@@ -139,12 +141,14 @@ def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
                         subjects=candidates.subjects,
                         scale=candidates.scale)
     return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists,
-                      mains=sel.mains)
+                      mains=sel.mains, cut=sel.cut)
 
 
 def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch,
                  *, shortlist: int = 1) -> _Selection:
-    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best total.
+    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best: no failure, then the
+    fewest crops cutting a body (a crop slicing two people is no price for one more slide), then the
+    most crops, then the best total.
 
     ``shortlist`` > 1 keeps that many alternatives per crop (``direct`` only;
     the other strategies shortlist each crop alone).
@@ -163,8 +167,8 @@ def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stop
         except ImageTooSmallError as exc:  # no crop of this ratio fits: the others may
             refused = exc
             continue
-        key = (sel.failure is None, len(sel.crops), sel.total)
-        if best is None or key > (best.failure is None, len(best.crops), best.total):
+        key = (sel.failure is None, len(sel.crops) - sel.cut, -sel.cut, sel.total)
+        if best is None or key > (best.failure is None, len(best.crops) - best.cut, -best.cut, best.total):
             best = sel
     if best is None:
         raise refused  # type: ignore[misc]

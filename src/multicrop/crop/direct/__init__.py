@@ -50,7 +50,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: one keeping the faces (and ``part`` of it) instead.
 #: direct-14: with a fixed k, people whose face the pose sees are zoomed to the waist and the chest (portraits
 #: on by default).
-DIRECT_VERSION = "direct-14"
+#: direct-15: with ``one_ratio``, a ratio whose set slices a body no longer wins by one slide more (the count of
+#: slicing crops, ``DirectSelection.cut``, is weighed first).
+DIRECT_VERSION = "direct-15"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -215,8 +215,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
+    cut = sum(bool(cuts[i] > 0) for i in chosen)  # a cut at a portrait line is no slice
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
-                           tuple(mains))
+                           tuple(mains), cut)
 
 
 def _shortlist(i: int, chosen: list[int], m, main: np.ndarray, ok: np.ndarray, q: np.ndarray, n: int,

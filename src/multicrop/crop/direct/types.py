@@ -24,3 +24,5 @@ class DirectSelection:
     shortlists: tuple[tuple[ScoredCrop, ...], ...] = ()
     #: Per chosen crop, the index into ``subjects`` of its main subject (-1: none).
     mains: tuple[int, ...] = ()
+    #: Chosen crops that cut a person, animal or vehicle (no framing of their subject could avoid it).
+    cut: int = 0
