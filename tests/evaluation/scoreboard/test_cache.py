@@ -128,8 +128,11 @@ def test_run_scoreboard_on_a_tiny_outlined_set_warm_and_cold_agree(tmp_path, mon
     cold = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
     warm = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
     assert len(calls) == 2 and (cold.misses, warm.hits, warm.misses) == (2, 2, 0)
-    assert set(cold.photos) == {"coco-multi k=auto", "coco-multi k=3", "coco-other k=auto",
-                                "coco-other k=auto with something outlined"}
+    assert set(cold.photos) == {"coco-multi k=auto", "coco-multi k=3", "coco-multi instagram k=3",
+                                "coco-other k=auto", "coco-other k=auto with something outlined"}
+    # the Instagram row crops at one of its ratios for every crop
+    insta = [b[2] / b[3] for b in cold.boxes["coco-multi instagram k=3"]["two"]]
+    assert len({round(r, 1) for r in insta}) == 1 and round(insta[0], 1) in (0.8, 1.0, 1.9)
     assert list(cold.photos["coco-multi k=auto"]) == ["two"] and list(cold.photos["coco-other k=auto"]) == ["single"]
     # the single person is outlined: the photo counts among those with something to hold, with the same counts
     assert cold.photos["coco-other k=auto with something outlined"] == cold.photos["coco-other k=auto"]
@@ -179,7 +182,8 @@ def test_run_scoreboard_rates_candidates_with_a_head_and_refuses_a_bad_one(tmp_p
     head = tmp_path / "head.json"
     save_head(Head(EMBEDDING.id, (HeadTarget("overall", "score", (-50.0, 50.0), coef, 0.0, 1.0, 10, 0.0),)), head)
     run = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(head, 1.0, 4))
-    assert seen == ["learned", "learned"] and set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3"}
+    assert seen == ["learned"] * 3
+    assert set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3", "coco-multi instagram k=3"}
     with pytest.raises(InputFileError, match="nope.json: no such file"):
         run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(tmp_path / "nope.json", 1.0, 4))
 
@@ -197,3 +201,19 @@ def test_a_variant_changes_a_field_of_any_nested_settings_object_and_refuses_unk
         Variant("x", changes=(("weights__nope", 1.0),)).config()
     with pytest.raises(InvalidParameterError, match="fill_target"):
         Variant("x", changes=(("weights__fill_target", 2.0),)).config()
+
+
+def test_a_run_wide_change_adds_to_each_rows_own_settings(tmp_path):
+    # --set (run_scoreboard's changes) goes into every row; the Instagram row keeps its ratios beside it
+    from multicrop.evaluation.scoreboard import run as run_mod
+    from multicrop.ratios import Ratio
+
+    root = _write_outlined(tmp_path / "set", {"two": (240, 160, [(1, (20, 40, 80, 140)), (18, (150, 60, 220, 130))])})
+    tasks = run_mod._tasks(("coco",), root, None, tmp_path, 0, None, None,
+                           changes=(("selection__close_ups__portraits", False),))
+    (fn, (photo, rules, multi, other, cache_root)), = tasks
+    cfgs = {v.row: v.config() for v in multi + other}
+    assert all(not c.selection.close_ups.portraits for c in cfgs.values())
+    insta = cfgs["coco-multi instagram k=3"]
+    assert insta.one_ratio and insta.ratios == (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1)) and insta.k == 3
+    assert cfgs["coco-multi k=3"].ratios == (Ratio(2, 3), Ratio(3, 2)) and not cfgs["coco-multi k=3"].one_ratio

@@ -85,7 +85,8 @@ class Variant:
             raise InvalidParameterError(f"CropConfig: {exc}") from None
 
 
-COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3))
+COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3),
+              Variant("coco-multi instagram k=3", k=3, changes=(("ratios", "instagram"),)))
 COCO_OTHER = (Variant("coco-other k=auto"),)
 SYNTH = (Variant("synth k=auto"), Variant("synth k=given", k="given"))
 HARD = (Variant("hard direct k=given", k="given"), Variant("hard partition k=given", "partition", "given"))
@@ -330,7 +331,7 @@ def _tasks(only, coco, carousel, root: Path, seed: int, backgrounds, limit, chan
     cache_root = root
 
     def changed(variants):
-        return tuple(dataclasses.replace(v, changes=changes, learned=learned) for v in variants)
+        return tuple(dataclasses.replace(v, changes=v.changes + tuple(changes), learned=learned) for v in variants)
 
     if "coco" in only:
         photos = load_outlines(coco).photos[:limit]
