@@ -36,6 +36,7 @@ from pathlib import Path
 
 from multicrop.crop.config import CropConfig
 from multicrop.crop.pipeline import pipeline_versions
+from multicrop.evaluation.subjects import SUBJECTS_METRIC_VERSION
 from multicrop.errors import InvalidParameterError
 from multicrop.evaluation.scoreboard import SECTIONS, compare, read_photos, render, run_scoreboard, to_json
 
@@ -127,8 +128,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"failure: {row}: {photo}: {why}")
     if base is not None:
         print(f"baseline: {args.baseline}")
+        was = json.loads(args.baseline.read_text(encoding="utf-8")).get("versions", {}).get("subjects-metric", "1")
+        if was != SUBJECTS_METRIC_VERSION:
+            print(f"note: the baseline's coco rows were counted with subjects metric {was}, this run with "
+                  f"{SUBJECTS_METRIC_VERSION} (docs/subjects-benchmark.md): a difference there may be the metric's")
     meta = {"commit": _commit(), "made": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "versions": pipeline_versions(CropConfig()), "config": CropConfig().to_dict(),
+            "versions": {**pipeline_versions(CropConfig()), "subjects-metric": SUBJECTS_METRIC_VERSION},
+            "config": CropConfig().to_dict(),
             "sections": list(only), "limit": args.limit, "seed": args.seed, "changes": {k.replace("__", "."): v for k, v in changes.items()},
             "learned": None if learned is None else {"head": str(args.head), "weight": args.head_weight,
                                                      "top": args.head_top},
