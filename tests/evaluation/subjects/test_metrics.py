@@ -87,6 +87,10 @@ def test_a_person_cut_only_by_the_bottom_edge_is_a_portrait_not_a_cut():
     # a chest-up crop holding under half of the person is no empty crop: the portrait holds them
     m = measure_photo(masks, (PERSON,), [Box(10, 0, 20, 15)])
     assert m.objects[0].held[0] == pytest.approx(1 / 3) and m.crops[0].portrait and not m.crops[0].empty
+    # a person filling most of the frame is no subject: held by a portrait, never a cut in either version
+    big = _frame(40, 40, (0, 40, 4, 36))  # 80 % of the frame
+    m = measure_photo(big, (PERSON,), [Box(4, 0, 32, 16)])
+    assert m.crops[0].portrait and not m.crops[0].empty and (m.person_cut, m.person_cut_v1) == (0, 0)
     # only people: a dog cut the same way is a cut
     m = measure_photo(masks, (DOG,), [Box(10, 0, 20, 20)])
     assert (m.subject_cut, m.portrait) == (1, 0)

@@ -138,6 +138,8 @@ class CropVerdict:
     subject_cut: bool
     empty: bool
     portraits: tuple[int, ...] = ()
+    #: Holds 15-85 % of a person subject, at a portrait line or not (version 1's person-cut).
+    person_cut_v1: bool = False
 
     @property
     def portrait(self) -> bool:
@@ -194,7 +196,7 @@ class PhotoMeasures:
     @property
     def person_cut_v1(self) -> int:
         """Crops holding 15-85 % of a person subject, at a portrait line or not (version 1's person-cut)."""
-        return sum(c.person_cut or bool(c.portraits) for c in self.crops)
+        return sum(c.person_cut_v1 for c in self.crops)
 
     @property
     def n_prominent(self) -> int:
@@ -332,6 +334,8 @@ def measure_photo(
             person_cut=any(cats[i] in person for i in slices),
             subject_cut=any(cats[i] in cut_ids for i in slices),
             empty=empty, portraits=portraits,
+            person_cut_v1=any(cats[i] in person and subject[i] and rules.slice_min <= held[i, j] <= rules.slice_max
+                              for i in range(n)),
         ))
     objects = []
     for i in range(n):
