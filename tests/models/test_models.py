@@ -240,6 +240,29 @@ def test_the_optimised_graph_is_saved_once_and_gives_the_shipped_models_outputs(
     assert all(np.array_equal(a, b) for a, b in zip(plain, mended))
 
 
+def test_a_graph_that_cannot_be_saved_still_gives_a_session(tmp_path, monkeypatch):
+    import onnxruntime as ort
+
+    from multicrop.models import graph_cache, sessions
+
+    real = ort.InferenceSession
+
+    def full_disk(path, sess_options=None, **kwargs):
+        if sess_options is not None and sess_options.optimized_model_filepath:
+            raise RuntimeError("cannot write the optimised model: no space left on device")
+        return real(path, sess_options=sess_options, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", full_disk)
+    monkeypatch.setenv(graph_cache.CACHE_VARIABLE, str(tmp_path / "onnx"))
+    assert len(_yunet_outputs(sessions._build("yunet", 1))) > 0
+    assert list((tmp_path / "onnx").iterdir()) == []
+    # a folder that cannot be made (a file in its place): built all the same, nothing saved
+    monkeypatch.setattr(ort, "InferenceSession", real)
+    (tmp_path / "taken").write_text("a file")
+    monkeypatch.setenv(graph_cache.CACHE_VARIABLE, str(tmp_path / "taken" / "onnx"))
+    assert len(_yunet_outputs(sessions._build("yunet", 1))) > 0
+
+
 def test_every_model_running_method_names_its_shipped_files():
     # crop.analysis.model_files reads these to prefetch the sessions: a detector that forgot them would
     # build its session late, on the photo's time

@@ -69,8 +69,8 @@ def build_session(path: Path, saved: Path | None, options: Callable[[], Any]) ->
     ``options`` gives fresh session options (optimisation ``ORT_ENABLE_ALL``).
     Without a file at ``saved`` the session is built from ``path`` and its
     optimised graph written there (under a temporary name, then renamed, so a
-    reader never sees half a file); where the folder cannot be written the
-    session is built all the same.
+    reader never sees half a file); where the folder or the file cannot be
+    written the session is built all the same.
     """
     import onnxruntime as ort
 
@@ -91,7 +91,13 @@ def build_session(path: Path, saved: Path | None, options: Callable[[], Any]) ->
             opts.optimized_model_filepath = str(tmp)
         except OSError:
             tmp = None
-    session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+    try:
+        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+    except Exception:
+        if tmp is None:
+            raise
+        tmp.unlink(missing_ok=True)  # the graph could not be written (a full disk): build without saving it
+        return ort.InferenceSession(str(path), sess_options=options(), providers=providers)
     if tmp is not None and saved is not None:
         try:
             os.replace(tmp, saved)
