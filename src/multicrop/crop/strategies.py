@@ -147,8 +147,8 @@ def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
 def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch,
                  *, shortlist: int = 1) -> _Selection:
     """The strategy's selection; with ``one_ratio``, run per ratio and keep the best: no failure, then the
-    fewest crops cutting a body (a crop slicing two people is no price for one more slide), then the
-    most crops, then the best total.
+    most crops that slice no body (a crop slicing two people is no price for one more slide), then the
+    fewest that do, then the best total.
 
     ``shortlist`` > 1 keeps that many alternatives per crop (``direct`` only;
     the other strategies shortlist each crop alone).

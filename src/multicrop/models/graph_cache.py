@@ -19,6 +19,7 @@ files take 32 MB.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
@@ -45,8 +46,10 @@ def saved_graph(sha256: str, version: str) -> Path | None:
     return root / f"{sha256[:16]}-ort{version}-{cpu_key()}.onnx"
 
 
+@functools.cache
 def cpu_key() -> str:
-    """A short hash of the CPU's model name and instruction-set flags (Linux), else of the machine's name."""
+    """A short hash of the CPU's model name and instruction-set flags (Linux), else of the machine's name
+    (read once per process)."""
     import hashlib
     import platform
 

@@ -304,7 +304,8 @@ def measure_photo(
     if len(crowd) != n:
         raise InvalidParameterError(f"crowd must give one flag per mask: {len(crowd)} for {n} masks")
     frame = float(H * W)
-    shares = masks.reshape(n, -1).sum(axis=1) / frame if n else np.zeros(0)
+    totals = masks.reshape(n, -1).sum(axis=1) if n else np.zeros(0)
+    shares = totals / frame
     held = held_shares(masks, boxes)
     person, subject_ids, cut_ids = set(rules.person_ids), set(rules.subject_ids), set(rules.cut_ids)
 
@@ -312,7 +313,6 @@ def measure_photo(
                for i in range(n)]
     prominent = [bool(subject[i] and shares[i] >= rules.prominent_min) for i in range(n)]
     counted = [prominent[i] and cats[i] in cut_ids for i in range(n)]
-    totals = masks.reshape(n, -1).sum(axis=1) if n else np.zeros(0)
     crop_share = []
     crops = []
     for j, b in enumerate(boxes):
