@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..geometry import Box
+
 if TYPE_CHECKING:
     from .subjects import Subject
 
-__all__ = ["portrait_lines", "facing", "face_seen"]
+__all__ = ["portrait_lines", "group_portraits", "facing", "face_seen"]
 
 #: MediaPipe pose keypoints used for the framing rules.
 _NOSE, _L_SHOULDER, _R_SHOULDER, _L_HIP, _R_HIP, _L_KNEE, _R_KNEE = 0, 11, 12, 23, 24, 25, 26
@@ -82,3 +84,24 @@ def face_seen(person: Subject) -> bool:
         return False
     x, y = float(kp[_NOSE, 0]), float(kp[_NOSE, 1])
     return b.x <= x <= b.x2 and b.y <= y <= b.y2
+
+
+def group_portraits(group: Subject) -> list[Box]:
+    """A group of people's portraits: boxes from the members' tops to a row where every
+    member reaching below it may be cut (one of their :func:`portrait_lines`, their face seen), the
+    others held whole; the deepest such row and the highest (none for a group with any other member)."""
+    members = group.members
+    if len(members) < 2 or any(m.kind != "person" for m in members):
+        return []
+    spans = {id(m): portrait_lines(m) if face_seen(m) else () for m in members}
+    rows = sorted({(lo + hi) / 2 for s in spans.values() for lo, hi in s}
+                  | {(max(a[0], b[0]) + min(a[1], b[1])) / 2 for s in spans.values() for t in spans.values()
+                     if s is not t for a in s for b in t if max(a[0], b[0]) <= min(a[1], b[1])})
+
+    def fits(y: float) -> bool:
+        return all(m.box.y2 <= y or any(lo <= y <= hi for lo, hi in spans[id(m)]) for m in members)
+
+    good = [y for y in rows if fits(y) and any(m.box.y2 > y for m in members)]
+    x1, y1 = min(m.box.x for m in members), min(m.box.y for m in members)
+    x2 = max(m.box.x2 for m in members)
+    return [Box.from_corners(x1, y1, x2, y) for y in dict.fromkeys(good[::-1][:1] + good[:1]) if y > y1]

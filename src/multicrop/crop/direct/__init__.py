@@ -52,7 +52,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: on by default).
 #: direct-15: with ``one_ratio``, a ratio whose set slices a body no longer wins by one slide more (the count of
 #: slicing crops, ``DirectSelection.cut``, is weighed first).
-DIRECT_VERSION = "direct-15"
+#: direct-16: a group no crop holds whole nor parts without a cut is framed as a group portrait (every member it
+#: cuts cut on a portrait line, faces seen) before any crop that slices someone.
+DIRECT_VERSION = "direct-16"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

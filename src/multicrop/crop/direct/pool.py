@@ -12,7 +12,7 @@ from ..config import CandidateConfig
 from ..subjects import Subject
 from .settings import PoolConfig
 
-__all__ = ["min_long_side", "direct_pool"]
+__all__ = ["min_long_side", "direct_pool", "bottom_windows"]
 
 
 def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> float:
@@ -33,12 +33,13 @@ def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> 
 
 def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, ...], pool: PoolConfig,
                 candidates: CandidateConfig, min_side: float, *, scale: float = 1.0, windows: bool = True,
-                max_area: float | None = None) -> list[tuple[Box, Ratio]]:
+                max_area: float | None = None, extra: Sequence[Box] = ()) -> list[tuple[Box, Ratio]]:
     """Every candidate ``(box, ratio)``, without repeats.
 
     ``windows``: fixed-ratio windows and GAIC anchors over ``bounds`` besides
     the subjects' framings (close-ups take the framings alone).  ``max_area``:
-    no candidate larger than this (analysis pixels squared).
+    no candidate larger than this (analysis pixels squared).  ``extra``: boxes
+    whose bottom edge a crop keeps (a group's portraits: :func:`bottom_windows`).
     """
     grid = dataclasses.replace(candidates, window_stride=pool.window_stride, window_scales=pool.window_scales)
     out: list[tuple[Box, Ratio]] = []
@@ -48,6 +49,8 @@ def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
         if windows:
             boxes = sliding_windows(bounds, ratio, config=grid)
             boxes += grid_anchors(bounds, ratio, config=candidates)
+        for target in extra:
+            boxes += bottom_windows(target, ratio, bounds)
         for s in subjects:
             boxes += subject_windows(s.box, ratio, bounds=bounds, fills=pool.fills, placements=pool.placements)
         seen = set()
@@ -60,4 +63,19 @@ def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
             if key not in seen:
                 seen.add(key)
                 out.append((box, ratio))
+    return out
+
+
+def bottom_windows(target: Box, ratio: Ratio, bounds: Box, headroom: Sequence[float] = (0.0, 0.06, 0.12)) -> list[Box]:
+    """Crops of ``ratio`` whose bottom edge is ``target``'s and whose top is ``headroom`` of its height above
+    its top (at most the photo's), centred on it across: the framings of a portrait line."""
+    out = []
+    for room in headroom:
+        top = max(bounds.y, target.y - room * target.h)
+        h = target.y2 - top
+        w = ratio.value * h
+        if w > bounds.w + 1e-6 or h <= 0:
+            continue
+        x = min(max(target.center[0] - w / 2, bounds.x), bounds.x2 - w)
+        out.append(Box(x, top, w, h))
     return out

@@ -49,7 +49,8 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
 
     A subject no crop holds whole without cutting another (larger than any
     crop, or in a crowd): a group gives the largest part of it held without
-    slicing anyone (``no_sliced_body.part`` at least); else its most
+    slicing anyone (``no_sliced_body.part`` at least), else, cut only at
+    portrait lines, its largest such part (a group portrait); else its most
     complete framings with the fewest bodies cut, faces kept where possible:
     where every near-best framing cuts a face, the most complete of those that
     keep every face and hold ``part`` of the subject (a face before the last
@@ -68,8 +69,10 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
         mine = main == j
         if not mine.any() or (ok & mine).any() or not (s.is_body or s.kind == "focus"):
             continue
-        clean = mine & (cuts == 0) & (portrait == 0) & faces_ok & ~other_cut & (s_main >= rule.part)
-        if len(s.members) > 1 and clean.any():
+        clean = mine & (cuts == 0) & faces_ok & ~other_cut & (s_main >= rule.part)
+        if len(s.members) > 1 and (clean & (portrait == 0)).any():
+            clean &= portrait == 0
+        if len(s.members) > 1 and clean.any():  # else a group portrait: members cut only at portrait lines
             ok |= clean & (s_main >= s_main[clean].max() - 0.05)
             continue
         best = s_main[mine].max()

@@ -8,6 +8,7 @@ from ...geometry import Box
 from ...ratios import Ratio
 from ..config import CropConfig
 from ..scoring.base import Scorer, ScoringContext
+from ..people import group_portraits
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
 from ..selector import greedy
@@ -65,7 +66,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     if not subs:
         return scene_views(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
                            guards=guards, n=1 if auto else k)
-    pool = direct_pool(bounds, subs, ratios, sel.pool, config.candidates, min_side, scale=scale)
+    pool = direct_pool(bounds, subs, ratios, sel.pool, config.candidates, min_side, scale=scale,
+                       extra=[t for s in subs for t in group_portraits(s)])
     if not pool:
         raise no_candidate(bounds, ratios, min_side)
     tables = MaskTables()
