@@ -97,5 +97,5 @@ def test_two_people_too_tall_for_the_ratio_get_a_two_shot_not_a_slice():
     assert len(people) == 2
     for p in people:                                   # every head held, every body cut on a portrait line
         assert crop.y <= p.box.y and _on_a_line(p, crop.y2)
-    assert any("cuts a person at a portrait line" in n for n in res.notes)
+    assert any("cuts 2 people at portrait lines (a group portrait)" in n for n in res.notes)
     assert not any("cuts through" in n for n in res.notes)

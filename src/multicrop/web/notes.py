@@ -79,6 +79,18 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"),
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),
+    (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
+                r"no candidate of the allowed ratios frames the (.+) without a cut"),
+     lambda m: f"Crop {m[1]} cuts through {'someone' if m[2] == '1' else m[2] + ' people or animals'}: no crop of "
+               f"these ratios holds the {m[3]} whole."),
+    (re.compile(r"crop (\d+) cuts a person at a portrait line: no candidate of the allowed ratios frames the (.+) "
+                r"without a cut"),
+     lambda m: f"Crop {m[1]} is a portrait, ending at the waist or chest: no crop of these ratios holds the {m[2]} "
+               "whole."),
+    (re.compile(r"crop (\d+) cuts (\d+) people at portrait lines \(a group portrait\): no candidate of the allowed "
+                r"ratios frames the (.+) without a cut"),
+     lambda m: f"Crop {m[1]} is a group portrait of {m[2]} people, ending at their waists or chests: no crop of "
+               f"these ratios holds the {m[3]} whole."),
 ]
 
 _ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
@@ -100,7 +112,7 @@ def _split(text: str) -> list[str]:
 
 _KIND_OF = {  # pattern index in _NOTES -> kind
     0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
-    9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops",
+    9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops", 14: "crops", 15: "crops", 16: "crops",
 }
 
 

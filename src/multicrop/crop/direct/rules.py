@@ -118,7 +118,8 @@ class NoSlicedBody(HardRule):
         if cut <= 0 and portrait <= 0:
             return None
         n = int(cut)
-        how = ("cuts a person at a portrait line" if n <= 0 else
+        how = ("cuts a person at a portrait line" if n <= 0 and portrait <= 1 else
+               f"cuts {int(portrait)} people at portrait lines (a group portrait)" if n <= 0 else
                "cuts through 1 person, animal or vehicle" if n == 1 else
                f"cuts through {n} people, animals or vehicles")
         return f"crop {at} {how}: no candidate of the allowed ratios frames the {what} without a cut"
