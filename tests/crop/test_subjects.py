@@ -683,3 +683,16 @@ def test_zooms_never_hold_part_of_another_subject():
     for c in res.crops:
         held = _held(c.box, cup.box)
         assert held <= SelectionConfig().close_ups.sliver + 1e-6 or held >= 0.9 - 1e-6, (c.box, held)
+
+
+def test_a_force_k_fill_that_slices_someone_says_so():
+    shape = (560, 600)
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
+    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    cfg = CropConfig(strategy="direct", k=6, force_k=True, saliency="spectral", detectors=())
+    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
+    assert len(res.crops) == 6
+    sliced = [n + 1 for n, c in enumerate(res.crops)
+              if any(0.01 < _mask_held(c.box, p.mask) < 0.99 for p in (a, b))]
+    said = sorted(int(n.split()[1]) for n in res.notes if n.endswith("a fill asked for by force_k"))
+    assert sliced and said == sliced          # every slicing fill is named, and only those

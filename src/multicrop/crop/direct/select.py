@@ -182,6 +182,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         mains.insert(at, int(main[i]))
         gains.insert(at, 0.0)
         lists.insert(at, (scored[i],))
+    extra: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why))
@@ -217,7 +218,13 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
-    cut = sum(bool(cuts[i] > 0) for i in chosen)  # a cut at a portrait line is no slice
+    for i in extra:  # a fill asked for by force_k may slice: it says so
+        if cuts[i] > 0:
+            at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
+            n = int(cuts[i])
+            who = "1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles"
+            notes.append(f"crop {at} cuts through {who}: a fill asked for by force_k")
+    cut = sum(bool(cuts[i] > 0) for i in chosen + extra)  # a cut at a portrait line is no slice
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut)
 
