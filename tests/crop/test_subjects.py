@@ -486,10 +486,15 @@ def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
     assert len(res.crops) == 1 and any(n.startswith("no subject found") for n in res.notes)
 
 
+def _two_apart(shape=(560, 600)):
+    """Two people whose boxes overlap and whose bodies do not: one group, a close-up of each."""
+    return (_masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440)),
+            _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8))
+
+
 def test_force_k_fills_keep_apart_from_the_close_ups():
     shape = (560, 600)
-    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
-    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    a, b = _two_apart(shape)
     cfg = CropConfig(strategy="direct", k=5, force_k=True, saliency="spectral", detectors=())
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 5
@@ -687,8 +692,7 @@ def test_zooms_never_hold_part_of_another_subject():
 
 def test_a_force_k_fill_that_slices_someone_says_so():
     shape = (560, 600)
-    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 190, 440))
-    b = _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8)
+    a, b = _two_apart(shape)
     cfg = CropConfig(strategy="direct", k=6, force_k=True, saliency="spectral", detectors=())
     res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
     assert len(res.crops) == 6
