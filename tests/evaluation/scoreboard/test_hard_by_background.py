@@ -19,6 +19,10 @@ import hard_by_background as hb  # noqa: E402
 def test_the_background_drawn_again_is_the_one_the_scene_is_painted_on(monkeypatch):
     # each shipped background replaced by a flat colour of its own: the scene's corner shows which was drawn
     colours = {name: np.full((300, 400, 3), 20 * (i + 1), np.uint8) for i, name in enumerate(BACKGROUNDS)}
+    # four backgrounds are subjects too: cut them out from the real photos first, so the process-wide cache of
+    # cut-outs never holds one made from a flat colour (it did, and a later test got a 1x3 cut-out)
+    for name in synth.SUBJECTS:
+        synth.subject_cutout(name)
     real = synth.sample_rgb
     monkeypatch.setattr(synth, "sample_rgb", lambda name: colours[name] if name in colours else real(name))
     seen = set()
