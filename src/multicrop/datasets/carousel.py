@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DatasetError, InvalidParameterError
+from ..io.files import CONFIG_LIMIT, read_text_bounded
 from .carousel_item import (
     CAROUSEL_RATIOS,
     IMAGE_SUFFIXES,
@@ -137,7 +138,8 @@ def read_hard_failures(path: str | Path) -> frozenset[str]:
     p = Path(path)
     if not p.is_file():
         return frozenset()
-    names = (line.strip() for line in p.read_text(encoding="utf-8").splitlines())
+    text = read_text_bounded(p, limit=CONFIG_LIMIT, what="hard-failures list")
+    names = (line.strip() for line in text.splitlines())
     return frozenset(n for n in names if n and not n.startswith("#"))
 
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from multicrop.errors import InvalidParameterError
+from multicrop.errors import InputFileError, InvalidParameterError
+from multicrop.io.files import LABEL_LIMIT
 from multicrop.evaluation.scoreboard import ROWS, Estimate, Figure, Target, compare, estimate, flag, render, to_json
 from multicrop.evaluation.scoreboard.figures import _seed
 from multicrop.evaluation.scoreboard.report import read_photos
@@ -142,3 +143,13 @@ def test_json_round_trip_keeps_the_per_photo_counts(tmp_path):
     (tmp_path / "other.json").write_text('{"photos": {}}')
     with pytest.raises(InvalidParameterError, match="scoreboard"):
         read_photos(tmp_path / "other.json")
+
+
+def test_a_baseline_that_is_no_regular_file_is_one_clear_error(tmp_path):
+    with pytest.raises(InputFileError, match=r"scoreboard baseline .*: is a directory, not a regular file"):
+        read_photos(tmp_path)
+    big = tmp_path / "big.json"
+    with big.open("wb") as fh:          # sparse: a file over the limit costs no disk
+        fh.truncate(LABEL_LIMIT + 1)
+    with pytest.raises(InputFileError, match="scoreboard baseline"):
+        read_photos(big)

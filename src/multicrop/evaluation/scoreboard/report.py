@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ...errors import InvalidParameterError
+from ...io.files import LABEL_LIMIT, read_json_bounded
 from .figures import N_RESAMPLES, Verdict
 
 __all__ = ["SCOREBOARD_VERSION", "render", "to_json", "read_photos", "verdicts_dict"]
@@ -86,8 +87,10 @@ def read_photos(path: str | Path) -> dict:
     ------
     InvalidParameterError
         If the file is not a scoreboard of this version.
+    InputFileError
+        If it is not a regular file of at most ``LABEL_LIMIT`` bytes of JSON.
     """
-    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    doc = read_json_bounded(path, limit=LABEL_LIMIT, what="scoreboard baseline")
     if not isinstance(doc, dict) or doc.get("scoreboard") != SCOREBOARD_VERSION or "photos" not in doc:
         raise InvalidParameterError(f"{path}: not a {SCOREBOARD_VERSION} file (got "
                                     f"{doc.get('scoreboard') if isinstance(doc, dict) else type(doc).__name__!r})")
