@@ -38,7 +38,7 @@ from multicrop.crop.config import CropConfig
 from multicrop.crop.pipeline import pipeline_versions
 from multicrop.evaluation.subjects import SUBJECTS_METRIC_VERSION
 from multicrop.errors import InvalidParameterError
-from multicrop.evaluation.scoreboard import SECTIONS, compare, read_photos, render, run_scoreboard, to_json
+from multicrop.evaluation.scoreboard import SECTIONS, compare, read_scoreboard, render, run_scoreboard, to_json
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BASELINE = HERE / "scoreboard_baseline.json"
@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--write-baseline with --head would make a baseline of a scorer that is not the default")
     if args.seed != 0 and args.write_baseline:
         ap.error("--write-baseline with --seed: the baseline is seed 0")
+    if args.baseline != DEFAULT_BASELINE and not args.write_baseline and not args.baseline.is_file():
+        ap.error(f"--baseline {args.baseline}: no such file")
     learned = None if args.head is None else (args.head, args.head_weight, args.head_top)
     done = [0]
 
@@ -113,9 +115,10 @@ def main(argv: list[str] | None = None) -> int:
                              changes=changes, learned=learned, seed=args.seed)
     except InvalidParameterError as exc:
         ap.error(str(exc))
-    base = None
+    base = doc = None
     if args.baseline.is_file() and not args.write_baseline and args.seed == 0:
-        base = read_photos(args.baseline)
+        doc = read_scoreboard(args.baseline)
+        base = doc["photos"]
     verdicts = compare(run.photos, base)
     print(render(verdicts, seed=args.seed))
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
@@ -128,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"failure: {row}: {photo}: {why}")
     if base is not None:
         print(f"baseline: {args.baseline}")
-        was = json.loads(args.baseline.read_text(encoding="utf-8")).get("versions", {}).get("subjects-metric", "1")
+        was = doc.get("versions", {}).get("subjects-metric", "1")
         if was != SUBJECTS_METRIC_VERSION:
             print(f"note: the baseline's coco rows were counted with subjects metric {was}, this run with "
                   f"{SUBJECTS_METRIC_VERSION} (docs/subjects-benchmark.md): a difference there may be the metric's")

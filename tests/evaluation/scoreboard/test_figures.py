@@ -11,7 +11,7 @@ from multicrop.errors import InputFileError, InvalidParameterError
 from multicrop.io.files import LABEL_LIMIT
 from multicrop.evaluation.scoreboard import ROWS, Estimate, Figure, Target, compare, estimate, flag, render, to_json
 from multicrop.evaluation.scoreboard.figures import _seed
-from multicrop.evaluation.scoreboard.report import read_photos
+from multicrop.evaluation.scoreboard.report import read_photos, read_scoreboard
 from multicrop.stats import percentile_ci
 
 CUT = Figure("person-cut", "person_cut", "crops", better="lower", percent=True)
@@ -153,3 +153,11 @@ def test_a_baseline_that_is_no_regular_file_is_one_clear_error(tmp_path):
         fh.truncate(LABEL_LIMIT + 1)
     with pytest.raises(InputFileError, match="scoreboard baseline"):
         read_photos(big)
+
+
+def test_a_scoreboard_is_read_whole_once_with_its_versions(tmp_path):
+    rows = _synth_rows([0.5])
+    p = tmp_path / "b.json"
+    p.write_text(to_json(compare(rows, None, n_resamples=50), rows, meta={"versions": {"subjects-metric": "2"}}))
+    doc = read_scoreboard(p)
+    assert doc["photos"] == rows and doc["versions"] == {"subjects-metric": "2"}

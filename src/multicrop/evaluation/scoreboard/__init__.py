@@ -9,9 +9,9 @@ counts into figures with bootstrap intervals and verdicts against a baseline
 
 from .cache import ModelCache, models_key, models_settings
 from .figures import ROWS, Estimate, Figure, Row, Target, Verdict, compare, estimate, flag
-from .report import SCOREBOARD_VERSION, read_photos, render, to_json
+from .report import SCOREBOARD_VERSION, read_photos, read_scoreboard, render, to_json
 from .run import SECTIONS, ScoreboardRun, run_scoreboard
 
 __all__ = ["ModelCache", "models_key", "models_settings", "ROWS", "Estimate", "Figure", "Row", "Target", "Verdict",
-           "compare", "estimate", "flag", "SCOREBOARD_VERSION", "read_photos", "render", "to_json", "SECTIONS",
+           "compare", "estimate", "flag", "SCOREBOARD_VERSION", "read_photos", "read_scoreboard", "render", "to_json", "SECTIONS",
            "ScoreboardRun", "run_scoreboard"]

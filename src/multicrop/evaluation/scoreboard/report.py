@@ -19,7 +19,7 @@ from ...errors import InvalidParameterError
 from ...io.files import LABEL_LIMIT, read_json_bounded
 from .figures import N_RESAMPLES, Verdict
 
-__all__ = ["SCOREBOARD_VERSION", "render", "to_json", "read_photos", "verdicts_dict"]
+__all__ = ["SCOREBOARD_VERSION", "render", "to_json", "read_photos", "read_scoreboard", "verdicts_dict"]
 
 #: Bump when a row, a figure or the JSON layout changes meaning.
 SCOREBOARD_VERSION = "scoreboard-1"
@@ -80,8 +80,8 @@ def to_json(verdicts: Sequence[Verdict], photos: Mapping, *, boxes: Mapping | No
     return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
-def read_photos(path: str | Path) -> dict:
-    """The per-photo counts of a scoreboard JSON (a baseline): ``photos[row][photo] -> counts``.
+def read_scoreboard(path: str | Path) -> dict:
+    """A scoreboard JSON (a baseline) whole: its ``photos``, ``versions``, ``commit`` ...
 
     Raises
     ------
@@ -94,4 +94,10 @@ def read_photos(path: str | Path) -> dict:
     if not isinstance(doc, dict) or doc.get("scoreboard") != SCOREBOARD_VERSION or "photos" not in doc:
         raise InvalidParameterError(f"{path}: not a {SCOREBOARD_VERSION} file (got "
                                     f"{doc.get('scoreboard') if isinstance(doc, dict) else type(doc).__name__!r})")
-    return doc["photos"]
+    return doc
+
+
+def read_photos(path: str | Path) -> dict:
+    """The per-photo counts of a scoreboard JSON (a baseline): ``photos[row][photo] -> counts``
+    (:func:`read_scoreboard`)."""
+    return read_scoreboard(path)["photos"]
