@@ -37,7 +37,7 @@ from pathlib import Path
 from multicrop.crop.config import CropConfig
 from multicrop.crop.pipeline import pipeline_versions
 from multicrop.evaluation.subjects import SUBJECTS_METRIC_VERSION
-from multicrop.errors import InvalidParameterError
+from multicrop.errors import InputFileError, InvalidParameterError
 from multicrop.evaluation.scoreboard import SECTIONS, compare, read_scoreboard, render, run_scoreboard, to_json
 
 HERE = Path(__file__).resolve().parent
@@ -99,8 +99,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--write-baseline with --head would make a baseline of a scorer that is not the default")
     if args.seed != 0 and args.write_baseline:
         ap.error("--write-baseline with --seed: the baseline is seed 0")
-    if args.baseline != DEFAULT_BASELINE and not args.write_baseline and not args.baseline.is_file():
-        ap.error(f"--baseline {args.baseline}: no such file")
+    base = doc = None  # read before the run: a bad baseline fails in a second, not after the run
+    if not args.write_baseline and args.seed == 0 and (args.baseline != DEFAULT_BASELINE or args.baseline.is_file()):
+        try:
+            doc = read_scoreboard(args.baseline)
+        except (InvalidParameterError, InputFileError) as exc:
+            ap.error(f"--baseline: {exc}")
+        base = doc["photos"]
     learned = None if args.head is None else (args.head, args.head_weight, args.head_top)
     done = [0]
 
@@ -115,10 +120,6 @@ def main(argv: list[str] | None = None) -> int:
                              changes=changes, learned=learned, seed=args.seed)
     except InvalidParameterError as exc:
         ap.error(str(exc))
-    base = doc = None
-    if args.baseline.is_file() and not args.write_baseline and args.seed == 0:
-        doc = read_scoreboard(args.baseline)
-        base = doc["photos"]
     verdicts = compare(run.photos, base)
     print(render(verdicts, seed=args.seed))
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3

@@ -8,6 +8,7 @@ import numpy as np
 
 from multicrop.crop.analysis import analyse
 from multicrop.crop.config import CropConfig
+from multicrop.crop.direct.measure import portrait_ok
 from multicrop.crop.direct.pool import bottom_windows
 from multicrop.crop.pipeline import crop_photo
 from multicrop.crop.people import group_portraits, portrait_lines
@@ -50,8 +51,8 @@ def test_a_group_portrait_ends_on_a_portrait_line_of_everyone_it_cuts():
     for shot in shots:
         assert shot.y == 40 and shot.x == 40 and shot.x2 == 340          # every head, both sides
         assert _on_a_line(a, shot.y2) and _on_a_line(b, shot.y2)
-    # the deepest row first: a waist-up shot before a chest-up one
-    assert [s.y2 for s in shots] == sorted((s.y2 for s in shots), reverse=True)
+    # the deepest row and the highest: a waist-up shot, then a chest-up one
+    assert len(shots) == 2 and shots[0].y2 > shots[1].y2
 
 
 def test_no_group_portrait_cuts_a_face_the_pose_does_not_see_or_anyone_but_people():
@@ -63,6 +64,25 @@ def test_no_group_portrait_cuts_a_face_the_pose_does_not_see_or_anyone_but_peopl
     assert rows and all(y >= short.box.y2 and _on_a_line(seen, y) for y in rows)
     assert group_portraits(_group(seen, _member(Box(200, 70, 140, 440), kind="animal"))) == []
     assert group_portraits(seen) == []                                  # one person is no group
+    no_pose = dataclasses.replace(_member(Box(200, 70, 140, 440)), keypoints=None)
+    assert group_portraits(_group(seen, no_pose)) == []                 # no pose: no face seen, no line
+
+
+def test_a_row_just_below_a_short_member_counts():
+    seen = _member(Box(40, 40, 140, 420))
+    lo, hi = portrait_lines(seen)[1]                                    # the waist band
+    short = _member(Box(200, 40, 140, (lo + hi) / 2 + 2 - 40), face=False)   # ends inside it, past its middle
+    rows = [s.y2 for s in group_portraits(_group(seen, short))]
+    assert short.box.y2 in rows and _on_a_line(seen, short.box.y2)
+
+
+def test_only_a_face_the_pose_sees_may_be_cut_at_a_portrait_line():
+    bounds = Box(0, 0, 400, 500)
+    seen, hidden = _member(Box(40, 40, 140, 420)), _member(Box(40, 40, 140, 420), face=False)
+    lo, hi = portrait_lines(seen)[1]
+    crop = np.array([[20.0, 0.0, 200.0, (lo + hi) / 2]])              # head held, bottom on the waist band
+    assert portrait_ok(crop, seen, bounds, 0.9).tolist() == [True]
+    assert portrait_ok(crop, hidden, bounds, 0.9).tolist() == [False]
 
 
 def test_bottom_windows_keep_the_bottom_edge_and_the_ratio():

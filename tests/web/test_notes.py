@@ -1,20 +1,24 @@
-"""The crop wing's notes about cut crops, as the page says them (written by the rule itself, so they cannot drift)."""
+"""The crop wing's notes about cut crops, as the page says them (written by the library itself, so they cannot
+drift)."""
 
 from __future__ import annotations
 
 import pytest
 
+from multicrop.crop.direct.notes import fill_cut
 from multicrop.crop.direct.rules import NoSlicedBody
 from multicrop.web.notes import note_items
 
 
 @pytest.mark.parametrize(("cut", "portrait", "said"), [
-    (1, 0, "Crop 2 cuts through someone: no crop of these ratios holds the group of 3 people whole."),
-    (3, 1, "Crop 2 cuts through 3 people or animals: no crop of these ratios holds the group of 3 people whole."),
-    (0, 1, "Crop 2 is a portrait, ending at the waist or chest: no crop of these ratios holds the group of 3 "
+    (1, 0, "Crop 2 cuts through a person, animal or vehicle: no crop of these ratios holds the group of 3 people "
+           "whole."),
+    (3, 1, "Crop 2 cuts through 3 people, animals or vehicles: no crop of these ratios holds the group of 3 people "
+           "whole."),
+    (0, 1, "Crop 2 is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the group of 3 "
            "people whole."),
-    (0, 3, "Crop 2 is a group portrait of 3 people, ending at their waists or chests: no crop of these ratios "
-           "holds the group of 3 people whole."),
+    (0, 3, "Crop 2 is a group portrait of 3 people, ending at their chests, waists or thighs: no crop of these "
+           "ratios holds the group of 3 people whole."),
 ])
 def test_a_cut_crop_is_said_plainly_and_goes_stale_with_the_crop(cut, portrait, said):
     note = NoSlicedBody.note(2, cut, portrait, "group of 3 people")
@@ -23,3 +27,10 @@ def test_a_cut_crop_is_said_plainly_and_goes_stale_with_the_crop(cut, portrait, 
 
 def test_a_crop_that_cuts_no_one_has_no_note():
     assert NoSlicedBody.note(1, 0, 0, "dog") is None
+
+
+@pytest.mark.parametrize(("n", "what"), [(1, "a person, animal or vehicle"), (2, "2 people, animals or vehicles")])
+def test_a_force_k_fill_that_slices_is_said_plainly(n, what):
+    said = note_items(None, [fill_cut(4, n)])
+    assert said == [{"text": f"Crop 4 cuts through {what}: it only fills the carousel up to the number of crops "
+                             "asked.", "kind": "crops"}]

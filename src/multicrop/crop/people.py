@@ -96,7 +96,8 @@ def group_portraits(group: Subject) -> list[Box]:
     spans = {id(m): portrait_lines(m) if face_seen(m) else () for m in members}
     rows = sorted({(lo + hi) / 2 for s in spans.values() for lo, hi in s}
                   | {(max(a[0], b[0]) + min(a[1], b[1])) / 2 for s in spans.values() for t in spans.values()
-                     if s is not t for a in s for b in t if max(a[0], b[0]) <= min(a[1], b[1])})
+                     if s is not t for a in s for b in t if max(a[0], b[0]) <= min(a[1], b[1])}
+                  | {m.box.y2 for m in members})  # just below a member held whole
 
     def fits(y: float) -> bool:
         return all(m.box.y2 <= y or any(lo <= y <= hi for lo, hi in spans[id(m)]) for m in members)

@@ -29,6 +29,11 @@ def _some(n: int, of: int) -> str:
     return f"{n} of the {of} crops {'is' if n == 1 else 'are'}"
 
 
+def _cut(n: str) -> str:
+    """What a cut crop cuts through: ``"a person, animal or vehicle"``, ``"3 people, animals or vehicles"``."""
+    return "a person, animal or vehicle" if n == "1" else f"{n} people, animals or vehicles"
+
+
 def _n(word: str, n: int) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -81,16 +86,18 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
                "wider."),
     (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
                 r"no candidate of the allowed ratios frames the (.+) without a cut"),
-     lambda m: f"Crop {m[1]} cuts through {'someone' if m[2] == '1' else m[2] + ' people or animals'}: no crop of "
-               f"these ratios holds the {m[3]} whole."),
+     lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: no crop of these ratios holds the {m[3]} whole."),
     (re.compile(r"crop (\d+) cuts a person at a portrait line: no candidate of the allowed ratios frames the (.+) "
                 r"without a cut"),
-     lambda m: f"Crop {m[1]} is a portrait, ending at the waist or chest: no crop of these ratios holds the {m[2]} "
-               "whole."),
+     lambda m: f"Crop {m[1]} is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the "
+               f"{m[2]} whole."),
     (re.compile(r"crop (\d+) cuts (\d+) people at portrait lines \(a group portrait\): no candidate of the allowed "
                 r"ratios frames the (.+) without a cut"),
-     lambda m: f"Crop {m[1]} is a group portrait of {m[2]} people, ending at their waists or chests: no crop of "
-               f"these ratios holds the {m[3]} whole."),
+     lambda m: f"Crop {m[1]} is a group portrait of {m[2]} people, ending at their chests, waists or thighs: no "
+               f"crop of these ratios holds the {m[3]} whole."),
+    (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
+                r"a fill asked for by force_k"),
+     lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: it only fills the carousel up to the number of crops asked."),
 ]
 
 _ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
@@ -113,6 +120,7 @@ def _split(text: str) -> list[str]:
 _KIND_OF = {  # pattern index in _NOTES -> kind
     0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
     9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops", 14: "crops", 15: "crops", 16: "crops",
+    17: "crops",
 }
 
 

@@ -53,7 +53,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-15: with ``one_ratio``, a ratio whose set slices a body no longer wins by one slide more (the count of
 #: slicing crops, ``DirectSelection.cut``, is weighed first).
 #: direct-16: a group no crop holds whole nor parts without a cut is framed as a group portrait (every member it
-#: cuts cut on a portrait line, faces seen) before any crop that slices someone.
+#: cuts cut on a portrait line, faces seen) before any crop that slices someone; only a person whose face the pose
+#: sees may be cut at a portrait line at all.
 DIRECT_VERSION = "direct-16"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",

@@ -18,6 +18,7 @@ from ...geometry import Box
 from ...ratios import Ratio
 from ...measures import box_sums, summed_area_table
 from ..scoring.base import ScoringContext
+from ..people import face_seen
 from ..subjects import Subject, portrait_lines
 
 __all__ = ["MaskTables", "Measurements", "measure", "box_shares", "subject_shares"]
@@ -67,10 +68,11 @@ def corners_of(boxes: list[Box]) -> np.ndarray:
 
 
 def portrait_ok(C: np.ndarray, person: Subject, bounds: Box, width: float) -> np.ndarray:
-    """Crops that could cut ``person`` as a portrait: head and ``width`` of the body held, bottom edge
-    on a portrait line (:func:`multicrop.crop.subjects.portrait_lines`)."""
+    """Crops that could cut ``person`` as a portrait: a person whose face the pose sees
+    (:func:`multicrop.crop.people.face_seen`), head and ``width`` of the body held, bottom edge on a
+    portrait line (:func:`multicrop.crop.subjects.portrait_lines`)."""
     b = person.box
-    lines = portrait_lines(person) if person.kind == "person" else ()
+    lines = portrait_lines(person) if person.kind == "person" and face_seen(person) else ()
     if not lines:
         return np.zeros(len(C), bool)
     head = (C[:, 1] <= b.y + 1e-6) | (C[:, 1] <= bounds.y + 0.5)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["one_slide", "plural", "short_note", "size_notes", "why_short"]
+__all__ = ["fill_cut", "one_slide", "plural", "short_note", "size_notes", "why_short"]
+
+
+def fill_cut(at: int, n: int) -> str:
+    """The note of a ``force_k`` fill (crop ``at``, 1-based) that slices ``n`` bodies."""
+    who = "1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles"
+    return f"crop {at} cuts through {who}: a fill asked for by force_k"
 
 
 def plural(n: int, word: str) -> str:

@@ -13,7 +13,7 @@ from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
 from ..selector import greedy
 from .measure import MaskTables, measure
-from .notes import one_slide, plural, short_note, size_notes, why_short
+from .notes import fill_cut, one_slide, plural, short_note, size_notes, why_short
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
@@ -221,9 +221,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in extra:  # a fill asked for by force_k may slice: it says so
         if cuts[i] > 0:
             at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
-            n = int(cuts[i])
-            who = "1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles"
-            notes.append(f"crop {at} cuts through {who}: a fill asked for by force_k")
+            notes.append(fill_cut(at, int(cuts[i])))
     cut = sum(bool(cuts[i] > 0) for i in chosen + extra)  # a cut at a portrait line is no slice
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut)
