@@ -13,5 +13,5 @@ from .report import SCOREBOARD_VERSION, read_photos, read_scoreboard, render, to
 from .run import SECTIONS, ScoreboardRun, run_scoreboard
 
 __all__ = ["ModelCache", "models_key", "models_settings", "ROWS", "Estimate", "Figure", "Row", "Target", "Verdict",
-           "compare", "estimate", "flag", "SCOREBOARD_VERSION", "read_photos", "read_scoreboard", "render", "to_json", "SECTIONS",
-           "ScoreboardRun", "run_scoreboard"]
+           "compare", "estimate", "flag", "SCOREBOARD_VERSION", "read_photos", "read_scoreboard", "render", "to_json",
+           "SECTIONS", "ScoreboardRun", "run_scoreboard"]
