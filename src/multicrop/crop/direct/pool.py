@@ -46,8 +46,12 @@ def direct_pool(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
     for ratio in ratios:
         min_long = min_long_side(bounds, ratio, pool, scale)
         boxes: list[Box] = []
-        if windows:
-            boxes = sliding_windows(bounds, ratio, config=grid)
+        if windows:  # only the window sizes the filter below keeps (every window of a scale has its size)
+            full = fit_ratio_box(bounds, ratio.value)
+            scales = tuple(s for s in grid.window_scales if min(full.w, full.h) * s >= min_side - 1e-6
+                           and max(full.w, full.h) * s >= min_long - 1e-6
+                           and (max_area is None or (full.w * s) * (full.h * s) <= max_area))
+            boxes = sliding_windows(bounds, ratio, config=grid, scales=scales) if scales else []
             boxes += grid_anchors(bounds, ratio, config=candidates)
         for target in extra:
             boxes += bottom_windows(target, ratio, bounds)
