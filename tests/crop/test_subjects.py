@@ -492,11 +492,16 @@ def _two_apart(shape=(560, 600)):
             _masked_person(shape, Box(320, 110, 130, 420), Box(260, 100, 200, 440), score=0.8))
 
 
-def test_force_k_fills_keep_apart_from_the_close_ups():
+def _forced_pair(k: int):
+    """:func:`_two_apart` cropped with ``force_k`` to ``k``: the pair, the config and the result."""
     shape = (560, 600)
-    a, b = _two_apart(shape)
-    cfg = CropConfig(strategy="direct", k=5, force_k=True, saliency="spectral", detectors=())
-    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
+    pair = _two_apart(shape)
+    cfg = CropConfig(strategy="direct", k=k, force_k=True, saliency="spectral", detectors=())
+    return pair, cfg, _crop_quiet(_photo(shape), list(pair), cfg=cfg)[0]
+
+
+def test_force_k_fills_keep_apart_from_the_close_ups():
+    _, cfg, res = _forced_pair(5)
     assert len(res.crops) == 5
     close, fills = res.crops[1:3], res.crops[3:]
     for f in fills:
@@ -691,10 +696,7 @@ def test_zooms_never_hold_part_of_another_subject():
 
 
 def test_a_force_k_fill_that_slices_someone_says_so():
-    shape = (560, 600)
-    a, b = _two_apart(shape)
-    cfg = CropConfig(strategy="direct", k=6, force_k=True, saliency="spectral", detectors=())
-    res, _ = _crop_quiet(_photo(shape), [a, b], cfg=cfg)
+    (a, b), _, res = _forced_pair(6)
     assert len(res.crops) == 6
     sliced = [n + 1 for n, c in enumerate(res.crops)
               if any(0.01 < _mask_held(c.box, p.mask) < 0.99 for p in (a, b))]

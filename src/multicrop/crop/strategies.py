@@ -158,6 +158,9 @@ def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stop
            "topk": _select_topk, "direct": lambda c: _select_direct(c, shortlist)}[cfg.strategy]
     if not cfg.one_ratio or len(cfg.ratios) == 1:
         return run(candidates)
+    def rank(s: _Selection) -> tuple:
+        return s.failure is None, len(s.crops) - s.cut, -s.cut, s.total
+
     best: _Selection | None = None  # ratios is never empty (CropConfig validates it)
     refused: ImageTooSmallError | None = None
     for ratio in cfg.ratios:
@@ -167,8 +170,7 @@ def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stop
         except ImageTooSmallError as exc:  # no crop of this ratio fits: the others may
             refused = exc
             continue
-        key = (sel.failure is None, len(sel.crops) - sel.cut, -sel.cut, sel.total)
-        if best is None or key > (best.failure is None, len(best.crops) - best.cut, -best.cut, best.total):
+        if best is None or rank(sel) > rank(best):
             best = sel
     if best is None:
         raise refused  # type: ignore[misc]

@@ -69,12 +69,13 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
         mine = main == j
         if not mine.any() or (ok & mine).any() or not (s.is_body or s.kind == "focus"):
             continue
-        clean = mine & (cuts == 0) & faces_ok & ~other_cut & (s_main >= rule.part)
-        if len(s.members) > 1 and (clean & (portrait == 0)).any():
-            clean &= portrait == 0
-        if len(s.members) > 1 and clean.any():  # else a group portrait: members cut only at portrait lines
-            ok |= clean & (s_main >= s_main[clean].max() - 0.05)
-            continue
+        if len(s.members) > 1:  # a part slicing no one, else a group portrait (cuts only at portrait lines)
+            clean = mine & (cuts == 0) & faces_ok & ~other_cut & (s_main >= rule.part)
+            uncut = clean & (portrait == 0)
+            clean = uncut if uncut.any() else clean
+            if clean.any():
+                ok |= clean & (s_main >= s_main[clean].max() - 0.05)
+                continue
         best = s_main[mine].max()
         pool = mine & (s_main >= best - 0.05)
         if (pool & faces_ok).any():

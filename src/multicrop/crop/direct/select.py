@@ -182,7 +182,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         mains.insert(at, int(main[i]))
         gains.insert(at, 0.0)
         lists.insert(at, (scored[i],))
-    extra: list[int] = []
+    fills: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why))
@@ -192,12 +192,12 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             rank[order] = -np.arange(len(m), dtype=np.float64)
             also = [c.box for c, _ in closer] + [m.boxes[i] for i in zooms]
             need = k - len(closer) - len(zooms) - len(chosen)
-            extra = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
-            extra += greedy(m.boxes, lambda c, iou: rank, k=need - len(extra), start=chosen + extra)
-            crops += [scored[i] for i in extra]
-            mains += [int(main[i]) for i in extra]
-            lists += [(scored[i],) for i in extra]
-            gains += [0.0] * len(extra)
+            fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
+            fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=chosen + fills)
+            crops += [scored[i] for i in fills]
+            mains += [int(main[i]) for i in fills]
+            lists += [(scored[i],) for i in fills]
+            gains += [0.0] * len(fills)
     elif closer or zooms:
         if closer:
             notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
@@ -218,11 +218,11 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
-    for i in extra:  # a fill asked for by force_k may slice: it says so
+    for i in fills:  # a fill asked for by force_k may slice: it says so
         if cuts[i] > 0:
             at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
             notes.append(fill_cut(at, int(cuts[i])))
-    cut = sum(bool(cuts[i] > 0) for i in chosen + extra)  # a cut at a portrait line is no slice
+    cut = sum(bool(cuts[i] > 0) for i in chosen + fills)  # a cut at a portrait line is no slice
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut)
 
