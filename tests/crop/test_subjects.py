@@ -287,6 +287,10 @@ def _mask_held(box: Box, mask: np.ndarray) -> float:
     return float(mask[y:y2, x:x2].sum() / mask.sum())
 
 
+#: k auto without the carousel's second slide: the tests of what gets a slide of its own count slides
+ONE_SLIDE = CFG.replace(selection=CFG.selection.set(objective__min_slides=1))
+
+
 def _crop_quiet(img, dets, cfg=CFG, saliency=None):
     """Crop with the detections and the ``saliency`` given (default zeros: a flat photo's spectral map is noise)."""
     a = analyse(img, cfg, detections=dets)
@@ -515,11 +519,14 @@ def test_k_auto_gives_a_small_detail_no_crop_of_its_own_and_a_fixed_k_frames_it(
     img = _photo(shape)
     person = _person(100, 100, 200, 420)                      # 15.6 % of the frame
     dog = Detection("animal", "dog", 18, Box(650, 470, 100, 80), 0.8)   # 1.5 %: above min_subject_area
-    res, _ = _crop_quiet(img, [person, dog])
+    res, _ = _crop_quiet(img, [person, dog], ONE_SLIDE)
     assert len(res.crops) == 1 and _held(res.crops[0].box, person.box) >= 0.99
     assert _held(res.crops[0].box, dog.box) <= 0.01
     note = "1 small subject beside larger ones not framed: k auto leaves details out; a fixed k frames them"
     assert note in res.notes
+    # the carousel's second slide (objective.min_slides) zooms on the person, not on the detail
+    res, _ = _crop_quiet(img, [person, dog])
+    assert len(res.crops) == 2 and all(_held(c.box, dog.box) <= 0.01 for c in res.crops)
     # the rule switched off, or a fixed k: the dog gets its crop
     off = CFG.replace(selection=CFG.selection.set(details__area=0.0))
     for cfg in (off, CFG.replace(k=2)):
@@ -602,8 +609,10 @@ def test_a_small_body_is_a_detail_only_beside_a_larger_detected_one_not_beside_a
     assert len(res.crops) == 2 and any(_held(c.box, plane.box) >= 0.99 for c in res.crops)
     # beside a larger detected body the same plane is a detail
     big = Detection("vehicle", "airplane", 5, Box(50, 300, 400, 250), 0.8)
-    res, _ = _crop_quiet(img, [plane, big])
+    res, _ = _crop_quiet(img, [plane, big], ONE_SLIDE)
     assert len(res.crops) == 1 and any("1 small subject" in n for n in res.notes)
+    res, _ = _crop_quiet(img, [plane, big])
+    assert not any(_held(c.box, plane.box) > 0.01 for c in res.crops)
 
 
 def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
@@ -614,7 +623,8 @@ def test_k_auto_leaves_a_thing_no_detector_names_to_a_larger_person_beside_it():
     def crops(blob: Box, **selection):
         sal = np.zeros(shape, np.float32)
         sal[int(blob.y):int(blob.y2), int(blob.x):int(blob.x2)] = 1.0
-        res, a = _crop_quiet(img, [person], CFG.replace(selection=CFG.selection.set(**selection)), sal)
+        res, a = _crop_quiet(img, [person], CFG.replace(selection=CFG.selection.set(objective__min_slides=1, **selection)),
+                             sal)
         assert sorted(s.kind for s in a.subjects) == ["person", "salient"]
         return res.crops
 
@@ -702,3 +712,26 @@ def test_a_force_k_fill_that_slices_someone_says_so():
               if any(0.01 < _mask_held(c.box, p.mask) < 0.99 for p in (a, b))]
     said = sorted(int(n.split()[1]) for n in res.notes if n.endswith("a fill asked for by force_k"))
     assert sliced and said == sliced          # every slicing fill is named, and only those
+
+
+def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
+    """direct-17: where the objective stops at one slide, ``objective.min_slides`` asks for a second: a framing
+    of the same subject nested in or around the first, cutting no one; ``min_slides`` 1, ``max_k`` 1 or a photo
+    with no subject keep one slide."""
+    from multicrop.geometry import iou
+
+    img = _photo()
+    person = _person(100, 100, 200, 420)
+    res, _ = _crop_quiet(img, [person])
+    assert len(res.crops) == 2
+    a, b = (c.box for c in res.crops)
+    assert _held(a, person.box) >= 0.99 and _held(b, person.box) >= 0.99
+    small, large = sorted((a, b), key=lambda x: x.area)
+    assert _held(large, small) >= 0.9 and iou(a, b) <= SelectionConfig().close_ups.iou
+    assert "1 zoom in or out of a subject another crop shows" in res.notes
+    one, _ = _crop_quiet(img, [person], ONE_SLIDE)
+    assert [c.box for c in one.crops] == [a]
+    capped, _ = _crop_quiet(img, [person], CFG.replace(max_k=1))
+    assert [c.box for c in capped.crops] == [a]
+    empty, _ = _crop_quiet(img, [])
+    assert len(empty.crops) == 1

@@ -55,7 +55,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-16: a group no crop holds whole nor parts without a cut is framed as a group portrait (every member it
 #: cuts cut on a portrait line, faces seen) before any crop that slices someone; only a person whose face the pose
 #: sees may be cut at a portrait line at all.
-DIRECT_VERSION = "direct-16"
+#: direct-17: k auto makes a carousel: a photo whose subjects fill one slide gets a second (``objective.min_slides``),
+#: a close-up, a portrait or a zoom of its subject that breaks no hard rule, where one exists.
+DIRECT_VERSION = "direct-17"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -162,9 +162,14 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     crops = [scored[i] for i in chosen]
     gains = list(gains)
     lists = [tuple(scored[j] for j in _shortlist(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
+    want = min(k, sel.objective.min_slides) if auto else k  # k auto still makes a carousel where it can
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
                        tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
+    if auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits:
+        closer += close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
+                            subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen] + [c.box for c, _ in closer],
+                            n=want - len(chosen) - len(closer), tables=tables, scale=scale, portraits=True)
     for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)
@@ -172,10 +177,10 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
     zooms: list[int] = []
-    if not auto and chosen:  # zooms: no body cut, no subject held in part, a detected main subject
+    if chosen and len(crops) < want:  # zooms: no body cut, no subject held in part, a detected main subject
         part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
         clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
-        zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, k - len(crops), sel.close_ups)
+        zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, want - len(crops), sel.close_ups)
     for i in zooms:  # each zoom right after the crops of its subject
         at = max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
         crops.insert(at, scored[i])

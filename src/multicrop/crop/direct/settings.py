@@ -42,14 +42,16 @@ class PoolConfig(Settings):
 class Objective(Settings):
     """The greedy gain (docs/cropping.md): a subject a chosen crop holds but is not about counts
     ``group_credit``; shared subject costs ``shared_weight``, shared rectangle ``overlap_weight``;
-    ``k="auto"`` stops when the best gain is under ``min_gain``; a fixed k stops when no candidate adds
-    ``distinct_share`` of a new subject."""
+    ``k="auto"`` stops when the best gain is under ``min_gain``, then tops a carousel of a detected subject up
+    to ``min_slides`` with its close-ups, portraits and zooms (direct-17); a fixed k stops when no candidate
+    adds ``distinct_share`` of a new subject."""
 
     group_credit: float = num(0.25, 0, 1)
     shared_weight: float = num(1.0, 0, 1e6)
     overlap_weight: float = num(0.25, 0, 1e6)
     min_gain: float = num(0.15, 0, 1e6)
     distinct_share: float = num(0.05, 0, 1)
+    min_slides: int = count(2, 1)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class CloseUps(Rule):
     is zoomed into by its sub-groups too (runs of neighbours, two up to half the group,
     :func:`multicrop.crop.direct.zoom.sub_groups`).  With ``portraits`` and a fixed k, people whose
     face the pose sees are zoomed to the waist and the chest too, cut only at those portrait lines
-    (direct-14; k auto makes none).
+    (direct-14; k auto only to reach ``objective.min_slides``).
     With ``zooms`` and a fixed k still short, framings that zoom in or out of a crop of the same subject
     follow (one box within the other by ``inside`` of the smaller, breaking no hard rule,
     :func:`multicrop.crop.direct.zoom.zoom_levels`)."""
