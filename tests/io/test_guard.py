@@ -102,3 +102,17 @@ def test_remove_parts_only_this_stems_temporaries(tmp_path):
                                            ".p_10_w200.webp.zzzzzzzz.part", ".p_preview.jpg.qwertyui.part"]
     assert sorted(os.listdir(tmp_path)) == [".p_1.jpg.dir12345.part", ".p_1.jpg.short.part",
                                             ".p_x.jpg.abcdefgh.part", ".pp_1.jpg.abcdefgh.part"]
+
+
+def test_a_record_too_deep_or_too_large_is_foreign_not_a_crash(tmp_path):
+    """A ``<stem>.json`` nested past Python's recursion limit, or over the record limit, claims nothing: the
+    photo's files take the next free stem (before, the deep one raised RecursionError out of the crop)."""
+    src = tmp_path / "a.jpg"
+    src.write_bytes(b"x")
+    (tmp_path / "a.json").write_text("[" * 200_000 + "]" * 200_000)
+    assert previous_files(tmp_path, "a", src) is None
+    plan = plan_names(tmp_path, "a", _names, source=src)
+    assert plan.stem == "a-2" and "a.json exists" in plan.blocked
+    rec = {"stem": "a", "source": str(src), "crops": [], "preview": None, "written": {}, "pad": "x" * (2 << 20)}
+    (tmp_path / "a.json").write_text(json.dumps(rec))
+    assert previous_files(tmp_path, "a", src) is None

@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DatasetError, InvalidParameterError, MissingExtraError
-from ..io import atomic_path, atomic_write_text
+from ..io import LABEL_LIMIT, atomic_path, atomic_write_text, read_json_bounded
 from ..serialize import Serializable
 from .carousel import load_carousel
 from .carousel_labels import write_labelme
@@ -286,7 +286,8 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
     ddir.mkdir(parents=True, exist_ok=True)
     n_boxes = 0
     for item in items:
-        raw = json.loads((labels_dir / "dataset" / f"{item.name}.json").read_text(encoding="utf-8"))
+        raw = read_json_bounded(labels_dir / "dataset" / f"{item.name}.json", limit=LABEL_LIMIT,
+                                what="Carousel label file")
         f = min(1.0, max_side / max(item.width, item.height))
         w, h = max(int(round(item.width * f)), 1), max(int(round(item.height * f)), 1)
         sx, sy = w / item.width, h / item.height

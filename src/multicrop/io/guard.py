@@ -76,6 +76,17 @@ _OUTPUT_NAME = re.compile(r"^(?P<stem>.+?)(_\d+(_w\d+)?|_preview)\.[A-Za-z]+$")
 _RECORD_LIMIT = 1 << 20
 
 
+def _read_record(path: Path) -> Any:
+    """The JSON value of a record ``path`` in an output folder, or None where it is no record of ours to read:
+    absent, a link, not a regular file, over ``_RECORD_LIMIT`` bytes, not UTF-8, not JSON or nested too deep."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > _RECORD_LIMIT:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
 def claimed_outputs(folder: str | os.PathLike, names: Iterable[str]) -> set[str]:
     """The ``names`` (files of ``folder``) that a multicrop record beside them says it wrote.
 
@@ -92,13 +103,7 @@ def claimed_outputs(folder: str | os.PathLike, names: Iterable[str]) -> set[str]
             by_stem.setdefault(m.group("stem"), []).append(name)
     claimed: set[str] = set()
     for stem, listed in by_stem.items():
-        rec_path = folder / f"{stem}.json"
-        try:
-            if rec_path.is_symlink() or not rec_path.is_file() or rec_path.stat().st_size > _RECORD_LIMIT:
-                continue
-            rec = json.loads(rec_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            continue
+        rec = _read_record(folder / f"{stem}.json")
         written = rec.get("written") if isinstance(rec, dict) and rec.get("stem") == stem else None
         if isinstance(written, dict):
             own = own_name(stem)
@@ -115,13 +120,7 @@ def previous_files(out_dir: Path, stem: str, source: str | os.PathLike | None) -
     still holds the bytes the record's ``written`` map hashed (a record from
     before the map, or one edited by hand, claims no file but itself).
     """
-    rec_path = out_dir / f"{stem}.json"
-    if not rec_path.is_file() or rec_path.is_symlink():
-        return None
-    try:
-        rec = json.loads(rec_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    rec = _read_record(out_dir / f"{stem}.json")
     if not isinstance(rec, dict) or rec.get("stem") != stem or source is None:
         return None
     old_source = rec.get("source")

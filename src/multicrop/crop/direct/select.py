@@ -168,8 +168,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
                        tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
     if auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits:
         closer += close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
-                            subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen] + [c.box for c, _ in closer],
-                            n=want - len(chosen) - len(closer), tables=tables, scale=scale, portraits=True)
+                            subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
+                            chosen=[m.boxes[i] for i in chosen] + [c.box for c, _ in closer], scale=scale,
+                            portraits=True)
     for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)

@@ -43,7 +43,7 @@ def holds_thin_subject(item) -> bool | None:
     meta = Path(item.image_path).with_name(f"{item.name}_metadata.json")
     try:
         names = json.loads(meta.read_text(encoding="utf-8")).get("subjects")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return THIN_SUBJECT in names if isinstance(names, list) else None
 
