@@ -54,12 +54,13 @@ def _holder_text() -> str:
 
 def _read_holder(path: Path) -> dict:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        with open(path, "rb") as f:
+            text = f.read(4096).decode("utf-8", errors="replace")
     except OSError:
         return {}
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         doc = {"pid": text.strip()}  # an older lock: the pid alone
     if not isinstance(doc, dict):
         doc = {"pid": doc}

@@ -152,6 +152,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:  # arrays nested thousands deep: one skipped file, not a traceback
+        raise DatasetError(f"{path.name}: malformed JSON (nested too deeply to read)") from None
 
 
 def _number(value: Any, what: str) -> float:

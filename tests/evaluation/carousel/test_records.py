@@ -75,6 +75,9 @@ def test_a_bad_line_before_the_last_is_an_error(tmp_path):
     path.write_text("not json\n" + LINE + "\n")
     with pytest.raises(InvalidParameterError, match="line 1 is not a result record"):
         read_results(path)
+    path.write_text(LINE + "\n" + "[" * 100_000 + "]" * 100_000 + "\n" + LINE + "\n")  # too deep for json
+    with pytest.raises(InvalidParameterError, match="line 2 is not a result record"):
+        read_results(path)
 
 
 def test_check_reusable(tmp_path):

@@ -285,7 +285,7 @@ def read_results(path: str | Path) -> list[Prediction]:
             continue
         try:
             out.append(Prediction.from_line(line))
-        except (ValueError, TypeError):  # JSONDecodeError and InvalidParameterError are ValueErrors
+        except (ValueError, TypeError, RecursionError):  # JSONDecodeError, InvalidParameterError: ValueErrors
             if i == len(lines) - 1:  # interrupted while writing: recompute that image
                 continue
             raise InvalidParameterError(f"{p}: line {i + 1} is not a result record") from None
