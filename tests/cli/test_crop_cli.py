@@ -27,13 +27,13 @@ def test_crop_writes_crops_json_and_preview(tmp_path, photo, capsys):
     assert names == ["ex.json", "ex_1.jpg", "ex_2.jpg", "ex_3.jpg", "ex_preview.jpg"]
     rec = json.loads((tmp_path / "ex.json").read_text())
     assert rec["k"] == 3 and rec["size"] == [900, 350]
-    assert "1 close-up of a subject another crop shows whole" in rec["notes"]
+    assert "1 portrait of a person another crop shows whole, cut at the chest or waist" in rec["notes"]
     assert {"box", "score", "parts", "ratio", "path", "index", "resized"} <= set(rec["crops"][0])
     assert set(rec["versions"]) >= {"multicrop", "scorer", "saliency"}
     cfg = CropConfig.from_dict(rec["config"])
     assert cfg.k == 3 and cfg.strategy == "direct"
     out = capsys.readouterr()
-    assert "ex_1.jpg" in out.out and "1 close-up of a subject" in out.err
+    assert "ex_1.jpg" in out.out and "1 portrait of a person" in out.err
 
 
 def test_crop_builds_each_models_session_once_ahead_of_the_photo(tmp_path, photo, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from multicrop.crop.direct.notes import fill_cut
+from multicrop.crop.direct.notes import fill_cut, zoom_notes
 from multicrop.crop.direct.rules import NoSlicedBody
 from multicrop.web.notes import note_items
 
@@ -34,3 +34,20 @@ def test_a_force_k_fill_that_slices_is_said_plainly(n, what):
     said = note_items(None, [fill_cut(4, n)])
     assert said == [{"text": f"Crop 4 cuts through {what}: it only fills the carousel up to the number of crops "
                              "asked.", "kind": "crops"}]
+
+
+def test_close_ups_portraits_and_zooms_are_told_apart():
+    """A portrait after the wide shot is said as one, on the page too (before direct-17's k auto portraits every
+    close-up note said "close-up")."""
+    said = [item["text"] for item in note_items(None, zoom_notes(1, 3, 2))]
+    assert said == ["2 crops zoom in on someone another crop shows whole.",
+                    "1 crop zooms in on someone another crop shows whole, ending at the chest or waist.",
+                    "2 crops show a subject of another crop closer or wider."]
+    assert zoom_notes(0, 0, 0) == []
+
+
+def test_every_note_pattern_has_its_kind():
+    """Kinds are kept by pattern index: a pattern added without its kind would fall back to "photo"."""
+    from multicrop.web.notes import _KIND_OF, _NOTES
+
+    assert sorted(_KIND_OF) == list(range(len(_NOTES)))

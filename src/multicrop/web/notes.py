@@ -81,6 +81,9 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
      lambda m: "Crop 1 holds the point you chose."),
     (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"),
      lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole."),
+    (re.compile(r"(\d+) portraits? of a person another crop shows whole, cut at the chest or waist"),
+     lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole, "
+               "ending at the chest or waist."),
     (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"),
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),
@@ -120,7 +123,7 @@ def _split(text: str) -> list[str]:
 _KIND_OF = {  # pattern index in _NOTES -> kind
     0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
     9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops", 14: "crops", 15: "crops", 16: "crops",
-    17: "crops",
+    17: "crops", 18: "crops",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["fill_cut", "one_slide", "plural", "short_note", "size_notes", "why_short"]
+__all__ = ["fill_cut", "one_slide", "plural", "short_note", "size_notes", "why_short", "zoom_notes"]
 
 
 def fill_cut(at: int, n: int) -> str:
@@ -57,3 +57,20 @@ def one_slide(group) -> str:
     """Why a group got one slide at k auto: none of its members is framed alone without a neighbour cut."""
     return (f"the {group.label or 'group'} is one slide: no crop of fewer of them holds each whole without "
             "cutting another")
+
+
+def zoom_notes(portraits: int, closer: int, zooms: int) -> list[str]:
+    """What the slides after the wide ones are: ``closer`` close-ups (``portraits`` of them cut at a portrait
+    line) and ``zooms`` in or out of a subject shown.
+
+    >>> zoom_notes(1, 2, 0)
+    ['1 close-up of a subject another crop shows whole', '1 portrait of a person another crop shows whole, cut at the chest or waist']
+    """
+    out = []
+    if closer > portraits:
+        out.append(f"{plural(closer - portraits, 'close-up')} of a subject another crop shows whole")
+    if portraits:
+        out.append(f"{plural(portraits, 'portrait')} of a person another crop shows whole, cut at the chest or waist")
+    if zooms:
+        out.append(f"{plural(zooms, 'zoom')} in or out of a subject another crop shows")
+    return out

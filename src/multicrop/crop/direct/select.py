@@ -13,7 +13,7 @@ from ..subjects import Subject, find_subjects
 from .zoom import close_ups, zoom_levels
 from ..selector import greedy
 from .measure import MaskTables, measure
-from .notes import fill_cut, one_slide, plural, short_note, size_notes, why_short
+from .notes import fill_cut, one_slide, plural, short_note, size_notes, why_short, zoom_notes
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
@@ -141,7 +141,7 @@ def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
 def _one_slide_notes(crops, mains, subs, closer, frame: float, sel) -> list[str]:
     """Why a group is one slide at k auto: a wide one (over ``close_ups.share`` of the photo), members a
     close-up would frame (``close_ups.min_area``), and none of them framed closer."""
-    apart, rule = {j for _, j in closer}, sel.close_ups
+    apart, rule = {j for _, j, _ in closer}, sel.close_ups
     out = []
     for j in dict.fromkeys(mains):
         s = subs[j]
@@ -169,9 +169,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits:
         closer += close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                             subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
-                            chosen=[m.boxes[i] for i in chosen] + [c.box for c, _ in closer], scale=scale,
+                            chosen=[m.boxes[i] for i in chosen] + [c.box for c, *_ in closer], scale=scale,
                             portraits=True)
-    for crop, j in closer:  # each close-up right after the crop of its subject: the carousel zooms in
+    for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)
         mains.insert(at, j)
@@ -196,7 +196,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
             rank[order] = -np.arange(len(m), dtype=np.float64)
-            also = [c.box for c, _ in closer] + [m.boxes[i] for i in zooms]
+            also = [c.box for c, *_ in closer] + [m.boxes[i] for i in zooms]
             need = k - len(closer) - len(zooms) - len(chosen)
             fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
             fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=chosen + fills)
@@ -204,11 +204,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             mains += [int(main[i]) for i in fills]
             lists += [(scored[i],) for i in fills]
             gains += [0.0] * len(fills)
-    elif closer or zooms:
-        if closer:
-            notes.append(f"{plural(len(closer), 'close-up')} of a subject another crop shows whole")
-        if zooms:
-            notes.append(f"{plural(len(zooms), 'zoom')} in or out of a subject another crop shows")
+    else:
+        notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms))
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += _one_slide_notes(crops, mains, subs, closer, m.bounds.area, sel)
     left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []

@@ -24,7 +24,7 @@ __all__ = ["close_ups", "zoom_levels"]
 def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candidates: CandidateConfig, *,
               bounds: Box, min_side: float, ratios: tuple[Ratio, ...], subjects: list[Subject],
               guards: list[Subject], chosen: list[Box], n: int, tables: MaskTables,
-              scale: float = 1.0, portraits: bool = False) -> list[tuple[ScoredCrop, int]]:
+              scale: float = 1.0, portraits: bool = False) -> list[tuple[ScoredCrop, int, bool]]:
     """Up to ``n`` close-ups of bodies that the ``chosen`` crops show only in a wide view.
 
     Each person, animal or vehicle large enough (``close_ups.min_area``,
@@ -39,7 +39,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     ``portraits`` (a fixed k), each person with a pose also offers two deeper
     zooms, head to waist and head to chest, cut only at their portrait lines
     (:func:`multicrop.crop.subjects.portrait_lines`).  Larger units come first.
-    Returns ``(crop, index of the subject it belongs to)`` pairs in the order chosen.
+    Returns ``(crop, index of the subject it belongs to, whether it is a portrait)`` in the order chosen.
     """
     rule = sel.close_ups
     if n <= 0 or not rule.enabled or rule.share <= 0:
@@ -58,7 +58,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     masked_rule = dataclasses.replace(body_rule, whole=rule.mask_whole)
     soft = [s for s in subjects if not s.is_body]  # things no body rule guards: held whole or by a sliver
     taken = list(chosen)
-    out: list[tuple[ScoredCrop, int]] = []
+    out: list[tuple[ScoredCrop, int, bool]] = []
     for _, run, j, target in units:
         if len(out) >= n:
             break
@@ -104,7 +104,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
                                                                                   sel.aspect_fit))
         best = greedy([c.box for c in crops], lambda chosen, iou: q, k=1)
         if best:
-            out.append((crops[best[0]], j))
+            out.append((crops[best[0]], j, target is not None))
             taken.append(crops[best[0]].box)
     return out
 
