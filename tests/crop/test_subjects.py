@@ -735,3 +735,54 @@ def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     assert [c.box for c in capped.crops] == [a]
     empty, _ = _crop_quiet(img, [])
     assert len(empty.crops) == 1
+
+
+def test_k_auto_second_slide_is_a_portrait_of_a_person_whose_face_is_seen():
+    """direct-17: the top-up tries portraits (face seen, cut at a portrait line) before zooms, and says so."""
+    shape = (600, 900)
+    a = _masked_person(shape, Box(110, 110, 130, 420), Box(100, 100, 150, 440), face=True)
+    res, _ = _crop_quiet(_photo(shape), [a])
+    assert len(res.crops) == 2
+    whole, portrait = (c.box for c in res.crops)
+    assert _mask_held(whole, a.mask) >= 0.99 and 0.2 < _mask_held(portrait, a.mask) < 0.99
+    assert portrait.y <= a.box.y and portrait.y2 < a.box.y2          # the head held, cut below
+    assert "1 portrait of a person another crop shows whole, cut at the chest or waist" in res.notes
+    one, _ = _crop_quiet(_photo(shape), [a], ONE_SLIDE)
+    assert [c.box for c in one.crops] == [whole]
+
+
+def test_notes_follow_k_autos_second_slide():
+    """A group topped up with a zoom is no longer "one slide"; a detail the zoom holds whole is not "not framed"."""
+    shape = (600, 900)
+    x0, y0, bw, bh = 202.5, 90.0, 306.9, 420.0
+    a = _masked_person(shape, Box(x0 + 5, y0 + 5, bw - 10, bh - 10), Box(x0, y0, bw, bh))
+    b = _masked_person(shape, Box(x0 + 495 - bw + 5, y0 + 5, bw - 10, bh - 10), Box(x0 + 495 - bw, y0, bw, bh),
+                       score=0.8)
+    res, _ = _crop_quiet(_photo(shape), [a, b])
+    assert len(res.crops) == 2 and "1 zoom in or out of a subject another crop shows" in res.notes
+    assert not any("is one slide" in n for n in res.notes)
+    one, _ = _crop_quiet(_photo(shape), [a, b], ONE_SLIDE)
+    assert len(one.crops) == 1 and any("is one slide" in n for n in one.notes)
+
+    person = _person(100, 100, 200, 420)
+    dog = Detection("animal", "dog", 18, Box(330, 480, 100, 80), 0.8)
+    res, _ = _crop_quiet(_photo(shape), [person, dog])
+    assert len(res.crops) == 2 and _held(res.crops[1].box, dog.box) >= 0.99
+    assert not any("not framed" in n for n in res.notes)
+    one, _ = _crop_quiet(_photo(shape), [person, dog], ONE_SLIDE)
+    assert len(one.crops) == 1 and any("not framed" in n for n in one.notes)
+
+
+def test_k_autos_second_slide_does_not_choose_the_ratio_of_one_ratio_sets():
+    """With one ratio for every slide, the ratio is chosen on the slides the objective chose: a ratio is not
+    preferred because it can add a top-up slide (direct-17's ``topped``)."""
+    from multicrop.ratios import Ratio
+
+    ratios = (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1))
+    img, person = _photo((700, 700)), _person(44, 129, 489, 294)
+    got = {}
+    for n in (1, 2):
+        cfg = CFG.replace(ratios=ratios, one_ratio=True, selection=CFG.selection.set(objective__min_slides=n))
+        res, _ = _crop_quiet(img, [person], cfg)
+        got[n] = [c.ratio for c in res.crops]
+    assert got[1] == [Ratio(1.91, 1)] and got[2][0] == Ratio(1.91, 1)

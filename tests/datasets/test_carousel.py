@@ -139,6 +139,8 @@ def test_one_bad_item_does_not_stop_the_rest(tmp_path):
     (tmp_path / "dataset" / "broken.json").write_text("{not json")
     _write(tmp_path, "deep", good)
     (tmp_path / "dataset" / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    _write(tmp_path, "huge", good)
+    (tmp_path / "dataset" / "huge.json").write_text('{"shapes": ' + "9" * 5000 + "}")  # past int()'s digit limit
     _write(tmp_path, "nometa", good)
     (tmp_path / "dataset" / "nometa_metadata.json").unlink()
     _write(tmp_path, "outside", [{"label": "3x2", "points": [[400, 0], [550, 100]]}])
@@ -147,13 +149,13 @@ def test_one_bad_item_does_not_stop_the_rest(tmp_path):
     assert [i.name for i in ds] == ["good"]
     assert ds["good"].hard_failure
     reasons = {s.name: s.reason for s in ds.skipped}
-    assert set(reasons) == {"noimage", "broken", "deep", "nometa", "outside"}
-    assert "malformed JSON" in reasons["broken"] and "nested too deeply" in reasons["deep"]
+    assert set(reasons) == {"noimage", "broken", "deep", "huge", "nometa", "outside"}
+    assert "malformed JSON" in reasons["broken"] and "nested 100,000 deep" in reasons["deep"]
     assert "image missing" in reasons["noimage"]
     assert "nometa_metadata.json: missing" in reasons["nometa"]
     assert "no area" in reasons["outside"]
     assert ds.unknown_hard_failures == ("ghost",)
-    assert "1 images loaded" in ds.summary() and "5 skipped" in ds.summary()
+    assert "1 images loaded" in ds.summary() and "6 skipped" in ds.summary()
 
 
 def test_partition_info_is_read(tmp_path):

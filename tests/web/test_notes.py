@@ -51,3 +51,13 @@ def test_every_note_pattern_has_its_kind():
     from multicrop.web.notes import _KIND_OF, _NOTES
 
     assert sorted(_KIND_OF) == list(range(len(_NOTES)))
+
+
+def test_a_short_carousel_counts_its_portraits_apart():
+    from multicrop.crop.direct.notes import short_note
+
+    note = short_note(1, 5, force=False, close=2, portraits=1, zooms=1, why="nothing else")
+    assert note == ("this photo has 1 distinct subject and 1 close-up and 1 portrait and 1 zoom worth a crop; "
+                    "wrote 4 crops, asked for 5 (nothing else)")
+    assert note_items(None, [note])[0]["text"] == ("This photo has 1 distinct subject and 1 close-up and 1 portrait "
+                                                   "and 1 zoom, so it gets 4 crops instead of 5: nothing else.")

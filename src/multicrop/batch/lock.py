@@ -65,9 +65,10 @@ def _read_holder(path: Path) -> dict:
     if not isinstance(doc, dict):
         doc = {"pid": doc}
     try:
-        doc["pid"] = int(doc.get("pid"))
-    except (TypeError, ValueError):
-        doc["pid"] = None
+        pid = int(doc.get("pid"))
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e999, Infinity
+        pid = None
+    doc["pid"] = pid if pid is not None and 0 < pid < 2 ** 31 else None  # os.kill takes no other
     return doc
 
 

@@ -45,8 +45,8 @@ PRESET_LIST = ", ".join(f"{k} ({v})" for k, v in HELP_DEFAULTS["presets"].items(
 #: Keys of a config file that are write options (how crops are cut and what they keep), not settings.
 WRITE_KEYS = ("keep_metadata", "lossless")
 
-K_HELP = (f"Crops per photo, or auto (strategy direct: as many as the photo has distinct subjects, at most "
-          f"--max-k; default {HELP_DEFAULTS['k']}).")
+K_HELP = (f"Crops per photo, or auto (strategy direct: a crop per distinct subject and close-ups, at least two "
+          f"where a second framing breaks no rule, at most --max-k; default {HELP_DEFAULTS['k']}).")
 RATIO_HELP = f"Ratio or comma list, e.g. 2:3,3:2 (default {HELP_DEFAULTS['ratios']})."
 PRESET_HELP = f"Ratio preset: {PRESET_LIST}."
 DETECTORS_HELP = ("Comma list of detectors whose subjects crops are built on, or none (default: all shipped; "

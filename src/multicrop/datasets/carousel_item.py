@@ -141,6 +141,7 @@ def box_ratio(box: Box, ratios: tuple[Ratio, ...] = CAROUSEL_RATIOS) -> Ratio:
 def _read_json(path: Path) -> Any:
     from ..errors import InputFileError
     from ..io import LABEL_LIMIT, read_text_bounded
+    from ..io.files import MAX_JSON_DEPTH, json_depth
 
     if not path.exists() and not path.is_symlink():
         raise DatasetError(f"{path.name}: missing")
@@ -148,12 +149,16 @@ def _read_json(path: Path) -> Any:
         text = read_text_bounded(path, limit=LABEL_LIMIT)
     except InputFileError as exc:
         raise DatasetError(f"{path.name}: unreadable ({str(exc).split(': ', 1)[-1]})") from None
+    depth = json_depth(text)  # arrays nested thousands deep: one skipped file, not a RecursionError
+    if depth > MAX_JSON_DEPTH:
+        raise DatasetError(f"{path.name}: malformed JSON (nested {depth:,} deep, more than the {MAX_JSON_DEPTH} "
+                           "allowed)")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path.name}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:  # arrays nested thousands deep: one skipped file, not a traceback
-        raise DatasetError(f"{path.name}: malformed JSON (nested too deeply to read)") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise DatasetError(f"{path.name}: malformed JSON ({exc})") from None
 
 
 def _number(value: Any, what: str) -> float:

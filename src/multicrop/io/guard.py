@@ -21,13 +21,15 @@ other's files).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..errors import MulticropError
+from .files import read_json_bounded
 
 __all__ = ["FileId", "file_id", "own_name", "written_hashes", "claimed_outputs", "Plan", "plan_names", "previous_files", "remove_stale"]
 
@@ -79,11 +81,11 @@ _RECORD_LIMIT = 1 << 20
 def _read_record(path: Path) -> Any:
     """The JSON value of a record ``path`` in an output folder, or None where it is no record of ours to read:
     absent, a link, not a regular file, over ``_RECORD_LIMIT`` bytes, not UTF-8, not JSON or nested too deep."""
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > _RECORD_LIMIT:
+    try:  # read_json_bounded: a regular file opened without blocking, size and depth bounded
+        if path.is_symlink() or not path.is_file():
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return read_json_bounded(path, limit=_RECORD_LIMIT, what="record")
+    except (OSError, MulticropError):
         return None
 
 

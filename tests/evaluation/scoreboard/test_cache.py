@@ -129,7 +129,8 @@ def test_run_scoreboard_on_a_tiny_outlined_set_warm_and_cold_agree(tmp_path, mon
     warm = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache")
     assert len(calls) == 2 and (cold.misses, warm.hits, warm.misses) == (2, 2, 0)
     assert set(cold.photos) == {"coco-multi k=auto", "coco-multi k=3", "coco-multi instagram k=3",
-                                "coco-other k=auto", "coco-other k=auto with something outlined"}
+                                "coco-multi instagram k=auto", "coco-other k=auto",
+                                "coco-other k=auto with something outlined"}
     # the Instagram row crops at one of its ratios for every crop
     insta = [b[2] / b[3] for b in cold.boxes["coco-multi instagram k=3"]["two"]]
     assert len({round(r, 1) for r in insta}) == 1 and round(insta[0], 1) in (0.8, 1.0, 1.9)
@@ -182,8 +183,9 @@ def test_run_scoreboard_rates_candidates_with_a_head_and_refuses_a_bad_one(tmp_p
     head = tmp_path / "head.json"
     save_head(Head(EMBEDDING.id, (HeadTarget("overall", "score", (-50.0, 50.0), coef, 0.0, 1.0, 10, 0.0),)), head)
     run = run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(head, 1.0, 4))
-    assert seen == ["learned"] * 3
-    assert set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3", "coco-multi instagram k=3"}
+    assert seen == ["learned"] * 4
+    assert set(run.boxes) == {"coco-multi k=auto", "coco-multi k=3", "coco-multi instagram k=3",
+                              "coco-multi instagram k=auto"}
     with pytest.raises(InputFileError, match="nope.json: no such file"):
         run_scoreboard(coco=root, only=("coco",), cache=tmp_path / "cache", learned=(tmp_path / "nope.json", 1.0, 4))
 
@@ -216,4 +218,6 @@ def test_a_run_wide_change_adds_to_each_rows_own_settings(tmp_path):
     assert all(not c.selection.close_ups.portraits for c in cfgs.values())
     insta = cfgs["coco-multi instagram k=3"]
     assert insta.one_ratio and insta.ratios == (Ratio(4, 5), Ratio(1, 1), Ratio(1.91, 1)) and insta.k == 3
+    auto = cfgs["coco-multi instagram k=auto"]
+    assert auto.one_ratio and auto.ratios == insta.ratios and auto.k == "auto"
     assert cfgs["coco-multi k=3"].ratios == (Ratio(2, 3), Ratio(3, 2)) and not cfgs["coco-multi k=3"].one_ratio

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["fill_cut", "one_slide", "plural", "short_note", "size_notes", "why_short", "zoom_notes"]
+__all__ = ["fill_cut", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "why_short",
+           "zoom_notes"]
 
 
 def fill_cut(at: int, n: int) -> str:
@@ -18,10 +19,11 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def short_note(n: int, k: int, *, force: bool, close: int = 0, zooms: int = 0, why: str = "") -> str:
-    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups, zooms and
-    force_k filled up)."""
-    extra = [plural(c, w) for c, w in ((close, "close-up"), (zooms, "zoom")) if c]
+def short_note(n: int, k: int, *, force: bool, close: int = 0, zooms: int = 0, why: str = "",
+               portraits: int = 0) -> str:
+    """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups, ``portraits`` of
+    them, zooms and force_k filled up)."""
+    extra = [plural(c, w) for c, w in ((close - portraits, "close-up"), (portraits, "portrait"), (zooms, "zoom")) if c]
     head = f"this photo has {plural(n, 'distinct subject')}"
     head += f" and {' and '.join(extra)} worth a crop; " if extra else "; "
     if force:
@@ -57,6 +59,20 @@ def one_slide(group) -> str:
     """Why a group got one slide at k auto: none of its members is framed alone without a neighbour cut."""
     return (f"the {group.label or 'group'} is one slide: no crop of fewer of them holds each whole without "
             "cutting another")
+
+
+def one_slide_notes(boxes: list[Box], mains: list[int], subs: list, frame: float, rule) -> list[str]:
+    """Why a group is one slide at k auto: its only slide is wide (over ``rule.share``, the close-ups' rule, of
+    the photo's ``frame`` area), with members a close-up would frame (``rule.min_area``); a group followed
+    by a close-up, portrait or zoom of its own has more than one slide and no such note."""
+    out = []
+    for j in dict.fromkeys(mains):
+        s = subs[j]
+        mine = [b for b, mm in zip(boxes, mains) if mm == j]
+        if (len(mine) == 1 and len(s.members) > 1 and mine[0].area > rule.share * frame
+                and any(b.box.area >= rule.min_area * frame for b in s.bodies)):
+            out.append(one_slide(s))
+    return out
 
 
 def zoom_notes(portraits: int, closer: int, zooms: int) -> list[str]:

@@ -10,10 +10,10 @@ from ..config import CropConfig
 from ..scoring.base import Scorer, ScoringContext
 from ..people import group_portraits
 from ..subjects import Subject, find_subjects
-from .zoom import close_ups, zoom_levels
+from .zoom import close_ups, upper_bodies, zoom_levels
 from ..selector import greedy
-from .measure import MaskTables, measure
-from .notes import fill_cut, one_slide, plural, short_note, size_notes, why_short, zoom_notes
+from .measure import MaskTables, box_shares, measure
+from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, why_short, zoom_notes
 from .pool import direct_pool
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
@@ -138,20 +138,6 @@ def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
     return detail & np.array([s.kind != "focus" for s in subs])
 
 
-def _one_slide_notes(crops, mains, subs, closer, frame: float, sel) -> list[str]:
-    """Why a group is one slide at k auto: a wide one (over ``close_ups.share`` of the photo), members a
-    close-up would frame (``close_ups.min_area``), and none of them framed closer."""
-    apart, rule = {j for _, j, _ in closer}, sel.close_ups
-    out = []
-    for j in dict.fromkeys(mains):
-        s = subs[j]
-        wide = all(c.box.area > rule.share * frame for c, mm in zip(crops, mains) if mm == j)
-        if len(s.members) > 1 and j not in apart and wide and any(b.box.area >= rule.min_area * frame
-                                                                  for b in s.bodies):
-            out.append(one_slide(s))
-    return out
-
-
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
             focus, tables, subs, guards, scale, ratios, min_side) -> DirectSelection:
     """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops."""
@@ -166,11 +152,14 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
                        tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
-    if auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits:
-        closer += close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
-                            subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
-                            chosen=[m.boxes[i] for i in chosen] + [c.box for c, *_ in closer], scale=scale,
-                            portraits=True)
+    more = []  # k auto's top-up: portraits (its own close-ups are made above), then zooms
+    if (auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits
+            and any(upper_bodies(b) for s in subs for b in s.bodies)):
+        more = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
+                         subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
+                         chosen=[m.boxes[i] for i in chosen] + [c.box for c, *_ in closer], scale=scale,
+                         portraits=True)
+        closer += more
     for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)
@@ -191,7 +180,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     fills: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
-        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why))
+        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why,
+                                portraits=sum(p for *_, p in closer)))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
@@ -207,8 +197,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     else:
         notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms))
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
-        notes += _one_slide_notes(crops, mains, subs, closer, m.bounds.area, sel)
-    left = [j for j in np.flatnonzero(detail) if not whole[chosen, j].any()] if chosen else []
+        notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
+    left = [j for j in np.flatnonzero(detail) if not _shown(j, chosen + zooms + fills, closer, whole, subs, sel)]
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
                      "k auto leaves details out; a fixed k frames them")
@@ -227,7 +217,14 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             notes.append(fill_cut(at, int(cuts[i])))
     cut = sum(bool(cuts[i] > 0) for i in chosen + fills)  # a cut at a portrait line is no slice
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
-                           tuple(mains), cut)
+                           tuple(mains), cut, topped=len(more) + len(zooms) if auto else 0)
+
+
+def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:
+    """Whether a slide holds subject ``j`` whole: a pool candidate ``picked`` by ``whole``, a close-up by its box."""
+    need = sel.holds_main.body_whole if subs[j].bodies else sel.holds_main.whole
+    return bool(whole[picked, j].any()) or any(box_shares(np.array([c.box.corners()]), subs[j].box)[0] >= need - 1e-9
+                                                for c, *_ in closer)
 
 
 def _shortlist(i: int, chosen: list[int], m, main: np.ndarray, ok: np.ndarray, q: np.ndarray, n: int,

@@ -65,7 +65,7 @@ class CloseUps(Rule):
     :func:`multicrop.crop.direct.zoom.sub_groups`).  With ``portraits`` and a fixed k, people whose
     face the pose sees are zoomed to the waist and the chest too, cut only at those portrait lines
     (direct-14; k auto only to reach ``objective.min_slides``).
-    With ``zooms`` and a fixed k still short, framings that zoom in or out of a crop of the same subject
+    With ``zooms`` and a fixed k (or k auto's ``objective.min_slides``) still short, framings that zoom in or out of a crop of the same subject
     follow (one box within the other by ``inside`` of the smaller, breaking no hard rule,
     :func:`multicrop.crop.direct.zoom.zoom_levels`)."""
 

@@ -26,3 +26,5 @@ class DirectSelection:
     mains: tuple[int, ...] = ()
     #: Chosen crops that cut a person, animal or vehicle (no framing of their subject could avoid it).
     cut: int = 0
+    #: Slides k auto added only to make a carousel of one slide two (``objective.min_slides``).
+    topped: int = 0

@@ -36,7 +36,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     animal or vehicle behind it in its group may show by ``sliver``, a masked
     person beside it counts as whole from ``mask_whole``.  A group of four or
     more is zoomed into by its sub-groups too (:func:`sub_groups`).  With
-    ``portraits`` (a fixed k), each person with a pose also offers two deeper
+    ``portraits`` (a fixed k, or k auto's second slide), each person with a pose also offers two deeper
     zooms, head to waist and head to chest, cut only at their portrait lines
     (:func:`multicrop.crop.subjects.portrait_lines`).  Larger units come first.
     Returns ``(crop, index of the subject it belongs to, whether it is a portrait)`` in the order chosen.
@@ -115,7 +115,7 @@ def zoom_levels(m, ok: np.ndarray, q: np.ndarray, main: np.ndarray, shown: list[
     of them: a candidate allowed by ``ok`` (the caller's: no hard rule broken, no body cut at all, no
     subject held in part, a detected main subject) whose box lies within a crop of its own main
     subject, or holds one, by ``rule.inside`` of the smaller box's area, IoU at most ``rule.iou`` with
-    every crop shown; the best ``q`` first (a fixed k, after the close-ups)."""
+    every crop shown; the best ``q`` first (a fixed k, or k auto's second slide, after the close-ups)."""
     if n <= 0 or not rule.enabled or not rule.zooms:
         return []
     C = m.C

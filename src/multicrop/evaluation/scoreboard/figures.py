@@ -155,6 +155,9 @@ ROWS: tuple[Row, ...] = (
     _coco("coco-multi instagram k=3", "coco-subjects, 55 multi-subject photos, direct, k = 3, Instagram's 4:5, 1:1 "
           "or 1.91:1, one for every crop (the web page's default ratios)", {},
           ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "covered", "featured")),
+    _coco("coco-multi instagram k=auto", "coco-subjects, 55 multi-subject photos, direct, k auto, Instagram's ratios, "
+          "one for every crop (the web page's Crops: auto)", {},
+          ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "covered", "featured")),
     _coco("coco-other k=auto", "coco-subjects, the 45 other photos, direct, k auto", {"empty": Target("<=", 0.10)},
           ("empty", "crops/photo", "person-cut", "subject-cut", "covered", "featured")),
     _coco("coco-other k=auto with something outlined",

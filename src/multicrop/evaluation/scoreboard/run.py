@@ -86,7 +86,8 @@ class Variant:
 
 
 COCO_MULTI = (Variant("coco-multi k=auto"), Variant("coco-multi k=3", k=3),
-              Variant("coco-multi instagram k=3", k=3, changes=(("ratios", "instagram"),)))
+              Variant("coco-multi instagram k=3", k=3, changes=(("ratios", "instagram"),)),
+              Variant("coco-multi instagram k=auto", changes=(("ratios", "instagram"),)))
 COCO_OTHER = (Variant("coco-other k=auto"),)
 SYNTH = (Variant("synth k=auto"), Variant("synth k=given", k="given"))
 HARD = (Variant("hard direct k=given", k="given"), Variant("hard partition k=given", "partition", "given"))

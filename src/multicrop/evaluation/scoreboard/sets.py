@@ -11,10 +11,11 @@ subject (:func:`holds_thin_subject`, from the scene's metadata).
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
+from ...errors import MulticropError
 from ...geometry import Box
+from ...io.files import LABEL_LIMIT, read_json_bounded
 
 __all__ = ["OUTLINED", "THIN_SUBJECT", "frame_is_empty", "holds_thin_subject", "synth_dir"]
 
@@ -42,8 +43,8 @@ def holds_thin_subject(item) -> bool | None:
         return None
     meta = Path(item.image_path).with_name(f"{item.name}_metadata.json")
     try:
-        names = json.loads(meta.read_text(encoding="utf-8")).get("subjects")
-    except (OSError, ValueError, AttributeError, RecursionError):
+        names = read_json_bounded(meta, limit=LABEL_LIMIT, what="metadata").get("subjects")
+    except (OSError, MulticropError, AttributeError):
         return None
     return THIN_SUBJECT in names if isinstance(names, list) else None
 
