@@ -198,7 +198,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms))
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
-    left = [j for j in np.flatnonzero(detail) if not _shown(j, chosen + zooms + fills, closer, whole, subs, sel)]
+    left = [j for j in np.flatnonzero(detail)
+            if not _shown(j, chosen + zooms + fills, closer, whole, subs, sel)] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
                      "k auto leaves details out; a fixed k frames them")
