@@ -786,3 +786,22 @@ def test_k_autos_second_slide_does_not_choose_the_ratio_of_one_ratio_sets():
         res, _ = _crop_quiet(img, [person], cfg)
         got[n] = [c.ratio for c in res.crops]
     assert got[1] == [Ratio(1.91, 1)] and got[2][0] == Ratio(1.91, 1)
+
+
+def test_a_slides_alternatives_never_repeat_a_slide_that_follows():
+    """A judge's pick among a slide's alternatives must not turn it into a copy of the zoom after it: each
+    alternative overlaps every other slide by at most IoU ``close_ups.iou`` (or what the slide itself does)."""
+    from multicrop.geometry import iou
+
+    img, dets = _photo(), [_person(100, 100, 200, 420)]
+    a = analyse(img, CFG, detections=dets)
+    sal = np.zeros(img.shape[:2], np.float32)
+    a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, dets, config=CFG.subjects))
+    res = crop_photo(img, CFG, analysis=a, shortlist=4)
+    assert len(res.crops) == 2 and len(res.shortlists) == 2
+    limit = SelectionConfig().close_ups.iou
+    for n, alts in enumerate(res.shortlists):
+        assert alts[0].box == res.crops[n].box
+        other = res.crops[1 - n].box
+        assert all(iou(x.box, other) <= max(limit, iou(res.crops[n].box, other)) + 1e-9 for x in alts[1:])
+    assert len(res.shortlists[0]) >= 2  # the rule thins the list, it does not empty it

@@ -287,3 +287,30 @@ def test_after_kill_9_of_the_driver_no_pool_worker_or_resource_tracker_stays(tmp
     for p in left:  # never leave them behind, even when the test fails
         os.kill(p, signal.SIGKILL)
     assert left == []
+
+
+@pytest.mark.parametrize(("content", "pid"), [("1e999", None), ('{"pid": Infinity}', None),
+                                              ('{"pid": 99999999999999999999}', None), ('{"pid": 4242}', 4242),
+                                              ("[" * 5000, None)])
+def test_a_lock_holder_past_any_pid_is_unknown_not_a_crash(tmp_path, content, pid):
+    from multicrop.batch.lock import _read_holder
+
+    lock = _holder_lock(tmp_path, content)
+    assert _read_holder(lock).get("pid") == pid
+
+
+def test_a_lock_holder_that_is_no_regular_file_is_unknown_and_never_blocks(tmp_path):
+    import threading
+
+    from multicrop.batch.lock import _read_holder
+
+    fifo = tmp_path / LOCK_NAME
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(_read_holder(fifo)), daemon=True)
+    reader.start()
+    reader.join(60)  # a guard against a hung test, not a timing: the read returns at once or blocks for ever
+    if reader.is_alive():
+        with open(fifo, "w"):  # let the blocked reader go before failing
+            pass
+    assert got == [{}]

@@ -21,7 +21,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MulticropError
+from ..io.files import read_bytes_bounded
 
 __all__ = ["run_lock", "process_start", "LOCK_NAME"]
 
@@ -53,10 +54,9 @@ def _holder_text() -> str:
 
 
 def _read_holder(path: Path) -> dict:
-    try:
-        with open(path, "rb") as f:
-            text = f.read(4096).decode("utf-8", errors="replace")
-    except OSError:
+    try:  # a regular file of at most 4 KiB, opened without blocking (a FIFO named like the lock never stalls)
+        text = read_bytes_bounded(path, limit=4096, what="lock").decode("utf-8", errors="replace")
+    except (OSError, MulticropError):
         return {}
     try:
         doc = json.loads(text)

@@ -15,6 +15,7 @@ from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, why_short, zoom_notes
 from .pool import direct_pool
+from .shortlist import apart, shortlist_of
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
 from .views import no_candidate, scene_views
@@ -147,7 +148,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     mains = [int(main[i]) for i in chosen]
     crops = [scored[i] for i in chosen]
     gains = list(gains)
-    lists = [tuple(scored[j] for j in _shortlist(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
+    lists = [tuple(scored[j] for j in shortlist_of(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
     want = min(k, sel.objective.min_slides) if auto else k  # k auto still makes a carousel where it can
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
@@ -217,6 +218,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
             notes.append(fill_cut(at, int(cuts[i])))
     cut = sum(bool(cuts[i] > 0) for i in chosen + fills)  # a cut at a portrait line is no slice
+    lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut, topped=len(more) + len(zooms) if auto else 0)
 
@@ -226,17 +228,3 @@ def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subj
     need = sel.holds_main.body_whole if subs[j].bodies else sel.holds_main.whole
     return bool(whole[picked, j].any()) or any(box_shares(np.array([c.box.corners()]), subs[j].box)[0] >= need - 1e-9
                                                 for c, *_ in closer)
-
-
-def _shortlist(i: int, chosen: list[int], m, main: np.ndarray, ok: np.ndarray, q: np.ndarray, n: int,
-               sel) -> list[int]:
-    """Crop ``i`` and up to ``n - 1`` alternatives framing its subject as fully (``selection.shortlist``)."""
-    if n <= 1:
-        return [i]
-    rule, shares, mm = sel.shortlist, m.shares, main[i]
-    others = [j for j in chosen if j != i]
-    cover = shares[others].max(axis=0) if others else np.zeros(shares.shape[1])
-    shared = np.minimum(shares, cover[None, :]).sum(1)
-    fit = ok & (main == mm) & (shares[:, mm] >= shares[i, mm] - rule.slack) & (shared <= shared[i] + rule.slack)
-    score = np.where(fit, q, -np.inf)
-    return [i] + greedy(m.boxes, lambda c, iou: score, k=n - 1, start=[i], iou_limit=rule.iou)
