@@ -159,7 +159,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         more = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                          subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
                          chosen=[m.boxes[i] for i in chosen] + [c.box for c, *_ in closer], scale=scale,
-                         portraits=True)
+                         portraits=True, whole=False)
         closer += more
     for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))

@@ -24,7 +24,7 @@ __all__ = ["close_ups", "zoom_levels"]
 def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candidates: CandidateConfig, *,
               bounds: Box, min_side: float, ratios: tuple[Ratio, ...], subjects: list[Subject],
               guards: list[Subject], chosen: list[Box], n: int, tables: MaskTables,
-              scale: float = 1.0, portraits: bool = False) -> list[tuple[ScoredCrop, int, bool]]:
+              scale: float = 1.0, portraits: bool = False, whole: bool = True) -> list[tuple[ScoredCrop, int, bool]]:
     """Up to ``n`` close-ups of bodies that the ``chosen`` crops show only in a wide view.
 
     Each person, animal or vehicle large enough (``close_ups.min_area``,
@@ -38,7 +38,8 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     more is zoomed into by its sub-groups too (:func:`sub_groups`).  With
     ``portraits`` (a fixed k, or k auto's second slide), each person with a pose also offers two deeper
     zooms, head to waist and head to chest, cut only at their portrait lines
-    (:func:`multicrop.crop.subjects.portrait_lines`).  Larger units come first.
+    (:func:`multicrop.crop.subjects.portrait_lines`).  Larger units come first.  Without ``whole`` only the
+    portraits are offered (k auto's top-up, after a call that tried the rest).
     Returns ``(crop, index of the subject it belongs to, whether it is a portrait)`` in the order chosen.
     """
     rule = sel.close_ups
@@ -48,6 +49,8 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     units = [(m.box.area, (m,), j, None) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
     largest = max((u[0] for u in units), default=0.0)
     units += [(_union(run).area, run, j, None) for j, s in enumerate(subjects) for run in sub_groups(s, rule.groups)]
+    if not whole:
+        units = []
     if portraits:
         units += [(t.area, (m,), j, t) for j, s in enumerate(subjects) for m in s.bodies for t in upper_bodies(m)]
     units = [u for u in units if u[0] >= max(rule.min_area * frame, rule.relative * largest * (u[3] is None))]
