@@ -139,7 +139,14 @@ def test_label_draw_two_boxes_reload_and_evaluate(browser, make_app, label_dir, 
         page.fill("input[name=creator]", "A. Person")
         page.wait_for_function("document.getElementById('saved').textContent.startsWith('saved')")
         page.wait_for_function("document.getElementById('progress').textContent === '1 / 3 labelled'")
-        page.wait_for_timeout(600)  # the metadata save is debounced
+        # the metadata save is debounced: wait until the server holds it (polled, never a fixed sleep)
+        page.wait_for_function("document.getElementById('saved').textContent.startsWith('saved')")
+        for _ in range(600):
+            item = page.request.get(f"{srv.url}/api/label/items/photo0").json()
+            if item.get("metadata", {}).get("creator") == "A. Person":
+                break
+            page.wait_for_timeout(50)
+        assert item["metadata"]["title"] == "Two lamps", item
         page.wait_for_function("document.getElementById('saved').textContent.startsWith('saved')")
         page.screenshot(path=str(shots / "label_1_drawn.png"), full_page=True)
 

@@ -7,6 +7,7 @@ panorama, and errors beside their controls.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -14,6 +15,7 @@ import zipfile
 
 import numpy as np
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from multicrop.datasets.examples import example_photo
 
@@ -217,15 +219,21 @@ def test_sessions_apart_errors_beside_their_controls_and_the_api_refuses_outside
             pa.locator("#tabs .tab-main").nth(tab).click()
             pa.wait_for_function(f"state.current === state.photos[{tab}].id && "
                                  "document.getElementById('photo').complete && document.querySelectorAll('#overlay .box-tag').length")
-            pa.wait_for_timeout(100)  # the resize observer's frame
-            px = pa.evaluate("""(() => { const t = document.querySelector('#overlay .box-tag');
-                const s = document.getElementById('overlay');
-                return +t.getAttribute('font-size') * s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()""")
+            # the resize observer redraws on a later frame: wait for it (a slow machine waits longer), then assert
+            with contextlib.suppress(PlaywrightTimeout):
+                pa.wait_for_function(f"Math.abs({TAG_PX} - 16) < 0.5", timeout=10_000)
+            px = pa.evaluate(TAG_PX)
             assert abs(px - 16) < 0.5, (tab, px)  # the tags' text is 16 screen px on both photos
         # removing the photo deletes it on the server
         pa.locator("#tabs .tab-x").first.click()
         pa.wait_for_function("state.photos.length === 1")
         assert pa.request.get(f"{srv.url}/api/photos/{pid}").status == 404
+
+
+#: The on-screen size, in CSS px, of the first crop tag's text in the photo overlay.
+TAG_PX = """(() => { const t = document.querySelector('#overlay .box-tag');
+    const s = document.getElementById('overlay');
+    return +t.getAttribute('font-size') * s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()"""
 
 
 def _panorama(path):
