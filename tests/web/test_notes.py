@@ -46,11 +46,12 @@ def test_close_ups_portraits_and_zooms_are_told_apart():
     assert zoom_notes(0, 0, 0) == []
 
 
-def test_every_note_pattern_has_its_kind():
-    """Kinds are kept by pattern index: a pattern added without its kind would fall back to "photo"."""
-    from multicrop.web.notes import _KIND_OF, _NOTES
+def test_every_note_pattern_has_a_known_kind():
+    """Each pattern carries its kind beside it; a misspelt kind would hide the note from the page's filters."""
+    from multicrop.web.notes import _NOTES, NOTE_KINDS
 
-    assert sorted(_KIND_OF) == list(range(len(_NOTES)))
+    assert [kind for _, kind, _ in _NOTES if kind not in NOTE_KINDS] == []
+    assert {kind for _, kind, _ in _NOTES} == set(NOTE_KINDS) - {"photo"}  # "photo" is the fallback
 
 
 def test_a_short_carousel_counts_its_portraits_apart():

@@ -44,62 +44,63 @@ def _n(word: str, n: int) -> str:
 #: suggestion picked), "photo" (the photo itself: true whatever the crops).
 NOTE_KINDS = ("crops", "count", "ratio", "photo")
 
-_NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (re.compile(r"cut (\d+) at [xy]=\d+ bisects a salient box.*"),
+#: Each known note: its pattern, what it is about (one of :data:`NOTE_KINDS`) and its plain sentence.
+_NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"cut (\d+) at [xy]=\d+ bisects a salient box.*"), "crops",
      lambda m: f"Crops {m[1]} and {int(m[1]) + 1} meet in the middle of something that stands out, "
                "so each may show only part of it; try one crop fewer, or move them."),
-    (re.compile(r"region (\d+) is \d+x\d+, narrower than 1:[\d.]+"),
+    (re.compile(r"region (\d+) is \d+x\d+, narrower than 1:[\d.]+"), "crops",
      lambda m: f"The part of the photo left for crop {m[1]} is very narrow, so crop {m[1]} "
                "reaches into its neighbours' parts."),
-    (re.compile(r"region (\d+) \(.*\) is too small for a crop of (\d+) px.*"),
+    (re.compile(r"region (\d+) \(.*\) is too small for a crop of (\d+) px.*"), "crops",
      lambda m: f"The part of the photo left for crop {m[1]} is smaller than {m[2]} px, so crop {m[1]} "
                "reaches into its neighbours' parts."),
-    (re.compile(r"crop (\d+) overlaps crop (\d+), IoU ([\d.]+)"),
+    (re.compile(r"crop (\d+) overlaps crop (\d+), IoU ([\d.]+)"), "crops",
      lambda m: f"Crops {m[2]} and {m[1]} show much of the same ({float(m[3]):.0%} of their area together): "
                "this photo may not have that many distinct subjects."),
-    (re.compile(r"only (\d+) of k=(\d+) crops remain after non-maximum suppression"),
+    (re.compile(r"only (\d+) of k=(\d+) crops remain after non-maximum suppression"), "count",
      lambda m: f"Only {m[1]} of the {m[2]} crops asked for are different enough from each other to keep."),
-    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"),
+    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"), "count",
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}; the carousel is filled up to "
                f"{m[2]} crops, {m[3]} of them showing nothing new."),
     (re.compile(r"this photo has (\d+) distinct subjects?(?: and (.+?) worth a crop)?; wrote (\d+) crops?, "
-                r"asked for (\d+)(?: \((.+)\))?"),
+                r"asked for (\d+)(?: \((.+)\))?"), "count",
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}" + (f" and {m[2]}" if m[2] else "")
                + f", so it gets {_n('crop', int(m[3]))} instead of {m[4]}" + (f": {m[5]}." if m[5] else ".")),
-    (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"),
+    (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"), "crops",
      lambda m: (f"{_some(int(m[1]), int(m[2]))} smaller than {m[3]} px: the platform will enlarge "
                 f"{'it' if m[1] == '1' else 'them'} and {'it' if m[1] == '1' else 'they'} may look soft.")),
-    (re.compile(r"one ratio for every crop: (\S+) \(best of (.*)\)"),
+    (re.compile(r"one ratio for every crop: (\S+) \(best of (.*)\)"), "ratio",
      lambda m: f"All slides are {m[1]}, the ratio of {_or(m[2])} that gave this photo the best crops "
                "(a platform such as Instagram shows every slide at one shape)."),
-    (re.compile(r"no crop of at least (\d+) px fits partition \d+; use a smaller k"),
+    (re.compile(r"no crop of at least (\d+) px fits partition \d+; use a smaller k"), "count",
      lambda m: f"The photo is too small for that many crops of at least {m[1]} px: choose fewer crops."),
-    (re.compile(r"a \d+x\d+ image cannot hold k=(\d+) crops of at least (\d+) px \(at most (\d+)\)"),
+    (re.compile(r"a \d+x\d+ image cannot hold k=(\d+) crops of at least (\d+) px \(at most (\d+)\)"), "count",
      lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: "
                + ("choose 1 crop." if m[3] == "1" else f"choose {m[3]} or fewer.")),
-    (re.compile(r"the focus given is held by the first crop"),
+    (re.compile(r"the focus given is held by the first crop"), "crops",
      lambda m: "Crop 1 holds the point you chose."),
-    (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"),
+    (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole."),
-    (re.compile(r"(\d+) portraits? of a person another crop shows whole, cut at the chest or waist"),
+    (re.compile(r"(\d+) portraits? of a person another crop shows whole, cut at the chest or waist"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole, "
                "ending at the chest or waist."),
-    (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"),
+    (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),
     (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
-                r"no candidate of the allowed ratios frames the (.+) without a cut"),
+                r"no candidate of the allowed ratios frames the (.+) without a cut"), "crops",
      lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: no crop of these ratios holds the {m[3]} whole."),
     (re.compile(r"crop (\d+) cuts a person at a portrait line: no candidate of the allowed ratios frames the (.+) "
-                r"without a cut"),
+                r"without a cut"), "crops",
      lambda m: f"Crop {m[1]} is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the "
                f"{m[2]} whole."),
     (re.compile(r"crop (\d+) cuts (\d+) people at portrait lines \(a group portrait\): no candidate of the allowed "
-                r"ratios frames the (.+) without a cut"),
+                r"ratios frames the (.+) without a cut"), "crops",
      lambda m: f"Crop {m[1]} is a group portrait of {m[2]} people, ending at their chests, waists or thighs: no "
                f"crop of these ratios holds the {m[3]} whole."),
     (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
-                r"a fill asked for by force_k"),
+                r"a fill asked for by force_k"), "crops",
      lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: it only fills the carousel up to the number of crops asked."),
 ]
 
@@ -120,13 +121,6 @@ def _split(text: str) -> list[str]:
     return [p.strip() for p in text.split("; ") if p.strip()]
 
 
-_KIND_OF = {  # pattern index in _NOTES -> kind
-    0: "crops", 1: "crops", 2: "crops", 3: "crops", 4: "count", 5: "count", 6: "count", 7: "crops", 8: "ratio",
-    9: "count", 10: "count", 11: "crops", 12: "crops", 13: "crops", 14: "crops", 15: "crops", 16: "crops",
-    17: "crops", 18: "crops",
-}
-
-
 def note_items(failure: str | None, notes: Iterable[str] = ()) -> list[dict[str, str]]:
     """:func:`plain_notes` with what each is about: ``[{"text": ..., "kind": one of NOTE_KINDS}]``.
 
@@ -139,10 +133,10 @@ def note_items(failure: str | None, notes: Iterable[str] = ()) -> list[dict[str,
     """
     out: dict[str, str] = {}
     for text in (_split(failure) if failure else []) + [n.strip() for n in notes if n.strip()]:
-        for i, (pattern, say) in enumerate(_NOTES):
+        for pattern, kind, say in _NOTES:
             m = pattern.fullmatch(text)
             if m:
-                out.setdefault(say(m), _KIND_OF.get(i, "photo"))
+                out.setdefault(say(m), kind)
                 break
         else:
             kind = "count" if re.search(r"\bwrote \d+ crops?\b|\bk=\d+|fewer|distinct", text) else "photo"
@@ -182,7 +176,7 @@ def plain_message(message: str) -> str:
     head, sep, body = message.partition(": ")
     if not sep or " " in head.strip():
         head, body = "", message
-    for pattern, say in _NOTES:
+    for pattern, _, say in _NOTES:
         m = pattern.fullmatch(body.strip())
         if m:
             return (f"{head}: " if head else "") + say(m)
