@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidParameterError as exc:
         ap.error(str(exc))
     verdicts = compare(run.photos, base)
-    print(render(verdicts, seed=args.seed))
+    print(render(verdicts, seed=args.seed, coco=Path(args.coco).name if args.coco else "coco-subjects"))
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     n_photos = sum(len(v) for k, v in run.photos.items() if not k.endswith("failures"))
     print(f"\n{n_photos} photo-crops in {run.seconds:.0f} s on {run.workers} worker(s) x 1 thread, "

@@ -105,6 +105,25 @@ def test_compare_diffs_and_flags_against_the_baselines_own_interval():
     assert [v.flag for v in worse] == ["DOWN", "DOWN"] and worse[0].met is False
 
 
+def test_the_baseline_is_read_on_the_photos_a_run_shares_with_it():
+    base = _synth_rows([0.2] * 10 + [0.8] * 10)  # p0-p9 at 0.2, p10-p19 at 0.8
+    part = {"synth k=given": {p: c for p, c in base["synth k=given"].items() if p in {"p0", "p1", "p2"}}}
+    v = compare(part, base, n_resamples=50)[0]  # a --limit run: its own photos in the baseline, 0.2
+    assert v.base.value == pytest.approx(0.2) and v.base.n == 3 and v.diff == pytest.approx(0.0)
+    other = {"synth k=given": {f"q{i}": {"kiou_50": 0.5, "kiou_50_95": 0.25, "gt": 1, "photos": 1} for i in range(5)}}
+    v = compare(other, base, n_resamples=50)[0]  # another folder's photos: nothing to compare with
+    assert v.base is None and v.flag == ""
+    assert "| - | - |" in render([v], coco="coco-heldout")
+
+
+def test_a_photo_row_names_the_folder_it_ran_on():
+    rows = {"coco-multi k=auto": {"a": {"photos": 1, "crops": 2, "person_cut": 0, "subject_cut": 0, "empty": 0,
+                                        "portrait": 0, "person_cut_v1": 0, "prominent": 1, "covered": 1,
+                                        "featured": 0}}}
+    line = render(compare(rows, None, n_resamples=20), coco="coco-heldout").splitlines()[2]
+    assert line.startswith("| coco-heldout, the multi-subject photos, direct, k auto (1) | crops/photo | 2.000 |")
+
+
 def test_compare_leaves_out_rows_not_run_and_rows_have_unique_keys():
     assert compare({}, None) == []
     keys = [r.key for r in ROWS]
@@ -129,7 +148,7 @@ def test_render_shows_counts_of_shares_and_a_dash_without_baseline():
     rows = {"coco-other k=auto": {"a": {"photos": 1, "crops": 2, "person_cut": 1, "subject_cut": 1, "empty": 0,
                                         "prominent": 1, "covered": 1, "featured": 0}}}
     line = render(compare(rows, None, n_resamples=50)).splitlines()[2]
-    assert line == ("| coco-subjects, the 45 other photos, direct, k auto (1) | empty | 0.0 % (0/2) | 0.0 %–0.0 % | "
+    assert line == ("| coco-subjects, the other photos, direct, k auto (1) | empty | 0.0 % (0/2) | 0.0 %–0.0 % | "
                     "- | - |  | ≤ 10.0 % met |")
 
 

@@ -103,7 +103,8 @@ class Figure:
 @dataclass(frozen=True)
 class Row:
     """A scoreboard row: a data set cut and one way of cropping it, and its figures (``title`` may name
-    ``{seed}``, the carousel-synth seed, filled in by :func:`~multicrop.evaluation.scoreboard.render`)."""
+    ``{seed}``, the carousel-synth seed, and ``{coco}``, the photo folder's name, filled in by
+    :func:`~multicrop.evaluation.scoreboard.render`)."""
 
     key: str
     title: str
@@ -146,22 +147,22 @@ _COCO6 = ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "pers
 
 #: The rows, in the order printed; targets from issue 27 ("Targets").
 ROWS: tuple[Row, ...] = (
-    _coco("coco-multi k=auto", "coco-subjects, 55 multi-subject photos, direct, k auto", {
+    _coco("coco-multi k=auto", "{coco}, the multi-subject photos, direct, k auto", {
         "crops/photo": Target(">=", 2.0), "person-cut": Target("<=", 0.03), "subject-cut": Target("<=", 0.05),
         "empty": Target("<=", 0.03), "covered": Target(">=", 0.90), "featured": Target(">=", 0.55)}, _COCO6),
-    _coco("coco-multi k=3", "coco-subjects, 55 multi-subject photos, direct, k = 3", {
+    _coco("coco-multi k=3", "{coco}, the multi-subject photos, direct, k = 3", {
         "crops/photo": Target(">=", 2.8), "person-cut": Target("<=", 0.05)},
         ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "person-cut v1")),
-    _coco("coco-multi instagram k=3", "coco-subjects, 55 multi-subject photos, direct, k = 3, Instagram's 4:5, 1:1 "
+    _coco("coco-multi instagram k=3", "{coco}, the multi-subject photos, direct, k = 3, Instagram's 4:5, 1:1 "
           "or 1.91:1, one for every crop (the web page's default ratios)", {},
           ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "covered", "featured")),
-    _coco("coco-multi instagram k=auto", "coco-subjects, 55 multi-subject photos, direct, k auto, Instagram's ratios, "
+    _coco("coco-multi instagram k=auto", "{coco}, the multi-subject photos, direct, k auto, Instagram's ratios, "
           "one for every crop (the web page's Crops: auto)", {},
           ("crops/photo", "person-cut", "subject-cut", "empty", "portrait", "covered", "featured")),
-    _coco("coco-other k=auto", "coco-subjects, the 45 other photos, direct, k auto", {"empty": Target("<=", 0.10)},
+    _coco("coco-other k=auto", "{coco}, the other photos, direct, k auto", {"empty": Target("<=", 0.10)},
           ("empty", "crops/photo", "person-cut", "subject-cut", "covered", "featured")),
     _coco("coco-other k=auto with something outlined",
-          "coco-subjects, the other photos whose frame holds an outlined object, k auto", {},
+          "{coco}, the other photos whose frame holds an outlined object, k auto", {},
           ("empty", "crops/photo")),
     _kiou("synth k=auto", "carousel-synth seed {seed}, direct, k auto", {
         "kIoU@0.5": Target(">=", 0.47), "k-exact": Target(">=", 0.80)},
@@ -259,18 +260,19 @@ def compare(new: Mapping[str, Mapping[str, Mapping[str, float]]],
             n_resamples: int = N_RESAMPLES, rows: tuple[Row, ...] = ROWS) -> list[Verdict]:
     """Every figure of every row present in ``new`` (``new[row][photo] -> counts``), against ``base``.
 
-    The baseline's interval is computed from its own per-photo counts, the same way; a figure the
-    baseline has no counts for (one added since it was written) is shown with no baseline.
+    The baseline's interval is computed from its own per-photo counts, the same way, over the photos
+    both hold (a ``--limit`` run is compared on its own photos; another photo folder has no baseline);
+    a figure the baseline has no counts for (one added since it was written) is shown with no baseline.
     """
     out = []
     for row in rows:
         if row.key not in new:
             continue
+        old = {p: c for p, c in (base or {}).get(row.key, {}).items() if p in new[row.key]}
         for fig in row.figures:
             est = estimate(fig, new[row.key], row=row.key, seed=seed, n_resamples=n_resamples)
             b = None
-            if base is not None and row.key in base and all(fig.num in c and fig.den in c
-                                                              for c in base[row.key].values()):
-                b = estimate(fig, base[row.key], row=row.key, seed=seed, n_resamples=n_resamples)
+            if old and all(fig.num in c and fig.den in c for c in old.values()):
+                b = estimate(fig, old, row=row.key, seed=seed, n_resamples=n_resamples)
             out.append(Verdict(row, fig, est, b, flag(fig, est.value, b)))
     return out

@@ -34,13 +34,14 @@ def _value(v: Verdict) -> str:
     return s
 
 
-def render(verdicts: Sequence[Verdict], *, seed: int = 0) -> str:
-    """The table (Markdown) of ``verdicts``: one line per figure, the row named on its first line, a
-    carousel-synth row with the ``seed`` its scenes were made with."""
+def render(verdicts: Sequence[Verdict], *, seed: int = 0, coco: str = "coco-subjects") -> str:
+    """The table (Markdown) of ``verdicts``: one line per figure, the row named on its first line (with its
+    number of photos), a carousel-synth row with the ``seed`` its scenes were made with, a photo row with
+    the name of the ``coco`` folder its photos came from."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     last = None
     for v in verdicts:
-        title = f"{v.row.title.format(seed=int(seed))} ({v.new.n})" if v.row.key != last else ""
+        title = f"{v.row.title.format(seed=int(seed), coco=coco)} ({v.new.n})" if v.row.key != last else ""
         last = v.row.key
         interval = "-" if v.new.n == 0 else f"{v.figure.show(v.new.low)}–{v.figure.show(v.new.high)}"
         base = "-" if v.base is None else v.figure.show(v.base.value)
