@@ -682,6 +682,8 @@ def test_a_fixed_k_goes_on_with_zooms_of_the_subject_shown():
         assert iou(c.box, first) <= SelectionConfig().close_ups.iou + 1e-6
     assert "2 zooms in or out of a subject another crop shows" in res.notes
     assert not any("asked for" in n for n in res.notes)
+    areas = [c.box.area for c in res.crops]  # the wide view first: a zoom out comes before the crop it holds
+    assert areas == sorted(areas, reverse=True), areas
     # zooms off: the one framing, and the note says which subject left k short
     off = cfg.replace(selection=cfg.selection.set(close_ups__zooms=False))
     res, _ = _crop_quiet(_photo(shape), [p], cfg=off)
@@ -728,13 +730,25 @@ def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     assert _held(a, person.box) >= 0.99 and _held(b, person.box) >= 0.99
     small, large = sorted((a, b), key=lambda x: x.area)
     assert _held(large, small) >= 0.9 and iou(a, b) <= SelectionConfig().close_ups.iou
+    assert a == large  # the wide view first, whether the second slide zooms in or out
     assert "1 zoom in or out of a subject another crop shows" in res.notes
     one, _ = _crop_quiet(img, [person], ONE_SLIDE)
-    assert [c.box for c in one.crops] == [a]
     capped, _ = _crop_quiet(img, [person], CFG.replace(max_k=1))
-    assert [c.box for c in capped.crops] == [a]
+    assert [c.box for c in capped.crops] == [c.box for c in one.crops] and one.crops[0].box in (a, b)
     empty, _ = _crop_quiet(img, [])
     assert len(empty.crops) == 1
+
+
+def test_a_zoom_out_comes_before_the_crop_it_holds():
+    """The wide view first: a small person's tight framing is topped up with a wider view of them, and the
+    carousel shows the wider one first, then zooms in (before, the wider view came second)."""
+    person = _person(200, 150, 80, 120)
+    res, _ = _crop_quiet(_photo(), [person])
+    assert len(res.crops) == 2 and "1 zoom in or out of a subject another crop shows" in res.notes
+    wide, tight = (c.box for c in res.crops)
+    assert wide.area > tight.area and _held(wide, tight) >= SelectionConfig().close_ups.inside
+    one, _ = _crop_quiet(_photo(), [person], ONE_SLIDE)
+    assert [c.box for c in one.crops] == [tight]  # the objective's own slide, now second
 
 
 def test_k_auto_second_slide_is_a_portrait_of_a_person_whose_face_is_seen():
@@ -767,7 +781,7 @@ def test_notes_follow_k_autos_second_slide():
     person = _person(100, 100, 200, 420)
     dog = Detection("animal", "dog", 18, Box(330, 480, 100, 80), 0.8)
     res, _ = _crop_quiet(_photo(shape), [person, dog])
-    assert len(res.crops) == 2 and _held(res.crops[1].box, dog.box) >= 0.99
+    assert len(res.crops) == 2 and _held(res.crops[0].box, dog.box) >= 0.99  # the zoom out, shown first
     assert not any("not framed" in n for n in res.notes)
     one, _ = _crop_quiet(_photo(shape), [person, dog], ONE_SLIDE)
     assert len(one.crops) == 1 and any("not framed" in n for n in one.notes)

@@ -57,7 +57,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: sees may be cut at a portrait line at all.
 #: direct-17: k auto makes a carousel: a photo whose subjects fill one slide gets a second (``objective.min_slides``),
 #: a close-up, a portrait or a zoom of its subject that breaks no hard rule, where one exists.
-DIRECT_VERSION = "direct-17"
+#: direct-18: the wide view first: a zoom out comes before the first crop it holds (was: after its subject's crops).
+DIRECT_VERSION = "direct-18"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -172,8 +172,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
         clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
         zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, want - len(crops), sel.close_ups)
-    for i in zooms:  # each zoom right after the crops of its subject
-        at = max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
+    for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds, a zoom in after its subject's
+        held = [n for n, c in enumerate(crops) if box_shares(np.array([m.C[i]]), c.box)[0] >= sel.close_ups.inside - 1e-9]
+        at = held[0] if held else max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
         crops.insert(at, scored[i])
         mains.insert(at, int(main[i]))
         gains.insert(at, 0.0)
