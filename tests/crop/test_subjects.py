@@ -739,6 +739,26 @@ def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     assert len(empty.crops) == 1
 
 
+def test_every_detected_body_is_seen_whole_on_some_slide():
+    """direct-19: a large cat whose whole framings are all wide and hold a salient thing beside it lost to that
+    thing at k auto: one slide of the thing, none of the cat (a held-out coco128 photo: remotes beside a cat).
+    Now a slide holds the cat whole, and shows first, as the wider view; with the rule off the cat gets none."""
+    shape = (600, 900)
+    cat = Detection("animal", "cat", 17, Box(60, 60, 520, 520), 0.8)
+    sal = np.zeros(shape, np.float32)
+    sal[150:450, 560:860] = 1.0  # a salient thing no detector names, right of the cat and over its edge
+    res, a = _crop_quiet(_photo(shape), [cat], saliency=sal)
+    assert [s.kind for s in a.subjects] == ["animal", "salient"]
+    held = [_held(c.box, cat.box) for c in res.crops]
+    assert len(res.crops) == 2 and held[0] >= 0.99 and held[1] < 0.1, held
+    assert _held(res.crops[0].box, res.crops[1].box) >= SelectionConfig().close_ups.inside  # the wide view first
+    off = CFG.replace(selection=CFG.selection.set(every_body__enabled=False))
+    res, _ = _crop_quiet(_photo(shape), [cat], cfg=off, saliency=sal)
+    assert len(res.crops) == 1 and _held(res.crops[0].box, cat.box) < 0.1
+    one, _ = _crop_quiet(_photo(shape), [cat], cfg=CFG.replace(max_k=1), saliency=sal)
+    assert len(one.crops) == 1  # within k
+
+
 def test_a_zoom_out_comes_before_the_crop_it_holds():
     """The wide view first: a small person's tight framing is topped up with a wider view of them, and the
     carousel shows the wider one first, then zooms in (before, the wider view came second)."""

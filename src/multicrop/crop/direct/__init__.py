@@ -58,7 +58,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-17: k auto makes a carousel: a photo whose subjects fill one slide gets a second (``objective.min_slides``),
 #: a close-up, a portrait or a zoom of its subject that breaks no hard rule, where one exists.
 #: direct-18: the wide view first: a zoom out comes before the first crop it holds (was: after its subject's crops).
-DIRECT_VERSION = "direct-18"
+#: direct-19: every detected person, animal or vehicle no slide holds whole gets a slide that does (``every_body``).
+DIRECT_VERSION = "direct-19"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -11,6 +11,7 @@ from ..scoring.base import Scorer, ScoringContext
 from ..people import group_portraits
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, upper_bodies, zoom_levels
+from .cover import every_body
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, why_short, zoom_notes
@@ -120,6 +121,9 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         gains.append(state["gain"])
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
+    more = every_body(m, ok, whole, q, subs, detail, chosen, k, sel)  # a body no slide holds whole gets one
+    gains = [gains[chosen.index(i)] if i in chosen else 0.0 for i in more]
+    chosen = more
     return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                    shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side)
 

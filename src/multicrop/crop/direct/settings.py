@@ -17,7 +17,7 @@ from ..settings import Settings, count, fractions, num
 from .rules import HoldsMain, NoCutFace, NoHalfSalient, NoSlicedBody, Rule
 from .terms import AspectFit, Headroom, LeadRoom, NotTooWide, OneSubject, PhotoOrientation
 
-__all__ = ["PoolConfig", "Objective", "CloseUps", "Details", "SceneViews", "Shortlist", "SelectionConfig", "LEGACY_KEYS",
+__all__ = ["PoolConfig", "Objective", "CloseUps", "Details", "EveryBody", "SceneViews", "Shortlist", "SelectionConfig", "LEGACY_KEYS",
            "split_legacy"]
 
 
@@ -103,6 +103,18 @@ class Details(Rule):
 
 
 @dataclass(frozen=True)
+class EveryBody(Rule):
+    """Every detected person, animal or vehicle (but a detail at k auto) that no chosen slide holds whole gets
+    the best slide that does and breaks no hard rule, IoU at most ``iou`` with every slide, within k
+    (:func:`multicrop.crop.direct.cover.every_body`)."""
+
+    reason = "every person, animal or vehicle is seen whole on some slide, where a slide can hold it whole"
+    evidence = ("coco-subjects k auto covered 88.2 % -> 90.8 %, crops/photo 1.818 -> 1.891, no cut or empty crop more; "
+                "held-out coco128 photos covered 77.8 % -> 88.9 %; carousel-synth and -hard: no box moved (direct-19)")
+    iou: float = num(0.6, 0, 1)
+
+
+@dataclass(frozen=True)
 class SceneViews(Rule):
     """A photo with no subject gets the best-composed view of the scene (windows of the first two
     ``scales``); at a fixed k, up to k - 1 more views, each the best-scored window of any of ``scales``
@@ -144,6 +156,7 @@ class SelectionConfig(Settings):
     objective: Objective = field(default_factory=Objective)
     close_ups: CloseUps = field(default_factory=CloseUps)
     details: Details = field(default_factory=Details)
+    every_body: EveryBody = field(default_factory=EveryBody)
     scene_views: SceneViews = field(default_factory=SceneViews)
     shortlist: Shortlist = field(default_factory=Shortlist)
 
@@ -159,7 +172,7 @@ class SelectionConfig(Settings):
         """Every rule by its setting name (hard, soft, then the stage rules)."""
         names = ("holds_main", "no_sliced_body", "no_cut_face", "no_half_salient", "aspect_fit",
                  "photo_orientation", "headroom", "lead_room", "not_too_wide", "one_subject", "close_ups", "details",
-                 "scene_views")
+                 "every_body", "scene_views")
         return {n: getattr(self, n) for n in names}
 
 
