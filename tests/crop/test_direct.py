@@ -141,9 +141,9 @@ def test_no_crop_cuts_a_face():
         assert share < 0.02 or share > 0.98
 
 
-def test_empty_saliency_still_gives_one_crop_and_a_note():
+def test_empty_saliency_still_gives_a_view_and_a_closer_one_and_a_note():
     sel, _ = _select(np.zeros((200, 300), np.float32), "auto")
-    assert len(sel.crops) == 1 and sel.notes[0].startswith("no subject found")
+    assert len(sel.crops) == 2 and sel.notes[0].startswith("no subject found") and sel.topped == 1
 
 
 def test_config_validation():

@@ -135,10 +135,20 @@ def test_parse_focus_refuses(text):
         parse_focus(text)
 
 
-def test_no_subject_gives_one_view_and_says_so():
+def test_no_subject_gives_a_view_and_a_closer_one_inside_it_and_says_so():
+    """direct-20: k auto's carousel has two slides on a photo with no subject too, the second inside the first
+    (a zoom into the scene, not another half of it); ``min_slides`` 1 or ``max_k`` 1 keep one view."""
+    from multicrop.geometry import iou
+
     res, _ = _crop(_photo(), [])
-    assert len(res.crops) == 1 and res.notes[0].startswith("no subject found")
-    assert res.notes[0].endswith("one view of the scene")
+    assert len(res.crops) == 2 and res.notes[0].startswith("no subject found")
+    assert res.notes[0].endswith("one view of the scene and 1 closer view inside it")
+    wide, close = (c.box for c in res.crops)
+    zoom = SelectionConfig().close_ups
+    assert _held(wide, close) >= zoom.inside and iou(wide, close) <= zoom.iou + 1e-9 and close.area < wide.area
+    for cfg in (ONE_SLIDE, CFG.replace(max_k=1)):
+        one, _ = _crop(_photo(), [], cfg=cfg)
+        assert [c.box for c in one.crops] == [wide] and one.notes[0].endswith("one view of the scene")
 
 
 def test_no_subject_at_a_fixed_k_gives_k_distinct_views_the_first_the_one_view():
@@ -478,7 +488,7 @@ def test_a_close_up_follows_the_crop_of_its_own_subject():
     assert len(runs) == len(set(runs)), res.mains
 
 
-def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
+def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_views_of_the_scene():
     spots = np.zeros((600, 900), np.float32)
     for i in range(6):
         spots[100 + 60 * (i % 2):140 + 60 * (i % 2), 60 + 140 * i:100 + 140 * i] = 1.0
@@ -486,8 +496,9 @@ def test_a_texture_spread_over_the_frame_has_no_subject_and_gets_one_view():
     assert find_subjects(texture) == ()
     assert len(find_subjects(spots)) >= 1 and all(s.kind == "salient" for s in find_subjects(spots))
     assert len(find_subjects(texture, config=SubjectConfig().set(salient__scene_share=0.0))) >= 1
-    res, _ = _crop_quiet(_photo(), [], saliency=texture)
-    assert len(res.crops) == 1 and any(n.startswith("no subject found") for n in res.notes)
+    res, _ = _crop_quiet(_photo(), [], saliency=texture)  # views of the scene, not one slide per speck
+    assert len(res.crops) == 2 and res.notes[0] == ("no subject found (no person, animal or thing detected, nothing "
+                                                    "salient): one view of the scene and 1 closer view inside it")
 
 
 def _two_apart(shape=(560, 600)):
@@ -718,8 +729,8 @@ def test_a_force_k_fill_that_slices_someone_says_so():
 
 def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     """direct-17: where the objective stops at one slide, ``objective.min_slides`` asks for a second: a framing
-    of the same subject nested in or around the first, cutting no one; ``min_slides`` 1, ``max_k`` 1 or a photo
-    with no subject keep one slide."""
+    of the same subject nested in or around the first, cutting no one; ``min_slides`` 1 or ``max_k`` 1 keep one
+    slide."""
     from multicrop.geometry import iou
 
     img = _photo()
@@ -735,8 +746,8 @@ def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     one, _ = _crop_quiet(img, [person], ONE_SLIDE)
     capped, _ = _crop_quiet(img, [person], CFG.replace(max_k=1))
     assert [c.box for c in capped.crops] == [c.box for c in one.crops] and one.crops[0].box in (a, b)
-    empty, _ = _crop_quiet(img, [])
-    assert len(empty.crops) == 1
+    empty, _ = _crop_quiet(img, [])  # no subject: a view and a closer one (direct-20), not a zoom of a subject
+    assert len(empty.crops) == 2 and empty.notes[0].startswith("no subject found")
 
 
 def test_every_detected_body_is_seen_whole_on_some_slide():

@@ -62,3 +62,15 @@ def test_a_short_carousel_counts_its_portraits_apart():
                     "wrote 4 crops, asked for 5 (nothing else)")
     assert note_items(None, [note])[0]["text"] == ("This photo has 1 distinct subject and 1 close-up and 1 portrait "
                                                    "and 1 zoom, so it gets 4 crops instead of 5: nothing else.")
+
+
+def test_a_photo_with_no_subject_is_said_plainly_with_how_many_views_and_why_fewer():
+    from multicrop.crop.direct.views import NO_SUBJECT
+
+    said = note_items(None, [f"{NO_SUBJECT}: one view of the scene and 1 closer view inside it",
+                             f"{NO_SUBJECT}: 2 views of the scene, asked for 4 (no other view slicing nothing "
+                             "differs enough from these)"])
+    assert [n["kind"] for n in said] == ["count", "count"]
+    assert said[0]["text"].endswith("its crops are views of the scene: the widest first, then closer inside it.")
+    assert said[1]["text"].endswith("only 2 of the 4 asked for differ enough.")
+    assert not any("no subject found" in n["text"] for n in said)  # the library's wording stays in the record

@@ -38,6 +38,18 @@ def _n(word: str, n: int) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _scene(how: str) -> str:
+    """The note of a photo with no subject, from how its views were chosen (``crop.direct.views``)."""
+    head = "No person, animal or thing stands out in this photo, so "
+    short = re.fullmatch(r"(\d+) views? of the scene, asked for (\d+) .*", how)
+    if short:
+        return head + f"its crops are views of the scene: only {short[1]} of the {short[2]} asked for differ enough."
+    if how == "one view of the scene":
+        return head + "its crop is a view of the scene."
+    return head + "its crops are views of the scene" + (": the widest first, then closer inside it." if "closer" in how
+                                                         else ".")
+
+
 #: What each known note is about, so the page can keep the ones still true after the person edits the
 #: crops: "crops" (named crops of the suggestion: stale once they are moved), "count" (why the
 #: suggestion has fewer crops than asked, or why there can be no more), "ratio" (the ratio the
@@ -78,6 +90,8 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"a \d+x\d+ image cannot hold k=(\d+) crops of at least (\d+) px \(at most (\d+)\)"), "count",
      lambda m: f"The photo is too small for {m[1]} crops of at least {m[2]} px: "
                + ("choose 1 crop." if m[3] == "1" else f"choose {m[3]} or fewer.")),
+    (re.compile(r"no subject found \(no person, animal or thing detected, nothing salient\): (.+)"), "count",
+     lambda m: _scene(m[1])),
     (re.compile(r"the focus given is held by the first crop"), "crops",
      lambda m: "Crop 1 holds the point you chose."),
     (re.compile(r"(\d+) close-ups? of a subject another crop shows whole"), "crops",

@@ -59,7 +59,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: a close-up, a portrait or a zoom of its subject that breaks no hard rule, where one exists.
 #: direct-18: the wide view first: a zoom out comes before the first crop it holds (was: after its subject's crops).
 #: direct-19: every detected person, animal or vehicle no slide holds whole gets a slide that does (``every_body``).
-DIRECT_VERSION = "direct-19"
+#: direct-20: k auto gives a photo with no subject a closer view inside its view of the scene (two slides).
+DIRECT_VERSION = "direct-20"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

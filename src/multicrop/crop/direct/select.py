@@ -67,7 +67,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     guards = [s for s in subjects if s.importance <= 0]
     if not subs:
         return scene_views(ctx, scorer, config, bounds=bounds, min_side=min_side, ratios=ratios, scale=scale,
-                           guards=guards, n=1 if auto else k)
+                           guards=guards, n=1 if auto else k, closer=min(k, sel.objective.min_slides) - 1 if auto else 0)
     pool = direct_pool(bounds, subs, ratios, sel.pool, config.candidates, min_side, scale=scale,
                        extra=[t for s in subs for t in group_portraits(s)])
     if not pool:
