@@ -770,6 +770,27 @@ def test_every_detected_body_is_seen_whole_on_some_slide():
     assert len(one.crops) == 1  # within k
 
 
+def test_with_a_focus_no_wider_slide_goes_before_the_focus_crop():
+    """The wide view first, but the user's focus leads: the slides every_body and the top-up add (here a wider view
+    holding the focus crop) come after it (before this test they went first)."""
+    person = _person(300, 100, 150, 300)
+    focus = Box(345, 250, 60, 90)
+    img = _photo()
+    sal = np.zeros(img.shape[:2], np.float32)
+
+    def run(cfg):
+        a = analyse(img, cfg, detections=[person])
+        a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, [person], config=cfg.subjects, focus=focus),
+                                focus=focus)
+        return crop_photo(img, cfg, analysis=a, focus=focus)
+
+    res = run(CFG)
+    alone = run(CFG.replace(selection=CFG.selection.set(objective__min_slides=1, every_body__enabled=False)))
+    assert res.crops[0].box == alone.crops[0].box and "the focus given is held by the first crop" in res.notes
+    inside = SelectionConfig().close_ups.inside
+    assert any(_held(c.box, res.crops[0].box) >= inside for c in res.crops[1:])  # a wider view, after it
+
+
 def test_a_zoom_out_comes_before_the_crop_it_holds():
     """The wide view first: a small person's tight framing is topped up with a wider view of them, and the
     carousel shows the wider one first, then zooms in (before, the wider view came second)."""

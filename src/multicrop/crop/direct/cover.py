@@ -13,11 +13,13 @@ __all__ = ["every_body"]
 
 
 def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray, subs: list[Subject],
-               detail: np.ndarray, chosen: list[int], k: int, sel: SelectionConfig) -> list[int]:
+               detail: np.ndarray, chosen: list[int], k: int, sel: SelectionConfig, *,
+               keep_first: bool = False) -> list[int]:
     """``chosen`` with a slide more for each detected person, animal or vehicle (not a detail) that no chosen
     slide holds whole, where a candidate breaking no hard rule does: the best-scored one, IoU at most
     ``every_body.iou`` with every slide, up to ``k`` slides; more important subjects first.  The wide view
-    first: a slide that holds a chosen one (by ``close_ups.inside`` of it) goes before it, else last."""
+    first: a slide that holds a chosen one (by ``close_ups.inside`` of it) goes before it, else last; never before
+    the first with ``keep_first`` (the user's focus leads)."""
     rule = sel.every_body
     if not rule.enabled or not chosen:
         return list(chosen)
@@ -33,5 +35,6 @@ def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray
         if step:
             i = step[0]
             holds = [n for n, c in enumerate(out) if box_shares(m.C[[i]], m.boxes[c])[0] >= sel.close_ups.inside - 1e-9]
-            out.insert(holds[0] if holds else len(out), i)
+            at = holds[0] if holds else len(out)
+            out.insert(max(at, 1) if keep_first else at, i)
     return out

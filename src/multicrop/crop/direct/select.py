@@ -121,7 +121,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         gains.append(state["gain"])
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
-    more = every_body(m, ok, whole, q, subs, detail, chosen, k, sel)  # a body no slide holds whole gets one
+    more = every_body(m, ok, whole, q, subs, detail, chosen, k, sel, keep_first=bool(focus))  # each body seen whole
     gains = [gains[chosen.index(i)] if i in chosen else 0.0 for i in more]
     chosen = more
     return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
@@ -176,9 +176,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
         clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
         zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, want - len(crops), sel.close_ups)
-    for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds, a zoom in after its subject's
+    for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
         held = [n for n, c in enumerate(crops) if box_shares(np.array([m.C[i]]), c.box)[0] >= sel.close_ups.inside - 1e-9]
-        at = held[0] if held else max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
+        at = max(held[0], 1 if focus else 0) if held else max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
         crops.insert(at, scored[i])
         mains.insert(at, int(main[i]))
         gains.insert(at, 0.0)
