@@ -114,6 +114,9 @@ def test_the_baseline_is_read_on_the_photos_a_run_shares_with_it():
     v = compare(other, base, n_resamples=50)[0]  # another folder's photos: nothing to compare with
     assert v.base is None and v.flag == ""
     assert "| - | - |" in render([v], coco="coco-heldout")
+    more = {"synth k=given": {**part["synth k=given"], **other["synth k=given"]}}  # shared and new photos mixed
+    v = compare(more, base, n_resamples=50)[0]
+    assert v.base is None and v.flag == ""  # not 3 shared photos' baseline against 8 photos' figure
 
 
 def test_a_photo_row_names_the_folder_it_ran_on():

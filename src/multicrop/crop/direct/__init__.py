@@ -60,7 +60,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-18: the wide view first: a zoom out comes before the first crop it holds (was: after its subject's crops).
 #: direct-19: every detected person, animal or vehicle no slide holds whole gets a slide that does (``every_body``).
 #: direct-20: k auto gives a photo with no subject a closer view inside its view of the scene (two slides).
-DIRECT_VERSION = "direct-20"
+#: direct-21: ``every_body`` after the close-ups (a close-up counts as seeing a body whole; a fixed k keeps its zooms).
+DIRECT_VERSION = "direct-21"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -1,9 +1,10 @@
-"""Every body seen whole: a slide for each person, animal or vehicle the chosen slides show only in part."""
+"""Every body seen whole: a slide for each person, animal or vehicle the slides show only in part."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...geometry import Box
 from ..selector import greedy
 from ..subjects import Subject
 from .measure import Measurements, box_shares
@@ -13,28 +14,39 @@ __all__ = ["every_body"]
 
 
 def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray, subs: list[Subject],
-               detail: np.ndarray, chosen: list[int], k: int, sel: SelectionConfig, *,
-               keep_first: bool = False) -> list[int]:
-    """``chosen`` with a slide more for each detected person, animal or vehicle (not a detail) that no chosen
-    slide holds whole, where a candidate breaking no hard rule does: the best-scored one, IoU at most
-    ``every_body.iou`` with every slide, up to ``k`` slides; more important subjects first.  The wide view
-    first: a slide that holds a chosen one (by ``close_ups.inside`` of it) goes before it, else last; never before
-    the first with ``keep_first`` (the user's focus leads)."""
+               detail: np.ndarray, slides: list[Box], picked: list[int | None], k: int, sel: SelectionConfig, *,
+               keep_first: bool = False) -> list[tuple[int, int]]:
+    """Slides for the detected people, animals and vehicles (not details at k auto) that none of ``slides`` holds
+    whole, where a candidate breaking no hard rule does: the best-scored one, IoU at most ``every_body.iou`` with
+    every slide, up to ``k`` slides in all; more important subjects first.
+
+    ``picked`` gives each slide's candidate index (None for a close-up, whose box is judged against the subject's
+    box by ``holds_main.body_whole``).  The wide view first: a new slide that holds one of ``slides`` (by
+    ``close_ups.inside`` of it) goes before it, else last; never before the first with ``keep_first`` (the user's
+    focus leads).  Returns ``(position, candidate)`` pairs, to insert in that order.
+    """
     rule = sel.every_body
-    if not rule.enabled or not chosen:
-        return list(chosen)
-    out = list(chosen)
+    if not rule.enabled or not slides:
+        return []
+    boxes, index = list(slides), list(picked)
+    need = sel.holds_main.body_whole
+    out: list[tuple[int, int]] = []
     bodies = [j for j, s in enumerate(subs) if s.is_body and s.source == "detector" and not detail[j]]
     for j in sorted(bodies, key=lambda j: -subs[j].importance):
-        if len(out) >= k:
+        if len(boxes) >= k:
             break
+        held = any(bool(whole[i, j]) if i is not None else
+                   box_shares(np.array([b.corners()]), subs[j].box)[0] >= need - 1e-9 for b, i in zip(boxes, index))
         allowed = ok & whole[:, j]
-        if whole[out, j].any() or not allowed.any():
+        if held or not allowed.any():
             continue
-        step = greedy(m.boxes, lambda c, iou: np.where(allowed, q, -np.inf), k=1, start=out, iou_limit=rule.iou)
+        step = greedy(m.boxes, lambda c, iou: np.where(allowed, q, -np.inf), k=1, also=boxes, iou_limit=rule.iou)
         if step:
             i = step[0]
-            holds = [n for n, c in enumerate(out) if box_shares(m.C[[i]], m.boxes[c])[0] >= sel.close_ups.inside - 1e-9]
-            at = holds[0] if holds else len(out)
-            out.insert(max(at, 1) if keep_first else at, i)
+            holds = [n for n, b in enumerate(boxes) if box_shares(m.C[[i]], b)[0] >= sel.close_ups.inside - 1e-9]
+            at = holds[0] if holds else len(boxes)
+            at = max(at, 1) if keep_first else at
+            boxes.insert(at, m.boxes[i])
+            index.insert(at, i)
+            out.append((at, i))
     return out

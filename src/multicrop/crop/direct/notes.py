@@ -20,15 +20,17 @@ def plural(n: int, word: str) -> str:
 
 
 def short_note(n: int, k: int, *, force: bool, close: int = 0, zooms: int = 0, why: str = "",
-               portraits: int = 0) -> str:
+               portraits: int = 0, wider: int = 0) -> str:
     """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups, ``portraits`` of
-    them, zooms and force_k filled up)."""
-    extra = [plural(c, w) for c, w in ((close - portraits, "close-up"), (portraits, "portrait"), (zooms, "zoom")) if c]
+    them, zooms, ``wider`` views that show a body whole (``every_body``) and force_k filled up)."""
+    extra = [plural(c, w) for c, w in ((close - portraits, "close-up"), (portraits, "portrait"),
+                                       (wider, "wider view"), (zooms, "zoom")) if c]
     head = f"this photo has {plural(n, 'distinct subject')}"
     head += f" and {' and '.join(extra)} worth a crop; " if extra else "; "
+    made = n + close + zooms + wider
     if force:
-        return head + f"wrote {plural(k, 'crop')} as asked (force_k), {k - n - close - zooms} showing no new subject"
-    return head + f"wrote {plural(n + close + zooms, 'crop')}, asked for {k}" + (f" ({why})" if why else "")
+        return head + f"wrote {plural(k, 'crop')} as asked (force_k), {k - made} showing no new subject"
+    return head + f"wrote {plural(made, 'crop')}, asked for {k}" + (f" ({why})" if why else "")
 
 
 def size_notes(boxes: list[Box], scale: float, bounds: Box, pool: PoolConfig) -> list[str]:

@@ -121,9 +121,6 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         gains.append(state["gain"])
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
-    more = every_body(m, ok, whole, q, subs, detail, chosen, k, sel, keep_first=bool(focus))  # each body seen whole
-    gains = [gains[chosen.index(i)] if i in chosen else 0.0 for i in more]
-    chosen = more
     return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                    shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side)
 
@@ -157,25 +154,44 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
                        tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
-    more = []  # k auto's top-up: portraits (its own close-ups are made above), then zooms
-    if (auto and chosen and len(chosen) + len(closer) < want and sel.close_ups.portraits
-            and any(upper_bodies(b) for s in subs for b in s.bodies)):
-        more = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
-                         subjects=subs, guards=guards, n=want - len(chosen) - len(closer), tables=tables,
-                         chosen=[m.boxes[i] for i in chosen] + [c.box for c, *_ in closer], scale=scale,
-                         portraits=True, whole=False)
-        closer += more
     for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
         crops.insert(at, crop)
         mains.insert(at, j)
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
+    ids = {id(scored[i]): i for i in chosen}  # then a slide for each body no slide holds whole (every_body)
+    covers = every_body(m, ok & (cuts == 0) & (portrait == 0), whole, q, subs, detail, [c.box for c in crops],
+                        [ids.get(id(c)) for c in crops], k, sel, keep_first=bool(focus))
+    shown = set(mains)
+    for at, i in covers:
+        crops.insert(at, scored[i])
+        mains.insert(at, int(main[i]))
+        gains.insert(at, 0.0)
+        lists.insert(at, (scored[i],))
+    covers_i = [i for _, i in covers]
+    new_subjects = len({int(main[i]) for i in covers_i} - shown)  # a distinct subject; the others are wider views
+    n_distinct += new_subjects
+    wider = len(covers_i) - new_subjects
+    more = []  # k auto's top-up: portraits (its own close-ups are made above), then zooms
+    if (auto and chosen and len(crops) < want and sel.close_ups.portraits
+            and any(upper_bodies(b) for s in subs for b in s.bodies)):
+        more = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
+                         subjects=subs, guards=guards, n=want - len(crops), tables=tables,
+                         chosen=[c.box for c in crops], scale=scale, portraits=True, whole=False)
+    for crop, j, _ in more:  # a portrait right after the crop of its person
+        at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
+        crops.insert(at, crop)
+        mains.insert(at, j)
+        gains.insert(at, 0.0)
+        lists.insert(at, (crop,))
+    closer += more
     zooms: list[int] = []
     if chosen and len(crops) < want:  # zooms: no body cut, no subject held in part, a detected main subject
         part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
         clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
-        zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen, want - len(crops), sel.close_ups)
+        zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen + covers_i, want - len(crops),
+                            sel.close_ups)
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
         held = [n for n, c in enumerate(crops) if box_shares(np.array([m.C[i]]), c.box)[0] >= sel.close_ups.inside - 1e-9]
         at = max(held[0], 1 if focus else 0) if held else max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
@@ -187,15 +203,15 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why,
-                                portraits=sum(p for *_, p in closer)))
+                                portraits=sum(p for *_, p in closer), wider=wider))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
             rank[order] = -np.arange(len(m), dtype=np.float64)
             also = [c.box for c, *_ in closer] + [m.boxes[i] for i in zooms]
-            need = k - len(closer) - len(zooms) - len(chosen)
-            fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=chosen, also=also, iou_limit=config.nms_iou)
-            fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=chosen + fills)
+            need, shown = k - len(crops), chosen + covers_i
+            fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=shown, also=also, iou_limit=config.nms_iou)
+            fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=shown + fills)
             crops += [scored[i] for i in fills]
             mains += [int(main[i]) for i in fills]
             lists += [(scored[i],) for i in fills]
@@ -205,13 +221,13 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
     left = [j for j in np.flatnonzero(detail)
-            if not _shown(j, chosen + zooms + fills, closer, whole, subs, sel)] if chosen else []
+            if not _shown(j, chosen + covers_i + zooms + fills, closer, whole, subs, sel)] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
                      "k auto leaves details out; a fixed k frames them")
     if focus and crops:
         notes.append("the focus given is held by the first crop")
-    for i in chosen:
+    for i in chosen + covers_i:
         at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
         s = subs[int(main[i])]
         note = sel.no_sliced_body.note(at, cuts[i], portrait[i], s.label or s.kind)
@@ -222,7 +238,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         if cuts[i] > 0:
             at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
             notes.append(fill_cut(at, int(cuts[i])))
-    cut = sum(bool(cuts[i] > 0) for i in chosen + fills)  # a cut at a portrait line is no slice
+    cut = sum(bool(cuts[i] > 0) for i in chosen + covers_i + fills)  # a cut at a portrait line is no slice
     lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut, topped=len(more) + len(zooms) if auto else 0)

@@ -12,8 +12,9 @@ __all__ = ["DirectSelection"]
 
 @dataclass(frozen=True)
 class DirectSelection:
-    """Chosen crops (analysis pixels, in selection order, each close-up right after the crop of its
-    subject), their gains, main subjects and notes."""
+    """Chosen crops (analysis pixels, in carousel order: the objective's slides as chosen, each close-up,
+    portrait and zoom in right after its subject's crop, a wider view before the first crop it holds, never
+    before a focus crop), their gains, main subjects and notes."""
 
     crops: tuple[ScoredCrop, ...]
     gains: tuple[float, ...]

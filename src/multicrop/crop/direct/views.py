@@ -57,7 +57,7 @@ def scene_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, boun
     """No subject: the best-composed view of the whole scene (windows of ``scene_views.scales[:2]``),
     and with ``n > 1`` (a fixed k) up to ``n - 1`` more, each the best-scored window of any of
     ``scene_views.scales`` with IoU at most ``scene_views.iou`` with the views before it, in reading
-    order after the first; with ``closer`` (k auto's ``objective.min_slides``) up to that many views
+    order after the first; with ``closer`` (k auto: ``objective.min_slides`` - 1) up to that many views
     inside the first instead, as zooms are (``close_ups.inside`` of them in it, IoU at most
     ``close_ups.iou`` with every view), the best-scored first.  A view slicing none of the ``guards``
     (bodies too unsure to be subjects) wins over any that does; the further views slice none.  The

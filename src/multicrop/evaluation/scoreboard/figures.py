@@ -260,15 +260,17 @@ def compare(new: Mapping[str, Mapping[str, Mapping[str, float]]],
             n_resamples: int = N_RESAMPLES, rows: tuple[Row, ...] = ROWS) -> list[Verdict]:
     """Every figure of every row present in ``new`` (``new[row][photo] -> counts``), against ``base``.
 
-    The baseline's interval is computed from its own per-photo counts, the same way, over the photos
-    both hold (a ``--limit`` run is compared on its own photos; another photo folder has no baseline);
-    a figure the baseline has no counts for (one added since it was written) is shown with no baseline.
+    The baseline's interval is computed from its own per-photo counts, the same way, over the run's
+    photos (a ``--limit`` run is compared on its own photos); a row holding a photo the baseline lacks
+    (another photo folder, or one the baseline never saw) has no baseline, and neither has a figure the
+    baseline has no counts for (one added since it was written).
     """
     out = []
     for row in rows:
         if row.key not in new:
             continue
-        old = {p: c for p, c in (base or {}).get(row.key, {}).items() if p in new[row.key]}
+        had = (base or {}).get(row.key, {})
+        old = {p: had[p] for p in new[row.key]} if had and all(p in had for p in new[row.key]) else {}
         for fig in row.figures:
             est = estimate(fig, new[row.key], row=row.key, seed=seed, n_resamples=n_resamples)
             b = None
