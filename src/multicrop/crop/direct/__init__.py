@@ -13,6 +13,8 @@ itself (§V).  This package is that method, one module per stage:
 - :mod:`.selector` -- the one greedy selector;
 - :mod:`.select` -- the main loop, fills, shortlists, notes;
 - :mod:`.zoom` -- close-ups, after the wide shot;
+- :mod:`.cover` -- every body seen whole: a slide for a body no slide holds whole;
+- :mod:`.shortlist` -- a slide's alternatives for a judge;
 - :mod:`.views` -- a photo with no subject: views of the scene.
 
 ``docs/cropping.md`` ("How direct chooses") gives the objective and the rules.
