@@ -800,6 +800,18 @@ def test_a_fixed_k_short_of_k_counts_the_every_body_slide_once():
     assert short_note(1, 4, force=True, wider=1).endswith("wrote 4 crops as asked (force_k), 2 showing no new subject")
 
 
+def test_a_subject_with_only_a_close_up_gets_its_every_body_slide_counted_as_distinct():
+    """A review's fuzz: the cat's slide and the group's close-up came first, then every_body's slide of the group
+    whole; the short note called that slide a 'wider view' of a subject shown before (only the close-up showed it)."""
+    dets = [Detection("animal", "cat", 17, Box(27, 335, 243, 169), 0.8),
+            Detection("person", "person", 1, Box(251, 127, 437, 269), 0.8),
+            Detection("vehicle", "car", 3, Box(294, 373, 71, 145), 0.8),
+            Detection("animal", "horse", 19, Box(268, 327, 350, 108), 0.8)]
+    res, _ = _crop_quiet(_photo(), dets, cfg=CFG.replace(k=4))
+    assert res.notes[0].startswith("this photo has 2 distinct subjects and 1 close-up worth a crop; wrote 3 crops"), \
+        res.notes[0]
+
+
 def test_with_a_focus_no_wider_slide_goes_before_the_focus_crop():
     """The wide view first, but the user's focus leads: the slides every_body and the top-up add (here a wider view
     holding the focus crop) come after it (before this test they went first)."""

@@ -163,7 +163,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     ids = {id(scored[i]): i for i in chosen}  # then a slide for each body no slide holds whole (every_body)
     covers = every_body(m, ok & (cuts == 0) & (portrait == 0), whole, q, subs, detail, [c.box for c in crops],
                         [ids.get(id(c)) for c in crops], k, sel, keep_first=bool(focus))
-    shown = set(mains)
+    shown = {int(main[i]) for i in chosen}  # the objective's own subjects (a close-up's may be new)
     for at, i in covers:
         crops.insert(at, scored[i])
         mains.insert(at, int(main[i]))
