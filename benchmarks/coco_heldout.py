@@ -5,12 +5,14 @@ outlines; the other 28 are photos the crop rules were never tuned on.  This copi
 labels turned from the detector's class indices (0-79) into COCO category ids (1-90, the layout of
 coco-subjects' ``labels/<id>.txt``), into ``DST``::
 
-    python benchmarks/coco_heldout.py SRC DST --exclude ../shared/data/coco-subjects
+    python benchmarks/coco_heldout.py SRC DST --exclude DEV
     python benchmarks/scoreboard.py --coco DST --only coco --cache /tmp/sb-cache
 
 ``SRC`` is a coco128-seg folder (``images/train2017/*.jpg``, ``labels/train2017/*.txt``), such as
 the copy committed in the public GitHub repository Goodccccl/yolov8_python (commit 0f2dcc3,
-``coco128-seg/``).  Photos whose id is in ``--exclude``'s ``images/`` are left out.  The photos
+``coco128-seg/``).  Photos whose id is in ``--exclude``'s ``images/`` (``DEV``, the development set's
+folder, which the project never ships) are left out; ``classes.txt`` is written from
+:mod:`multicrop.detectors.coco`.  The photos
 and outlines are COCO's (annotations CC BY 4.0, images under their Flickr owners' licences): the
 set is a measurement, never committed.  Its outlines are COCO's own polygons where coco-subjects
 holds a re-drawn copy, and regions COCO marks as crowds are absent (the Ultralytics export drops
@@ -24,7 +26,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from multicrop.detectors.coco import CATEGORY_IDS
+from multicrop.detectors.coco import CATEGORY_IDS, NAMES
 
 
 def convert_line(line: str) -> str:
@@ -53,8 +55,9 @@ def build(src: Path, dst: Path, exclude: Path | None = None) -> list[str]:
         (dst / "labels" / label.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
         shutil.copyfile(photo, dst / "images" / photo.name)
         done.append(label.stem)
-    if exclude and (exclude / "classes.txt").is_file():
-        shutil.copyfile(exclude / "classes.txt", dst / "classes.txt")
+    lines = ["# COCO thing category ids (as in the labels' first column)"]
+    lines += [f"{cid}: {name}" for cid, name in zip(CATEGORY_IDS, NAMES)]
+    (dst / "classes.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return done
 
 
