@@ -10,7 +10,7 @@ from ..subjects import Subject
 from .measure import Measurements, box_shares
 from .settings import SelectionConfig
 
-__all__ = ["every_body"]
+__all__ = ["every_body", "before_held"]
 
 
 def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray, subs: list[Subject],
@@ -43,10 +43,17 @@ def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray
         step = greedy(m.boxes, lambda c, iou: np.where(allowed, q, -np.inf), k=1, also=boxes, iou_limit=rule.iou)
         if step:
             i = step[0]
-            holds = [n for n, b in enumerate(boxes) if box_shares(m.C[[i]], b)[0] >= sel.close_ups.inside - 1e-9]
-            at = holds[0] if holds else len(boxes)
-            at = max(at, 1) if keep_first else at
+            at = before_held(m.C[i], boxes, sel.close_ups.inside, keep_first)
+            at = len(boxes) if at is None else at
             boxes.insert(at, m.boxes[i])
             index.insert(at, i)
             out.append((at, i))
     return out
+
+
+def before_held(corners: np.ndarray, slides: list[Box], inside: float, keep_first: bool = False) -> int | None:
+    """The wide view first: where a slide of ``corners`` goes among ``slides`` if it holds one of them (by
+    ``inside`` of its area): before the first it holds, yet never before the first slide with ``keep_first``;
+    None when it holds none."""
+    held = [n for n, b in enumerate(slides) if box_shares(np.asarray(corners)[None, :], b)[0] >= inside - 1e-9]
+    return None if not held else max(held[0], 1 if keep_first else 0)

@@ -11,7 +11,7 @@ from ..scoring.base import Scorer, ScoringContext
 from ..people import group_portraits
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, upper_bodies, zoom_levels
-from .cover import every_body
+from .cover import before_held, every_body
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, why_short, zoom_notes
@@ -154,21 +154,24 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     closer = close_ups(ctx, scorer, sel, config.candidates, bounds=m.bounds, min_side=min_side, ratios=ratios,
                        subjects=subs, guards=guards, chosen=[m.boxes[i] for i in chosen], n=k - len(chosen),
                        tables=tables, scale=scale, portraits=not auto and sel.close_ups.portraits) if chosen else []
-    for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
-        at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
+
+    def put(at: int, crop, j: int) -> None:  # one slide more at ``at``, with no gain and no alternatives
         crops.insert(at, crop)
         mains.insert(at, j)
         gains.insert(at, 0.0)
         lists.insert(at, (crop,))
+
+    def after(j: int) -> int:  # right after the last crop of subject j
+        return max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
+
+    for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
+        put(after(j), crop, j)
     ids = {id(scored[i]): i for i in chosen}  # then a slide for each body no slide holds whole (every_body)
     covers = every_body(m, ok & (cuts == 0) & (portrait == 0), whole, q, subs, detail, [c.box for c in crops],
                         [ids.get(id(c)) for c in crops], k, sel, keep_first=bool(focus))
     shown = {int(main[i]) for i in chosen}  # the objective's own subjects (a close-up's may be new)
     for at, i in covers:
-        crops.insert(at, scored[i])
-        mains.insert(at, int(main[i]))
-        gains.insert(at, 0.0)
-        lists.insert(at, (scored[i],))
+        put(at, scored[i], int(main[i]))
     covers_i = [i for _, i in covers]
     new_subjects = len({int(main[i]) for i in covers_i} - shown)  # a distinct subject; the others are wider views
     n_distinct += new_subjects
@@ -180,11 +183,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
                          subjects=subs, guards=guards, n=want - len(crops), tables=tables,
                          chosen=[c.box for c in crops], scale=scale, portraits=True, whole=False)
     for crop, j, _ in more:  # a portrait right after the crop of its person
-        at = max((n + 1 for n, mm in enumerate(mains) if mm == j), default=len(crops))
-        crops.insert(at, crop)
-        mains.insert(at, j)
-        gains.insert(at, 0.0)
-        lists.insert(at, (crop,))
+        put(after(j), crop, j)
     closer += more
     zooms: list[int] = []
     if chosen and len(crops) < want:  # zooms: no body cut, no subject held in part, a detected main subject
@@ -193,12 +192,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen + covers_i, want - len(crops),
                             sel.close_ups)
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
-        held = [n for n, c in enumerate(crops) if box_shares(np.array([m.C[i]]), c.box)[0] >= sel.close_ups.inside - 1e-9]
-        at = max(held[0], 1 if focus else 0) if held else max(n + 1 for n, mm in enumerate(mains) if mm == int(main[i]))
-        crops.insert(at, scored[i])
-        mains.insert(at, int(main[i]))
-        gains.insert(at, 0.0)
-        lists.insert(at, (scored[i],))
+        at = before_held(m.C[i], [c.box for c in crops], sel.close_ups.inside, keep_first=bool(focus))
+        put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
     fills: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
