@@ -751,6 +751,30 @@ def test_k_auto_tops_a_one_slide_carousel_up_with_a_zoom_of_its_subject():
     assert len(empty.crops) == 2 and empty.notes[0].startswith("no subject found")
 
 
+def test_k_auto_tops_a_one_slide_carousel_of_things_up_with_a_closer_view():
+    """direct-22: three dishes overlapping on a table, no person, animal or vehicle: the objective's one slide
+    holds the middle dish whole and the left one in part, so every zoom of the middle dish holds part of another
+    (no zoom) and nothing has a close-up.  The carousel gets a closer view inside its slide, as a photo with no
+    subject does (direct-20), breaking no hard rule: it holds a dish whole and none by half.  With scene views
+    off, or ``min_slides`` 1, one slide."""
+    dishes = [Detection("object", "bowl", 51, b, 0.8)
+              for b in (Box(115, 44, 332, 315), Box(355, 18, 245, 321), Box(77, 64, 265, 324))]
+    res, a = _crop_quiet(_photo(), dishes)
+    assert [s.label for s in a.subjects] == ["bowl"] * 3
+    assert len(res.crops) == 2, res.notes
+    wide, close = (c.box for c in res.crops)
+    zoom = SelectionConfig().close_ups
+    assert _held(wide, close) >= zoom.inside and iou(wide, close) <= zoom.iou + 1e-9
+    held = [_held(close, d.box) for d in dishes]
+    assert max(held) >= SelectionConfig().holds_main.whole - 1e-6
+    assert not any(SelectionConfig().no_half_salient.hold <= h < 0.9 for h in held), held
+    assert "1 closer view inside the first crop: no subject has a closer framing of its own that cuts nothing" in res.notes
+    off = CFG.replace(selection=CFG.selection.set(scene_views__enabled=False))
+    for cfg in (off, ONE_SLIDE):
+        one, _ = _crop_quiet(_photo(), dishes, cfg=cfg)
+        assert [c.box for c in one.crops] == [wide] and not any("closer view" in n for n in one.notes)
+
+
 def test_every_detected_body_is_seen_whole_on_some_slide():
     """direct-19: a large cat whose whole framings are all wide and hold a salient thing beside it lost to that
     thing at k auto: one slide of the thing, none of the cat (a held-out coco128 photo: remotes beside a cat).

@@ -68,7 +68,7 @@ def one_slide_notes(boxes: list[Box], mains: list[int], subs: list, frame: float
     the photo's ``frame`` area), with members a close-up would frame (``rule.min_area``); a group followed
     by a close-up, portrait or zoom of its own has more than one slide and no such note."""
     out = []
-    for j in dict.fromkeys(mains):
+    for j in dict.fromkeys(j for j in mains if j >= 0):
         s = subs[j]
         mine = [b for b, mm in zip(boxes, mains) if mm == j]
         if (len(mine) == 1 and len(s.members) > 1 and mine[0].area > rule.share * frame
@@ -77,9 +77,10 @@ def one_slide_notes(boxes: list[Box], mains: list[int], subs: list, frame: float
     return out
 
 
-def zoom_notes(portraits: int, closer: int, zooms: int) -> list[str]:
+def zoom_notes(portraits: int, closer: int, zooms: int, views: int = 0) -> list[str]:
     """What the slides after the wide ones are: ``closer`` close-ups (``portraits`` of them cut at a portrait
-    line) and ``zooms`` in or out of a subject shown.
+    line), ``zooms`` in or out of a subject shown, and ``views`` closer inside the first crop (k auto, where no
+    subject has a close-up or zoom that breaks no rule).
 
     >>> zoom_notes(1, 2, 0)
     ['1 close-up of a subject another crop shows whole', '1 portrait of a person another crop shows whole, cut at the chest or waist']
@@ -91,4 +92,7 @@ def zoom_notes(portraits: int, closer: int, zooms: int) -> list[str]:
         out.append(f"{plural(portraits, 'portrait')} of a person another crop shows whole, cut at the chest or waist")
     if zooms:
         out.append(f"{plural(zooms, 'zoom')} in or out of a subject another crop shows")
+    if views:
+        out.append(f"{plural(views, 'closer view')} inside the first crop: no subject has a closer framing of its "
+                   "own that cuts nothing")
     return out

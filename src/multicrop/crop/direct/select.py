@@ -19,7 +19,7 @@ from .pool import direct_pool
 from .shortlist import apart, shortlist_of
 from .quality import main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
-from .views import no_candidate, scene_views
+from .views import closer_views, no_candidate, scene_views
 
 __all__ = ["select_direct"]
 
@@ -194,6 +194,13 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
         at = before_held(m.C[i], [c.box for c in crops], sel.close_ups.inside, keep_first=bool(focus))
         put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
+    views = []  # k auto's last top-up: a closer view inside the one slide, as a photo with no subject gets
+    if auto and chosen and len(crops) < want:
+        views = closer_views(ctx, scorer, config, first=crops[0].box, shown=[c.box for c in crops], bounds=m.bounds,
+                             min_side=min_side, ratios=ratios, n=want - len(crops), subjects=subs,
+                             bodies=[b for s in subs + guards for b in s.bodies])
+    for crop in views:  # right after the slide it zooms into; it has no main subject
+        put(1, crop, -1)
     fills: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
@@ -212,7 +219,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             lists += [(scored[i],) for i in fills]
             gains += [0.0] * len(fills)
     else:
-        notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms))
+        notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms), len(views))
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
     left = [j for j in np.flatnonzero(detail)
@@ -236,7 +243,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     cut = sum(bool(cuts[i] > 0) for i in chosen + covers_i + fills)  # a cut at a portrait line is no slice
     lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
-                           tuple(mains), cut, topped=len(more) + len(zooms) if auto else 0)
+                           tuple(mains), cut, topped=len(more) + len(zooms) + len(views) if auto else 0)
 
 
 def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:

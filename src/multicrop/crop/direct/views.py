@@ -16,7 +16,7 @@ from .notes import plural, size_notes
 from ..selector import greedy
 from .types import DirectSelection
 
-__all__ = ["NO_SUBJECT", "no_candidate", "scene_views"]
+__all__ = ["NO_SUBJECT", "closer_views", "no_candidate", "scene_views"]
 
 #: The first note of a photo with no subject.
 NO_SUBJECT = "no subject found (no person, animal or thing detected, nothing salient)"
@@ -70,21 +70,15 @@ def scene_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, boun
         raise no_candidate(bounds, ratios, min_side)
     first = max(range(len(wide)), key=lambda i: (-cuts[i], wide[i].score))
     views = [wide[first]]
-    more_views = n - 1 if n > 1 else closer
-    if more_views > 0 and rule.enabled:
+    if n > 1 and rule.enabled:
         more, more_cuts = _windows(ctx, scorer, config, bounds, min_side, ratios, rule.scales, bodies)
-        allowed = more_cuts == 0
-        limit = rule.iou
-        if n <= 1:  # closer views: inside the first, as a zoom is
-            zoom = config.selection.close_ups
-            top = np.array([views[0].box.corners()])
-            allowed &= np.array([box_shares(top, c.box)[0] >= zoom.inside - 1e-9 for c in more], bool)
-            limit = zoom.iou
-        score = np.where(allowed, np.array([c.score for c in more]), -np.inf)
-        picked = greedy([c.box for c in more], lambda chosen, iou: score, k=more_views, also=[views[0].box],
-                        iou_limit=limit)
-        picked_views = [more[i] for i in picked]
-        views += sorted(picked_views, key=lambda c: (c.box.x, c.box.y)) if n > 1 else picked_views
+        score = np.where(more_cuts == 0, np.array([c.score for c in more]), -np.inf)
+        picked = greedy([c.box for c in more], lambda chosen, iou: score, k=n - 1, also=[views[0].box],
+                        iou_limit=rule.iou)
+        views += sorted((more[i] for i in picked), key=lambda c: (c.box.x, c.box.y))
+    elif closer > 0:
+        views += closer_views(ctx, scorer, config, first=views[0].box, shown=[views[0].box], bounds=bounds,
+                              min_side=min_side, ratios=ratios, n=closer, bodies=bodies)
     if n > 1 and rule.enabled:
         how = (f"{plural(len(views), 'view')} of the scene" + ("" if len(views) >= n else
                f", asked for {n} (no other view slicing nothing differs enough from these)"))
@@ -95,3 +89,36 @@ def scene_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, boun
     notes = [f"{NO_SUBJECT}: {how}"] + size_notes([v.box for v in views], scale, bounds, config.selection.pool)
     return DirectSelection(tuple(views), (0.0,) * len(views), (), 1, tuple(notes), tuple((v,) for v in views),
                            (-1,) * len(views), topped=len(views) - 1 if n <= 1 else 0)
+
+
+def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, first: Box, shown: list[Box], bounds: Box,
+                 min_side: float, ratios: tuple[Ratio, ...], n: int, subjects: list[Subject] = (),
+                 bodies: list[Subject] = ()) -> list[ScoredCrop]:
+    """Up to ``n`` views inside the slide ``first``, as a zoom is (``close_ups.inside`` of each in it, IoU at most
+    ``close_ups.iou`` with every slide ``shown``), the best-scored first: windows of ``scene_views.scales`` that
+    break no hard rule: none of ``bodies`` sliced or cut at a portrait line, no face cut, none of ``subjects``
+    held by half, and one of them held whole (``holds_main``) where there are any.  None where ``scene_views``
+    is off."""
+    sel = config.selection
+    if n <= 0 or not sel.scene_views.enabled:
+        return []
+    crops: list[ScoredCrop] = []
+    breaks: list[np.ndarray] = []
+    top = np.array([first.corners()])
+    for ratio in ratios:
+        boxes = [b for b in sliding_windows(bounds, ratio, scales=sel.scene_views.scales, config=config.candidates)
+                 if min(b.w, b.h) >= min_side - 1e-6 and box_shares(top, b)[0] >= sel.close_ups.inside - 1e-9]
+        if not boxes:
+            continue
+        m = measure(ctx, [(b, ratio) for b in boxes], list(subjects), list(bodies), bounds, MaskTables(),
+                    portrait_width=sel.no_sliced_body.portrait_width)
+        cut, portrait = sel.no_sliced_body.cuts(m)
+        broken = (cut > 0) | (portrait > 0) | sel.no_cut_face.violations(m) | sel.no_half_salient.violations(m)
+        breaks.append(broken | sel.holds_main.violations(m) if subjects else broken)
+        crops += scorer.score(ctx, boxes, ratio=ratio, region=bounds)
+    if not crops:
+        return []
+    score = np.where(np.concatenate(breaks), -np.inf, np.array([c.score for c in crops]))
+    picked = greedy([c.box for c in crops], lambda chosen, iou: score, k=n, also=list(shown),
+                    iou_limit=sel.close_ups.iou)
+    return [crops[i] for i in picked]
