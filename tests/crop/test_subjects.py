@@ -766,7 +766,9 @@ def test_k_auto_tops_a_one_slide_carousel_of_things_up_with_a_closer_view():
     zoom = SelectionConfig().close_ups
     assert _held(wide, close) >= zoom.inside and iou(wide, close) <= zoom.iou + 1e-9
     held = [_held(close, d.box) for d in dishes]
-    assert max(held) >= SelectionConfig().holds_main.whole - 1e-6
+    main = a.subjects[res.mains[0]].box  # the view looks closer at the slide's own subject
+    assert _held(wide, main) >= 0.9 and _held(close, main) >= SelectionConfig().holds_main.whole - 1e-6
+    assert res.mains[1] == -1  # a view has no main subject of its own
     assert not any(SelectionConfig().no_half_salient.hold <= h < 0.9 for h in held), held
     assert "1 closer view inside the first crop: no subject has a closer framing of its own that cuts nothing" in res.notes
     off = CFG.replace(selection=CFG.selection.set(scene_views__enabled=False))

@@ -64,7 +64,7 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-20: k auto gives a photo with no subject a closer view inside its view of the scene (two slides).
 #: direct-21: ``every_body`` after the close-ups (a close-up counts as seeing a body whole; a fixed k keeps its zooms).
 #: direct-22: k auto's last top-up: a one-slide carousel whose subjects give no close-up, portrait or zoom gets a
-#: closer view inside its slide, as a photo with no subject does (breaking no hard rule, a subject held whole).
+#: closer view inside its slide, as a photo with no subject does (breaking no hard rule, the slide's subject whole).
 DIRECT_VERSION = "direct-22"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",

@@ -198,7 +198,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if auto and chosen and len(crops) < want:
         views = closer_views(ctx, scorer, config, first=crops[0].box, shown=[c.box for c in crops], bounds=m.bounds,
                              min_side=min_side, ratios=ratios, n=want - len(crops), subjects=subs,
-                             bodies=[b for s in subs + guards for b in s.bodies])
+                             bodies=[b for s in subs + guards for b in s.bodies], hold=mains[0])
     for crop in views:  # right after the slide it zooms into; it has no main subject
         put(1, crop, -1)
     fills: list[int] = []

@@ -93,12 +93,12 @@ def scene_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, boun
 
 def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, first: Box, shown: list[Box], bounds: Box,
                  min_side: float, ratios: tuple[Ratio, ...], n: int, subjects: list[Subject] = (),
-                 bodies: list[Subject] = ()) -> list[ScoredCrop]:
+                 bodies: list[Subject] = (), hold: int | None = None) -> list[ScoredCrop]:
     """Up to ``n`` views inside the slide ``first``, as a zoom is (``close_ups.inside`` of each in it, IoU at most
     ``close_ups.iou`` with every slide ``shown``), the best-scored first: windows of ``scene_views.scales`` that
     break no hard rule: none of ``bodies`` sliced or cut at a portrait line, no face cut, none of ``subjects``
-    held by half, and one of them held whole (``holds_main``) where there are any.  None where ``scene_views``
-    is off."""
+    held by half, and one of them held whole (``holds_main``) where there are any: ``subjects[hold]`` where
+    given (the slide's own main subject: the view looks closer at it).  None where ``scene_views`` is off."""
     sel = config.selection
     if n <= 0 or not sel.scene_views.enabled:
         return []
@@ -114,6 +114,8 @@ def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, fir
                     portrait_width=sel.no_sliced_body.portrait_width)
         cut, portrait = sel.no_sliced_body.cuts(m)
         broken = (cut > 0) | (portrait > 0) | sel.no_cut_face.violations(m) | sel.no_half_salient.violations(m)
+        if hold is not None:
+            broken |= ~sel.holds_main.whole_matrix(m)[:, hold]
         breaks.append(broken | sel.holds_main.violations(m) if subjects else broken)
         crops += scorer.score(ctx, boxes, ratio=ratio, region=bounds)
     if not crops:
