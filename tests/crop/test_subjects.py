@@ -770,11 +770,34 @@ def test_k_auto_tops_a_one_slide_carousel_of_things_up_with_a_closer_view():
     assert _held(wide, main) >= 0.9 and _held(close, main) >= SelectionConfig().holds_main.whole - 1e-6
     assert res.mains[1] == -1  # a view has no main subject of its own
     assert not any(SelectionConfig().no_half_salient.hold <= h < 0.9 for h in held), held
-    assert "1 closer view inside the first crop: no subject has a closer framing of its own that cuts nothing" in res.notes
+    assert "1 closer view inside the first crop" in res.notes
     off = CFG.replace(selection=CFG.selection.set(scene_views__enabled=False))
     for cfg in (off, ONE_SLIDE):
         one, _ = _crop_quiet(_photo(), dishes, cfg=cfg)
         assert [c.box for c in one.crops] == [wide] and not any("closer view" in n for n in one.notes)
+
+
+def test_the_closer_view_looks_at_the_slide_s_own_subject_and_is_a_zoom():
+    """A review of direct-22: with ``--focus`` on a cup holding a bowl, the closer view held the bowl whole and the
+    focused cup by 41 %; it must hold the slide's main subject (here the focus) whole.  And it is a zoom: with
+    ``close_ups.zooms`` or ``close_ups.enabled`` off a one-slide carousel of a person stays one slide."""
+    cfg = CFG.replace(ratios="2:3,3:2,1:1")
+    dets = [Detection("object", "cup", 47, Box(319, 250, 303, 245), 0.844),
+            Detection("object", "bowl", 51, Box(345, 297, 100, 133), 0.525)]
+    focus = Box(319, 250, 303, 245)
+    img = _photo()
+    a = analyse(img, cfg, detections=dets)
+    sal = np.zeros(img.shape[:2], np.float32)
+    a = dataclasses.replace(a, saliency=sal, subjects=find_subjects(sal, dets, config=cfg.subjects))
+    res = crop_photo(img, cfg, analysis=a, focus=focus)
+    assert len(res.crops) == 2 and "1 closer view inside the first crop" in res.notes, res.notes
+    assert _held(res.crops[1].box, focus) >= SelectionConfig().holds_main.whole - 1e-6
+    person = _person(150, 200, 110, 230)
+    two, _ = _crop_quiet(_photo(), [person])
+    assert len(two.crops) == 2  # its zoom
+    for off in ({"close_ups__zooms": False}, {"close_ups__enabled": False}):
+        one, _ = _crop_quiet(_photo(), [person], cfg=CFG.replace(selection=CFG.selection.set(**off)))
+        assert [c.box for c in one.crops] == [two.crops[0].box] and not any("closer" in n for n in one.notes)
 
 
 def test_every_detected_body_is_seen_whole_on_some_slide():

@@ -45,8 +45,7 @@ def test_close_ups_portraits_and_zooms_are_told_apart():
                     "2 crops show a subject of another crop closer or wider."]
     assert zoom_notes(0, 0, 0) == []
     closer = note_items(None, zoom_notes(0, 0, 0, 1))
-    assert closer == [{"text": "1 crop looks closer inside the first: no subject can be framed closer on its own "
-                               "without cutting into something.", "kind": "crops"}]
+    assert closer == [{"text": "1 crop looks closer inside the first.", "kind": "crops"}]
 
 
 def test_every_note_pattern_has_a_known_kind():

@@ -80,7 +80,7 @@ class CropResult(Serializable):
     focus : Box or None
         The focus the user gave (source pixels).
     mains : tuple of int
-        ``direct``: per crop, the index into ``subjects`` of its main subject.
+        ``direct``: per crop, the index into ``subjects`` of its main subject (-1: a view of the scene, none).
     analysis_key : str
         :attr:`multicrop.crop.analysis.Analysis.key` of the analysis used.
     source : str or None

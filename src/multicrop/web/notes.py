@@ -99,10 +99,8 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(\d+) portraits? of a person another crop shows whole, cut at the chest or waist"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'zooms' if m[1] == '1' else 'zoom'} in on someone another crop shows whole, "
                "ending at the chest or waist."),
-    (re.compile(r"(\d+) closer views? inside the first crop: no subject has a closer framing of its own that "
-                r"cuts nothing"),
-     "crops", lambda m: f"{_n('crop', int(m[1]))} {'looks' if m[1] == '1' else 'look'} closer inside the first: "
-                        "no subject can be framed closer on its own without cutting into something."),
+    (re.compile(r"(\d+) closer views? inside the first crop"), "crops",
+     lambda m: f"{_n('crop', int(m[1]))} {'looks' if m[1] == '1' else 'look'} closer inside the first."),
     (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),

@@ -80,7 +80,7 @@ def one_slide_notes(boxes: list[Box], mains: list[int], subs: list, frame: float
 def zoom_notes(portraits: int, closer: int, zooms: int, views: int = 0) -> list[str]:
     """What the slides after the wide ones are: ``closer`` close-ups (``portraits`` of them cut at a portrait
     line), ``zooms`` in or out of a subject shown, and ``views`` closer inside the first crop (k auto, where no
-    subject has a close-up or zoom that breaks no rule).
+    close-up, portrait or zoom made the carousel two slides).
 
     >>> zoom_notes(1, 2, 0)
     ['1 close-up of a subject another crop shows whole', '1 portrait of a person another crop shows whole, cut at the chest or waist']
@@ -93,6 +93,5 @@ def zoom_notes(portraits: int, closer: int, zooms: int, views: int = 0) -> list[
     if zooms:
         out.append(f"{plural(zooms, 'zoom')} in or out of a subject another crop shows")
     if views:
-        out.append(f"{plural(views, 'closer view')} inside the first crop: no subject has a closer framing of its "
-                   "own that cuts nothing")
+        out.append(f"{plural(views, 'closer view')} inside the first crop")
     return out

@@ -194,13 +194,13 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
         at = before_held(m.C[i], [c.box for c in crops], sel.close_ups.inside, keep_first=bool(focus))
         put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
-    views = []  # k auto's last top-up: a closer view inside the one slide, as a photo with no subject gets
-    if auto and chosen and len(crops) < want:
+    views = []  # k auto's last top-up: a closer view inside the one slide, as a photo with no subject gets (a zoom)
+    if auto and chosen and len(crops) < want and sel.close_ups.enabled and sel.close_ups.zooms:
         views = closer_views(ctx, scorer, config, first=crops[0].box, shown=[c.box for c in crops], bounds=m.bounds,
                              min_side=min_side, ratios=ratios, n=want - len(crops), subjects=subs,
                              bodies=[b for s in subs + guards for b in s.bodies], hold=mains[0])
-    for crop in views:  # right after the slide it zooms into; it has no main subject
-        put(1, crop, -1)
+    for n, crop in enumerate(views):  # right after the slide it zooms into, best first; it has no main subject
+        put(1 + n, crop, -1)
     fills: list[int] = []
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
@@ -223,7 +223,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
     left = [j for j in np.flatnonzero(detail)
-            if not _shown(j, chosen + covers_i + zooms + fills, closer, whole, subs, sel)] if chosen else []
+            if not _shown(j, chosen + covers_i + zooms + fills, closer + [(v, -1, False) for v in views], whole, subs,
+                          sel)] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
                      "k auto leaves details out; a fixed k frames them")

@@ -1,4 +1,5 @@
-"""A photo without a subject: views of the scene, the first and closer ones at ``k="auto"``, up to ``k`` at a fixed ``k``."""
+"""Views of the scene: for a photo without a subject the first and closer ones at ``k="auto"``, up to ``k`` at a
+fixed ``k``; and the closer view inside the one slide of a k-auto carousel of subjects (:func:`closer_views`)."""
 
 from __future__ import annotations
 
@@ -105,9 +106,9 @@ def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, fir
     crops: list[ScoredCrop] = []
     breaks: list[np.ndarray] = []
     top = np.array([first.corners()])
-    for ratio in ratios:
+    for ratio in ratios:  # every window is scored (a learned scorer ranks them together), those outside refused
         boxes = [b for b in sliding_windows(bounds, ratio, scales=sel.scene_views.scales, config=config.candidates)
-                 if min(b.w, b.h) >= min_side - 1e-6 and box_shares(top, b)[0] >= sel.close_ups.inside - 1e-9]
+                 if min(b.w, b.h) >= min_side - 1e-6]
         if not boxes:
             continue
         m = measure(ctx, [(b, ratio) for b in boxes], list(subjects), list(bodies), bounds, MaskTables(),
@@ -116,6 +117,7 @@ def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, fir
         broken = (cut > 0) | (portrait > 0) | sel.no_cut_face.violations(m) | sel.no_half_salient.violations(m)
         if hold is not None:
             broken |= ~sel.holds_main.whole_matrix(m)[:, hold]
+        broken |= np.array([box_shares(top, b)[0] < sel.close_ups.inside - 1e-9 for b in boxes], bool)
         breaks.append(broken | sel.holds_main.violations(m) if subjects else broken)
         crops += scorer.score(ctx, boxes, ratio=ratio, region=bounds)
     if not crops:
