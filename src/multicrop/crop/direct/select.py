@@ -211,9 +211,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
             rank[order] = -np.arange(len(m), dtype=np.float64)
             also = [c.box for c, *_ in closer] + [m.boxes[i] for i in zooms]
-            need, shown = k - len(crops), chosen + covers_i
-            fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=shown, also=also, iou_limit=config.nms_iou)
-            fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=shown + fills)
+            need, slides = k - len(crops), chosen + covers_i
+            fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=slides, also=also, iou_limit=config.nms_iou)
+            fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=slides + fills)
             crops += [scored[i] for i in fills]
             mains += [int(main[i]) for i in fills]
             lists += [(scored[i],) for i in fills]

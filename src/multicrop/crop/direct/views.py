@@ -105,20 +105,22 @@ def closer_views(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, fir
         return []
     crops: list[ScoredCrop] = []
     breaks: list[np.ndarray] = []
-    top = np.array([first.corners()])
+    tables = MaskTables()
     for ratio in ratios:  # every window is scored (a learned scorer ranks them together), those outside refused
         boxes = [b for b in sliding_windows(bounds, ratio, scales=sel.scene_views.scales, config=config.candidates)
                  if min(b.w, b.h) >= min_side - 1e-6]
         if not boxes:
             continue
-        m = measure(ctx, [(b, ratio) for b in boxes], list(subjects), list(bodies), bounds, MaskTables(),
+        m = measure(ctx, [(b, ratio) for b in boxes], list(subjects), list(bodies), bounds, tables,
                     portrait_width=sel.no_sliced_body.portrait_width)
         cut, portrait = sel.no_sliced_body.cuts(m)
-        broken = (cut > 0) | (portrait > 0) | sel.no_cut_face.violations(m) | sel.no_half_salient.violations(m)
-        if hold is not None:
-            broken |= ~sel.holds_main.whole_matrix(m)[:, hold]
-        broken |= np.array([box_shares(top, b)[0] < sel.close_ups.inside - 1e-9 for b in boxes], bool)
-        breaks.append(broken | sel.holds_main.violations(m) if subjects else broken)
+        inside = box_shares(m.C, first) * first.area / (m.area * bounds.area)  # share of each window in ``first``
+        broken = ((cut > 0) | (portrait > 0) | sel.no_cut_face.violations(m) | sel.no_half_salient.violations(m)
+                  | (inside < sel.close_ups.inside - 1e-9))
+        if subjects:  # the main subject (``hold``), else some subject, held whole
+            whole = sel.holds_main.whole_matrix(m)
+            broken |= ~(whole[:, [hold]] if hold is not None else whole).any(axis=1)
+        breaks.append(broken)
         crops += scorer.score(ctx, boxes, ratio=ratio, region=bounds)
     if not crops:
         return []
