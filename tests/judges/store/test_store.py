@@ -69,6 +69,32 @@ def test_newer_or_foreign_files_are_refused(tmp_path):
         CallStore(tmp_path / "missing.sqlite", readonly=True)
 
 
+def test_a_store_another_run_creates_while_this_one_opens_it_is_not_taken_for_a_foreign_one(tmp_path, monkeypatch):
+    """Two runs opening one new store: run B read the schema version (0), run A then created the tables, and B
+    read those tables beside its version 0 and refused "not a multicrop store" (a CI run of
+    tests/judges/store/test_concurrent_runs.py).  B's first read of the two is followed here by A's whole
+    creation; B must open the store A made."""
+    db = tmp_path / "runs.sqlite"
+    real, fired = sqlite3.connect, []
+
+    class Interleaved(sqlite3.Connection):
+        def execute(self, sql, *args):
+            cur = super().execute(sql, *args)
+            if not fired and (sql.startswith("PRAGMA user_version") or sql.startswith("SELECT name FROM sqlite_master")):
+                fired.append(sql)
+                CallStore(db).close()  # run A, between run B's reads
+            return cur
+
+    def connect(*args, **kwargs):
+        return real(*args, **({} if fired else {"factory": Interleaved}), **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with CallStore(db) as store:  # run B
+        assert store.schema_version == len(MIGRATIONS)
+        store.record_failure(call_key="sha256:x", family="f", image="i", error="e", attempts=1)
+    assert fired  # A did run between B's reads
+
+
 def test_records_roundtrip_nan_scores_and_duplicates_are_ignored(tmp_path):
     a, b = _rec(0), _rec(1, score=None, parse_error="no JSON object")
     assert math.isnan(b.score)

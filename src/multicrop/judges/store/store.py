@@ -121,6 +121,21 @@ def _check_header(path: Path, *, readonly: bool) -> None:
                          f"has {size}); restore it from a backup")
 
 
+def _schema(db: sqlite3.Connection) -> tuple[int, list[str]]:
+    """The schema version and the tables, read in one snapshot: another process creating the store between two
+    separate reads would show its tables beside the version from before (a new store taken for a foreign one)."""
+    db.execute("BEGIN")
+    try:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return version, tables
+
+
 class CallStore(ReadsMixin, ClaimsMixin):
     """SQLite store of judge calls; migrations are applied on open.
 
@@ -165,14 +180,13 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 # NORMAL in WAL mode: a committed transaction survives a killed
                 # process (only an OS crash or power loss can lose the last ones).
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            version, tables = _schema(self._db)
         except sqlite3.DatabaseError as exc:
             self._is_damaged = True
             if hasattr(self, "_db"):
                 self.close()
             raise StoreError(f"{self.path}: not a usable SQLite database ({exc})") from None
         if version == 0:
-            tables = [t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
             if tables or readonly:
                 self._db.close()
                 what = f"it has tables {', '.join(tables[:5])}" if tables else "it is empty"
