@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .layout import pack_pieces, split_key_json
 
-__all__ = ["MIGRATIONS"]
+__all__ = ["MIGRATIONS", "schema_state"]
 
 
 def _compact(db: sqlite3.Connection) -> None:
@@ -202,3 +202,18 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     # 4: runs, prompts, questions, images; compact calls (see _compact).
     _compact,
 )
+
+
+def schema_state(db: sqlite3.Connection) -> tuple[int, list[str]]:
+    """The schema version and the tables, read in one snapshot: another process creating the store between two
+    separate reads would show its tables beside the version from before (a new store taken for a foreign one)."""
+    db.execute("BEGIN")
+    try:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return version, tables

@@ -38,7 +38,7 @@ from ...errors import StoreError
 from ...hashing import hash_text
 from .claims import ClaimsMixin
 from .layout import digest_bytes, digest_text, pack_pieces, split_key_json
-from .migrations import MIGRATIONS
+from .migrations import MIGRATIONS, schema_state
 from .reads import ReadsMixin, StoreStats, VerifyReport
 from .records import CallRecord, utc_now
 
@@ -121,21 +121,6 @@ def _check_header(path: Path, *, readonly: bool) -> None:
                          f"has {size}); restore it from a backup")
 
 
-def _schema(db: sqlite3.Connection) -> tuple[int, list[str]]:
-    """The schema version and the tables, read in one snapshot: another process creating the store between two
-    separate reads would show its tables beside the version from before (a new store taken for a foreign one)."""
-    db.execute("BEGIN")
-    try:
-        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return version, tables
-
-
 class CallStore(ReadsMixin, ClaimsMixin):
     """SQLite store of judge calls; migrations are applied on open.
 
@@ -180,7 +165,7 @@ class CallStore(ReadsMixin, ClaimsMixin):
                 # NORMAL in WAL mode: a committed transaction survives a killed
                 # process (only an OS crash or power loss can lose the last ones).
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            version, tables = _schema(self._db)
+            version, tables = schema_state(self._db)
         except sqlite3.DatabaseError as exc:
             self._is_damaged = True
             if hasattr(self, "_db"):
