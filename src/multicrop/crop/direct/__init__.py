@@ -65,7 +65,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-21: ``every_body`` after the close-ups (a close-up counts as seeing a body whole; a fixed k keeps its zooms).
 #: direct-22: k auto's last top-up: a one-slide carousel whose subjects give no close-up, portrait or zoom gets a
 #: closer view inside its slide, as a photo with no subject does (breaking no hard rule, the slide's subject whole).
-DIRECT_VERSION = "direct-22"
+#: direct-23: a close-up holds the person it frames by ``close_ups.mask_own`` of their pose mask, not 99 % of the
+#: box, and also frames the box that holds that much (:func:`multicrop.crop.direct.zoom.core_box`).
+DIRECT_VERSION = "direct-23"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -70,21 +70,28 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
         if target is None and any(c.area <= rule.share * frame for c in holding):
             continue
         limit = min([rule.share * frame] + [rule.shrink * c.area for c in holding])
-        pool = direct_pool(bounds, [_Framed(unit)], ratios, sel.pool, candidates, min_side, scale=scale, windows=False,
-                           max_area=limit)
+        framed = [unit]
+        if target is None:
+            cores = [core_box(b, rule.mask_own) if _masked(b) else b.box for b in run]
+            core = Box.from_corners(min(b.x for b in cores), min(b.y for b in cores), max(b.x2 for b in cores),
+                                    max(b.y2 for b in cores))
+            if core.corners() != unit.corners():
+                framed.append(core)
+        pool = direct_pool(bounds, [_Framed(b) for b in framed], ratios, sel.pool, candidates, min_side, scale=scale,
+                           windows=False, max_area=limit)
         if not pool:
             continue
         m = measure(ctx, pool, list(run), bodies, bounds, tables, portrait_width=body_rule.portrait_width)
         inside = [any(b is x for x in run) for b in bodies]
-        if target is None:
-            whole = (m.shares >= body_rule.whole - 1e-9).all(axis=1)
+        if target is None:  # the framed masked person counts as whole from mask_own
+            need = np.array([rule.mask_own if _masked(b) else body_rule.whole for b in run])
+            whole = (m.shares >= need[None, :] - 1e-9).all(axis=1)
         else:  # the head-to-line box held, the person cut only at a portrait line
             me = int(np.flatnonzero(inside)[0])
             whole = (box_shares(m.C, target) >= body_rule.whole - 1e-9) & m.portrait[:, me]
         behind = np.array([not i and b.weight is not None and b.kind != "person"
                            and any(b is x for x in subjects[j].bodies) for b, i in zip(bodies, inside)], bool)
-        masked = np.array([b.kind == "person" and b.weight is not None and not i for b, i in zip(bodies, inside)],
-                          bool)
+        masked = np.array([_masked(b) and (target is None or not i) for b, i in zip(bodies, inside)], bool)
         rest = ~behind & ~masked & ~np.array(inside if target is not None else [False] * len(bodies), bool)
         cuts = np.zeros(len(m))
         for r, only in ((behind_rule, behind), (masked_rule, masked), (body_rule, rest)):
@@ -146,6 +153,30 @@ class _Framed:
     """A box to frame (the pool frames ``.box``)."""
 
     box: Box
+
+
+def _masked(body: Subject) -> bool:
+    """A person with a pose mask: whole from ``close_ups.mask_whole`` of the mask, not 99 % of a loose box."""
+    return body.kind == "person" and body.weight is not None
+
+
+def core_box(body: Subject, keep: float) -> Box:
+    """The part of ``body``'s box left when ``(1 - keep) / 4`` of its mask is trimmed from each side (a raised
+    arm, a stride): a box that holds at least ``keep`` of the mask; the box itself for a body without one."""
+    if body.weight is None:
+        return body.box
+    b = body.box
+    x1, y1 = int(np.floor(b.x)), int(np.floor(b.y))
+    sub = body.weight[max(y1, 0):int(np.ceil(b.y2)), max(x1, 0):int(np.ceil(b.x2))]
+    total = float(sub.sum())
+    if total <= 0:
+        return b
+    cut = (1.0 - keep) / 4 * total
+    cols, rows = np.cumsum(sub.sum(axis=0)), np.cumsum(sub.sum(axis=1))
+    lo_x, hi_x = int(np.searchsorted(cols, cut, side="right")), int(np.searchsorted(cols, total - cut, side="left")) + 1
+    lo_y, hi_y = int(np.searchsorted(rows, cut, side="right")), int(np.searchsorted(rows, total - cut, side="left")) + 1
+    ox, oy = max(x1, 0), max(y1, 0)
+    return Box.from_corners(max(b.x, ox + lo_x), max(b.y, oy + lo_y), min(b.x2, ox + hi_x), min(b.y2, oy + hi_y))
 
 
 def _union(run) -> Box:
