@@ -67,7 +67,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: closer view inside its slide, as a photo with no subject does (breaking no hard rule, the slide's subject whole).
 #: direct-23: a close-up holds the person it frames by ``close_ups.mask_own`` of their pose mask, not 99 % of the
 #: box, and also frames the box that holds that much (:func:`multicrop.crop.direct.zoom.core_box`).
-DIRECT_VERSION = "direct-23"
+#: direct-24: ... but trims them only between joints: no edge near a joint, hand or foot the pose sees
+#: (``close_ups.joint_margin``).
+DIRECT_VERSION = "direct-24"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -86,6 +86,9 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
         if target is None:  # the framed masked person counts as whole from mask_own
             need = np.array([rule.mask_own if _masked(b) else body_rule.whole for b in run])
             whole = (m.shares >= need[None, :] - 1e-9).all(axis=1)
+            for at, b in enumerate(run):  # what it trims of a person is a limb, never at a joint, hand or foot
+                if _masked(b):
+                    whole &= (m.shares[:, at] >= body_rule.whole - 1e-9) | ~joints_at_edge(m.C, b, rule.joint_margin)
         else:  # the head-to-line box held, the person cut only at a portrait line
             me = int(np.flatnonzero(inside)[0])
             whole = (box_shares(m.C, target) >= body_rule.whole - 1e-9) & m.portrait[:, me]
@@ -158,6 +161,27 @@ class _Framed:
 def _masked(body: Subject) -> bool:
     """A person with a pose mask: whole from ``close_ups.mask_whole`` of the mask, not 99 % of a loose box."""
     return body.kind == "person" and body.weight is not None
+
+
+#: MediaPipe pose keypoints a crop's edge must not pass near: elbows, wrists, hands, knees, ankles, feet.
+JOINTS = (13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 25, 26, 27, 28, 29, 30, 31, 32)
+
+
+def joints_at_edge(C: np.ndarray, person: Subject, margin: float, min_vis: float = 0.3) -> np.ndarray:
+    """Crops (corners ``C``) with an edge within ``margin`` of the person's box height of a joint, hand or
+    foot the pose sees (:data:`JOINTS`): a photographer crops a limb between its joints, not at one."""
+    kp = person.keypoints
+    if kp is None:
+        return np.zeros(len(C), bool)
+    kp = np.asarray(kp)
+    pts = kp[[i for i in JOINTS if i < len(kp) and kp[i, 2] >= min_vis], :2]
+    if not len(pts):
+        return np.zeros(len(C), bool)
+    d = margin * person.box.h
+    x, y = pts[None, :, 0], pts[None, :, 1]
+    near = ((x > C[:, 0, None] - d) & (x < C[:, 2, None] + d) & (y > C[:, 1, None] - d) & (y < C[:, 3, None] + d))
+    deep = ((x > C[:, 0, None] + d) & (x < C[:, 2, None] - d) & (y > C[:, 1, None] + d) & (y < C[:, 3, None] - d))
+    return (near & ~deep).any(axis=1)
 
 
 def core_box(body: Subject, keep: float) -> Box:
