@@ -69,7 +69,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: box, and also frames the box that holds that much (:func:`multicrop.crop.direct.zoom.core_box`).
 #: direct-24: ... but trims them only between joints: no edge near a joint, hand or foot the pose sees
 #: (``close_ups.joint_margin``).
-DIRECT_VERSION = "direct-24"
+#: direct-25: ... and only at its bottom edge (their shins and feet; never a side, where the pose may miss an arm);
+#: the core box is the person's box cut above the feet (:mod:`multicrop.crop.direct.trim`).
+DIRECT_VERSION = "direct-25"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -60,9 +60,10 @@ class CloseUps(Rule):
     (and ``relative`` of the largest body) that no crop of at most ``share`` of the photo holds gets a
     framing of its own: at most ``share`` of the photo and ``shrink`` of the crop showing it, IoU at most
     ``iou`` with every crop; a body behind it may show by ``sliver`` of what is seen of it, a person
-    beside it with a mask counts as whole from ``mask_whole``, and a person it frames with a pose mask from
-    ``mask_own`` of the mask (a raised arm or a stride makes the box twice the body; direct-23), where no
-    edge passes within ``joint_margin`` of their height of a joint, hand or foot the pose sees (direct-24).  With ``groups``, a group of four or more
+    beside it with a mask counts as whole from ``mask_whole``; the person it frames, where the pose gives a
+    mask, from ``mask_own`` of it when what it leaves out lies below its bottom edge and no edge passes within
+    ``joint_margin`` of their height of a joint, hand or foot the pose sees (their shins, as a three-quarter
+    shot; :mod:`multicrop.crop.direct.trim`, direct-25).  With ``groups``, a group of four or more
     is zoomed into by its sub-groups too (runs of neighbours, two up to half the group,
     :func:`multicrop.crop.direct.zoom.sub_groups`).  With ``portraits`` and a fixed k, people whose
     face the pose sees are zoomed to the waist and the chest too, cut only at those portrait lines
@@ -74,8 +75,8 @@ class CloseUps(Rule):
     reason = "a carousel zooms in: after the wide shot, the subjects it shows small get a slide of their own"
     evidence = ("coco-subjects featured 36.8 % -> 39.5 % (direct-5 -> direct-6); portraits (direct-14): k = 3 crops/photo "
                 "2.145 -> 2.327, person-cut 3.4 -> 3.1 %, 16 portraits (subjects metric 2; version 1 counts a portrait as a "
-                "cut: 4.2 -> 14.8 %); mask_own 0.93 with joint_margin 0.03 (direct-22 -> direct-24): k auto "
-                "featured 39.5 -> 40.8 %, Instagram k = 3 35.5 -> 38.2 %, Instagram k auto 36.8 -> 39.5 %, no cut more")
+                "cut: 4.2 -> 14.8 %); the shins left out (mask_own 0.93, joint_margin 0.03; direct-22 -> direct-25): "
+                "Instagram k = 3 featured 35.5 -> 38.2 % and k auto 36.8 -> 39.5 %, no figure of the 2:3 / 3:2 rows moved")
     share: float = num(0.55, 0, 1)
     min_area: float = num(0.02, 0, 1)
     shrink: float = num(0.75, 0, 1)

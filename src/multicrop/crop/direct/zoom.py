@@ -16,6 +16,7 @@ from ..subjects import Subject
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure, subject_shares
 from .pool import direct_pool
+from .trim import core_box, held_whole, masked
 from .settings import SelectionConfig
 
 __all__ = ["close_ups", "zoom_levels"]
@@ -72,7 +73,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
         limit = min([rule.share * frame] + [rule.shrink * c.area for c in holding])
         framed = [unit]
         if target is None:
-            cores = [core_box(b, rule.mask_own) if _masked(b) else b.box for b in run]
+            cores = [core_box(b, rule.mask_own) if masked(b) else b.box for b in run]
             core = Box.from_corners(min(b.x for b in cores), min(b.y for b in cores), max(b.x2 for b in cores),
                                     max(b.y2 for b in cores))
             if core.corners() != unit.corners():
@@ -83,21 +84,20 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
             continue
         m = measure(ctx, pool, list(run), bodies, bounds, tables, portrait_width=body_rule.portrait_width)
         inside = [any(b is x for x in run) for b in bodies]
-        if target is None:  # the framed masked person counts as whole from mask_own
-            need = np.array([rule.mask_own if _masked(b) else body_rule.whole for b in run])
-            whole = (m.shares >= need[None, :] - 1e-9).all(axis=1)
-            for at, b in enumerate(run):  # what it trims of a person is a limb, never at a joint, hand or foot
-                if _masked(b):
-                    whole &= (m.shares[:, at] >= body_rule.whole - 1e-9) | ~joints_at_edge(m.C, b, rule.joint_margin)
+        if target is None:  # each body whole; a person with a pose mask may lose their feet (trim.held_whole)
+            whole = np.ones(len(m), bool)
+            for at, b in enumerate(run):
+                whole &= (held_whole(ctx, m, at, b, bounds, tables, body_rule.whole, rule.mask_own, rule.joint_margin)
+                          if masked(b) else m.shares[:, at] >= body_rule.whole - 1e-9)
         else:  # the head-to-line box held, the person cut only at a portrait line
             me = int(np.flatnonzero(inside)[0])
             whole = (box_shares(m.C, target) >= body_rule.whole - 1e-9) & m.portrait[:, me]
         behind = np.array([not i and b.weight is not None and b.kind != "person"
                            and any(b is x for x in subjects[j].bodies) for b, i in zip(bodies, inside)], bool)
-        masked = np.array([_masked(b) and (target is None or not i) for b, i in zip(bodies, inside)], bool)
-        rest = ~behind & ~masked & ~np.array(inside if target is not None else [False] * len(bodies), bool)
+        beside = np.array([masked(b) and not i for b, i in zip(bodies, inside)], bool)
+        rest = ~behind & ~beside & ~np.array(inside, bool)  # the framed bodies: held as ``whole`` says
         cuts = np.zeros(len(m))
-        for r, only in ((behind_rule, behind), (masked_rule, masked), (body_rule, rest)):
+        for r, only in ((behind_rule, behind), (masked_rule, beside), (body_rule, rest)):
             if only.any():
                 c, p = r.cuts(m, only)
                 cuts = cuts + c + p
@@ -156,51 +156,6 @@ class _Framed:
     """A box to frame (the pool frames ``.box``)."""
 
     box: Box
-
-
-def _masked(body: Subject) -> bool:
-    """A person with a pose mask: whole from ``close_ups.mask_whole`` of the mask, not 99 % of a loose box."""
-    return body.kind == "person" and body.weight is not None
-
-
-#: MediaPipe pose keypoints a crop's edge must not pass near: elbows, wrists, hands, knees, ankles, feet.
-JOINTS = (13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 25, 26, 27, 28, 29, 30, 31, 32)
-
-
-def joints_at_edge(C: np.ndarray, person: Subject, margin: float, min_vis: float = 0.3) -> np.ndarray:
-    """Crops (corners ``C``) with an edge within ``margin`` of the person's box height of a joint, hand or
-    foot the pose sees (:data:`JOINTS`): a photographer crops a limb between its joints, not at one."""
-    kp = person.keypoints
-    if kp is None:
-        return np.zeros(len(C), bool)
-    kp = np.asarray(kp)
-    pts = kp[[i for i in JOINTS if i < len(kp) and kp[i, 2] >= min_vis], :2]
-    if not len(pts):
-        return np.zeros(len(C), bool)
-    d = margin * person.box.h
-    x, y = pts[None, :, 0], pts[None, :, 1]
-    near = ((x > C[:, 0, None] - d) & (x < C[:, 2, None] + d) & (y > C[:, 1, None] - d) & (y < C[:, 3, None] + d))
-    deep = ((x > C[:, 0, None] + d) & (x < C[:, 2, None] - d) & (y > C[:, 1, None] + d) & (y < C[:, 3, None] - d))
-    return (near & ~deep).any(axis=1)
-
-
-def core_box(body: Subject, keep: float) -> Box:
-    """The part of ``body``'s box left when ``(1 - keep) / 4`` of its mask is trimmed from each side (a raised
-    arm, a stride): a box that holds at least ``keep`` of the mask; the box itself for a body without one."""
-    if body.weight is None:
-        return body.box
-    b = body.box
-    x1, y1 = int(np.floor(b.x)), int(np.floor(b.y))
-    sub = body.weight[max(y1, 0):int(np.ceil(b.y2)), max(x1, 0):int(np.ceil(b.x2))]
-    total = float(sub.sum())
-    if total <= 0:
-        return b
-    cut = (1.0 - keep) / 4 * total
-    cols, rows = np.cumsum(sub.sum(axis=0)), np.cumsum(sub.sum(axis=1))
-    lo_x, hi_x = int(np.searchsorted(cols, cut, side="right")), int(np.searchsorted(cols, total - cut, side="left")) + 1
-    lo_y, hi_y = int(np.searchsorted(rows, cut, side="right")), int(np.searchsorted(rows, total - cut, side="left")) + 1
-    ox, oy = max(x1, 0), max(y1, 0)
-    return Box.from_corners(max(b.x, ox + lo_x), max(b.y, oy + lo_y), min(b.x2, ox + hi_x), min(b.y2, oy + hi_y))
 
 
 def _union(run) -> Box:
