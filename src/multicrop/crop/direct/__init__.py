@@ -65,8 +65,8 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: direct-21: ``every_body`` after the close-ups (a close-up counts as seeing a body whole; a fixed k keeps its zooms).
 #: direct-22: k auto's last top-up: a one-slide carousel whose subjects give no close-up, portrait or zoom gets a
 #: closer view inside its slide, as a photo with no subject does (breaking no hard rule, the slide's subject whole).
-#: direct-23: a close-up holds the person it frames by ``close_ups.mask_own`` of their pose mask, not 99 % of the
-#: box, and also frames the box that holds that much (:func:`multicrop.crop.direct.zoom.core_box`).
+#: direct-23: a close-up holds the person it frames by ``close_ups.mask_own`` of their pose mask, not 99 % of it,
+#: and also frames a box that holds that much.
 #: direct-24: ... but trims them only between joints: no edge near a joint, hand or foot the pose sees
 #: (``close_ups.joint_margin``).
 #: direct-25: ... and only at its bottom edge (their shins and feet; never a side, where the pose may miss an arm);
