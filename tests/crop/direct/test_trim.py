@@ -72,14 +72,16 @@ def test_the_core_box_is_the_box_cut_above_the_feet():
 def test_a_tall_person_gets_a_close_up_that_leaves_out_only_their_shins():
     # no crop of at most close_ups.share of the photo holds 99 % of the figure: it is 850 px tall
     whole = _fill(TALL, TORSO, LEGS)
-    assert _close_ups(TALL, (TORSO, LEGS), mask_own=0.99) == []
-    out = _close_ups(TALL, (TORSO, LEGS))
+    legs = _pose(k25=(300, 750, 0.9), k27=(300, 860, 0.9), k29=(295, 875, 0.9), k31=(310, 878, 0.9))
+    assert _close_ups(TALL, (TORSO, LEGS), legs, mask_own=0.99) == []
+    assert _close_ups(TALL, (TORSO, LEGS)) == []            # a mask without a pose: whole only
+    out = _close_ups(TALL, (TORSO, LEGS), legs)
     assert len(out) == 1
     box = out[0][0].box
     assert 0.93 <= _held(box, whole) < 0.99 and _held(box, _fill(TALL, TORSO)) >= 0.99
     assert TORSO.y2 <= box.y2 < LEGS.y2 and box.area <= CFG.selection.close_ups.share * 600 * 900
     # mask_own decides, whatever the neighbours' mask_whole (once the framed person was judged by both)
-    assert len(_close_ups(TALL, (TORSO, LEGS), mask_whole=0.99)) == 1
+    assert len(_close_ups(TALL, (TORSO, LEGS), legs, mask_whole=0.99)) == 1
 
 
 def test_a_close_up_never_trims_a_person_at_a_side():
@@ -93,6 +95,11 @@ def test_a_joint_hand_or_foot_near_an_edge_inside_the_photo_marks_the_crop():
     bounds = Box(0, 0, 800, 400)
     C = np.array([[0, 0, x2, 400] for x2 in (305, 320, 290, 280)], float)    # margin 0.03 of 400 px: 12 px
     assert joints_at_edge(C, person, 0.03, bounds).tolist() == [True, False, True, False]
+    # an edge between a heel and a toe crosses the foot, however far it is from each point
+    foot = Subject("person", Box(100, 0, 200, 400), 0.9, 1.0, "detector", "person",
+                   keypoints=_pose(k29=(200, 370, 0.9), k31=(215, 395, 0.9)))
+    D = np.array([[0, 0, 800, y2] for y2 in (382, 360, 300)], float)
+    assert joints_at_edge(D, foot, 0.03, bounds).tolist() == [True, True, False]
     assert not joints_at_edge(C, person, 0.0, bounds).any()
     assert not joints_at_edge(C, Subject("person", person.box, 0.9, 1.0, "detector", "person"), 0.03, bounds).any()
     # the photo's own border trims nothing: a crop reaching it is not at the joint beside it

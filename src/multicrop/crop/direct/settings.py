@@ -61,9 +61,9 @@ class CloseUps(Rule):
     framing of its own: at most ``share`` of the photo and ``shrink`` of the crop showing it, IoU at most
     ``iou`` with every crop; a body behind it may show by ``sliver`` of what is seen of it, a person
     beside it with a mask counts as whole from ``mask_whole``; the person it frames, where the pose gives a
-    mask, from ``mask_own`` of it when what it leaves out lies below its bottom edge and no edge passes within
-    ``joint_margin`` of their height of a joint, hand or foot the pose sees (their shins, as a three-quarter
-    shot; :mod:`multicrop.crop.direct.trim`, direct-25).  With ``groups``, a group of four or more
+    mask and keypoints, from ``mask_own`` of it when what it leaves out lies below its bottom edge and no edge
+    crosses a hand or a foot the pose sees or passes an elbow or a knee by less than ``joint_margin`` of their
+    height (their legs, as a three-quarter shot; :mod:`multicrop.crop.direct.trim`, direct-25).  With ``groups``, a group of four or more
     is zoomed into by its sub-groups too (runs of neighbours, two up to half the group,
     :func:`multicrop.crop.direct.zoom.sub_groups`).  With ``portraits`` and a fixed k, people whose
     face the pose sees are zoomed to the waist and the chest too, cut only at those portrait lines
