@@ -1,4 +1,4 @@
-"""What a close-up may leave out of the person it frames: their shins and feet below its bottom edge, never a
+"""What a close-up may leave out of the person it frames: their legs below its bottom edge, never a
 side, never at a joint (:mod:`multicrop.crop.direct.trim`)."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_the_core_box_is_the_box_cut_above_the_feet():
     assert core_box(Subject("animal", person.box, 0.9, 1.0, "detector", "dog"), 0.8) == person.box   # no mask
 
 
-def test_a_tall_person_gets_a_close_up_that_leaves_out_only_their_shins():
+def test_a_tall_person_gets_a_close_up_that_leaves_out_only_their_legs():
     # no crop of at most close_ups.share of the photo holds 99 % of the figure: it is 850 px tall
     whole = _fill(TALL, TORSO, LEGS)
     legs = _pose(k25=(300, 750, 0.9), k27=(300, 860, 0.9), k29=(295, 875, 0.9), k31=(310, 878, 0.9))
@@ -106,7 +106,7 @@ def test_a_joint_hand_or_foot_near_an_edge_inside_the_photo_marks_the_crop():
     assert not joints_at_edge(C[:1], person, 0.03, Box(0, 0, 305, 400)).any()
 
 
-def test_a_close_up_leaves_out_the_shins_but_never_cuts_at_a_knee():
+def test_a_close_up_leaves_out_the_legs_but_never_cuts_at_a_knee():
     # a knee where every close-up's bottom edge falls: with a margin of a fifth of the figure no edge clears it
     knee = _pose(k25=(300, 640, 0.9))
     assert _close_ups(TALL, (TORSO, LEGS), knee, joint_margin=0.2) == []

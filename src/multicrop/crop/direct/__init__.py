@@ -69,7 +69,7 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: and also frames a box that holds that much.
 #: direct-24: ... but trims them only between joints: no edge near a joint, hand or foot the pose sees
 #: (``close_ups.joint_margin``).
-#: direct-25: ... and only at its bottom edge (their shins and feet; never a side, where the pose may miss an arm);
+#: direct-25: ... and only at its bottom edge (their legs; never a side, where the pose may miss an arm);
 #: the core box is the person's box cut above the feet (:mod:`multicrop.crop.direct.trim`).
 DIRECT_VERSION = "direct-25"
 

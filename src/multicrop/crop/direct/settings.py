@@ -75,7 +75,7 @@ class CloseUps(Rule):
     reason = "a carousel zooms in: after the wide shot, the subjects it shows small get a slide of their own"
     evidence = ("coco-subjects featured 36.8 % -> 39.5 % (direct-5 -> direct-6); portraits (direct-14): k = 3 crops/photo "
                 "2.145 -> 2.327, person-cut 3.4 -> 3.1 %, 16 portraits (subjects metric 2; version 1 counts a portrait as a "
-                "cut: 4.2 -> 14.8 %); the shins left out (mask_own 0.93, joint_margin 0.03; direct-22 -> direct-25): "
+                "cut: 4.2 -> 14.8 %); the legs left out (mask_own 0.93, joint_margin 0.03; direct-22 -> direct-25): "
                 "Instagram k = 3 featured 35.5 -> 38.2 % and k auto 36.8 -> 39.5 %, no figure of the 2:3 / 3:2 rows moved")
     share: float = num(0.55, 0, 1)
     min_area: float = num(0.02, 0, 1)

@@ -35,7 +35,7 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     close-up's size and overlap limits, and breaks no hard rule; the rule's
     two exceptions are explicit variants of :class:`~.rules.NoSlicedBody`: an
     animal or vehicle behind it in its group may show by ``sliver``, a masked
-    person beside it counts as whole from ``mask_whole``; a person it frames may lose their shins below its
+    person beside it counts as whole from ``mask_whole``; a person it frames may lose their legs below its
     bottom edge (:func:`multicrop.crop.direct.trim.held_whole`).  A group of four or
     more is zoomed into by its sub-groups too (:func:`sub_groups`).  With
     ``portraits`` (a fixed k, or k auto's second slide), each person with a pose also offers two deeper
