@@ -21,12 +21,11 @@ from ..scoring.base import ScoringContext
 from ..subjects import Subject
 from .measure import MaskTables, Measurements
 
-__all__ = ["PARTS", "JOINTS", "masked", "core_box", "joints_at_edge", "held_whole"]
+__all__ = ["PARTS", "masked", "core_box", "joints_at_edge", "held_whole"]
 
 #: MediaPipe pose keypoints a crop's edge must not pass near, by part: an edge may not cross a hand or a foot
 #: (wrist to fingertips, ankle to toe) nor pass by an elbow or a knee.
 PARTS = ((13,), (14,), (15, 17, 19, 21), (16, 18, 20, 22), (25,), (26,), (27, 29, 31), (28, 30, 32))
-JOINTS = tuple(i for part in PARTS for i in part)
 
 
 def masked(body: Subject) -> bool:
