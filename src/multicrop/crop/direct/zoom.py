@@ -10,6 +10,7 @@ import numpy as np
 from ...geometry import Box, iou_matrix
 from ...ratios import Ratio
 from ..config import CandidateConfig
+from ..grouping import union
 from ..people import face_seen, portrait_lines
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
@@ -50,7 +51,8 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     frame = max(bounds.area, 1e-9)
     units = [(m.box.area, (m,), j, None) for j, s in enumerate(subjects) for m in s.bodies if m.is_body]
     largest = max((u[0] for u in units), default=0.0)
-    units += [(_union(run).area, run, j, None) for j, s in enumerate(subjects) for run in sub_groups(s, rule.groups)]
+    units += [(union([m.box for m in run]).area, run, j, None) for j, s in enumerate(subjects)
+              for run in sub_groups(s, rule.groups)]
     if not whole:
         units = []
     if portraits:
@@ -67,16 +69,14 @@ def close_ups(ctx: ScoringContext, scorer: Scorer, sel: SelectionConfig, candida
     for _, run, j, target in units:
         if len(out) >= n:
             break
-        unit = _union(run) if target is None else target
+        unit = union([m.box for m in run]) if target is None else target
         holding = [c for c in taken if box_shares(np.array([c.corners()]), unit)[0] >= body_rule.whole - 1e-9]
         if target is None and any(c.area <= rule.share * frame for c in holding):
             continue
         limit = min([rule.share * frame] + [rule.shrink * c.area for c in holding])
         framed = [unit]
         if target is None:
-            cores = [core_box(b, rule.mask_own) if masked(b) else b.box for b in run]
-            core = Box.from_corners(min(b.x for b in cores), min(b.y for b in cores), max(b.x2 for b in cores),
-                                    max(b.y2 for b in cores))
+            core = union([core_box(b, rule.mask_own) if masked(b) else b.box for b in run])
             if core.corners() != unit.corners():
                 framed.append(core)
         pool = direct_pool(bounds, [_Framed(b) for b in framed], ratios, sel.pool, candidates, min_side, scale=scale,
@@ -157,12 +157,6 @@ class _Framed:
     """A box to frame (the pool frames ``.box``)."""
 
     box: Box
-
-
-def _union(run) -> Box:
-    boxes = [m.box for m in run] if not isinstance(run, Box) else [run]
-    return Box.from_corners(min(b.x for b in boxes), min(b.y for b in boxes),
-                            max(b.x2 for b in boxes), max(b.y2 for b in boxes))
 
 
 def _as_group(run, box: Box) -> Subject:
