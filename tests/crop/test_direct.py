@@ -301,3 +301,36 @@ def test_force_k_fills_are_not_offered_alternatives():
     sel = select_direct(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, w, h), min_side=16, shortlist=4)
     assert sel.n_distinct == 1 and len(sel.crops) == 3
     assert len(sel.shortlists[0]) > 1 and [len(x) for x in sel.shortlists[1:]] == [1, 1]
+
+
+@pytest.mark.parametrize("k", ["auto", 3])
+def test_a_subject_wider_than_any_crop_gets_its_largest_part_and_a_note(k):
+    sal = np.zeros((200, 1024), np.float32)      # a panorama; a 3:2 crop is at most 300 x 200
+    sal[60:140, 150:870] = 1.0                   # a salient band 720 px long: no crop holds it whole
+    sel, _ = _select(sal, k)
+    assert len(sel.crops) >= 1
+    band = sal > 0
+    held = _held(sel.crops[0].box, sal, band)
+    assert held >= 300 / 720 - 0.05 - 0.02      # within 5 points of the most any crop holds (300 of 720 px)
+    assert sel.notes[0].startswith("no crop of ratio 2:3, 3:2 holds the salient thing whole (it is wider or taller")
+    assert sel.notes[0].endswith("crop 1 frames the largest part of it")
+
+
+def test_a_guard_over_the_whole_frame_leaves_the_subject_its_framing():
+    from multicrop.crop.subjects import find_subjects
+    from multicrop.detectors.types import Detection
+
+    sal = np.zeros((450, 600), np.float32)       # 4:3: no crop of 2:3 or 3:2 is the whole frame
+    _ellipse(sal, 420, 180, 70, 60)              # a salient thing
+    cfg = CropConfig(k=3, strategy="direct", faces=False)
+    unsure = Detection("person", "person", 1, Box(0, 10, 595, 430), 0.35)   # a guard no crop holds whole
+    subjects = find_subjects(sal, [unsure], config=cfg.subjects)
+    assert [s.importance for s in subjects if s.kind == "person"] == [0.0]
+    img = np.full((450, 600, 3), 128, np.uint8)
+    sel = select_direct(ScoringContext(img, sal, ()), get_scorer(cfg), cfg, bounds=Box(0, 0, 600, 450), min_side=16,
+                        subjects=subjects)
+    assert len(sel.crops) == 1 and _held(sel.crops[0].box, sal, sal > 0) > 0.99
+    assert sel.notes[0].startswith("every crop of ratio 2:3, 3:2 that holds the salient thing whole cuts through")
+    assert any(n.startswith("crop 1 cuts through 1 person, animal or vehicle") and n.endswith("the salient thing "
+                                                                                             "without a cut")
+               for n in sel.notes)

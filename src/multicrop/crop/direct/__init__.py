@@ -71,7 +71,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: (``close_ups.joint_margin``).
 #: direct-25: ... and only at its bottom edge (their legs; never a side, where the pose may miss an arm);
 #: the core box is the person's box cut above the feet (:mod:`multicrop.crop.direct.trim`).
-DIRECT_VERSION = "direct-25"
+#: direct-26: a photo where no candidate meets the hard rules (a subject wider than every crop, a guard over the whole
+#: frame) gets the largest part of its most important subject and a note saying why (was: no crop at all).
+DIRECT_VERSION = "direct-26"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["fill_cut", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "why_short",
-           "zoom_notes"]
+__all__ = ["fill_cut", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "unframed",
+           "why_short", "zoom_notes"]
 
 
 def fill_cut(at: int, n: int) -> str:
@@ -55,6 +55,17 @@ def why_short(subs: list, mains: list[int]) -> str:
     s = max(shown, key=lambda x: x.box.area)
     what = "salient thing" if s.kind == "salient" else s.label or s.kind
     return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"
+
+
+def unframed(subject, ratios, held: bool) -> str:
+    """Why no crop frames any subject, named by the most important one: none of ``ratios`` holds it whole
+    (``held`` False), or each crop that does breaks a hard rule (slices a body, cuts a face, halves a salient thing)."""
+    what = "the salient thing" if subject.kind == "salient" else f"the {subject.label or subject.kind}"
+    names = ", ".join(str(r) for r in ratios)
+    if not held:
+        return f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)"
+    return (f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, "
+            "a face or half of another salient thing")
 
 
 def one_slide(group) -> str:

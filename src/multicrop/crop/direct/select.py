@@ -14,7 +14,7 @@ from .zoom import close_ups, upper_bodies, zoom_levels
 from .cover import before_held, every_body
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
-from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, why_short, zoom_notes
+from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool
 from .shortlist import apart, shortlist_of
 from .quality import main_subjects, quality, scored_framings, valid
@@ -121,8 +121,13 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         gains.append(state["gain"])
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
+    notes: list[str] = []
+    if not chosen:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
+        top = int(np.argmax(imp))
+        chosen, gains = [_largest_part(m, main, top, cuts, q, sel)], [0.0]
+        notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())) + ": crop 1 frames the largest part of it")
     return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
-                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side)
+                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
 
 
 def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
@@ -140,11 +145,24 @@ def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
     return detail & np.array([s.kind != "focus" for s in subs])
 
 
+def _largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel) -> int:
+    """The framing of subject ``top`` when no candidate meets the hard rules: among those holding the most of it
+    (within 5 points), the fewest faces cut, then the fewest bodies sliced, then the best quality."""
+    share = m.shares[:, top]
+    mine = main == top
+    if not mine.any():
+        mine = np.ones(len(m), bool)
+    pool = mine & (share >= share[mine].max() - 0.05)
+    faces = sel.no_cut_face.violations(m)
+    order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
+    return int(order[0])
+
+
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
-            focus, tables, subs, guards, scale, ratios, min_side) -> DirectSelection:
-    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops."""
+            focus, tables, subs, guards, scale, ratios, min_side, notes: list[str]) -> DirectSelection:
+    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (after ``notes``)."""
     sel = config.selection
-    notes: list[str] = []
+    notes = list(notes)
     n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
     crops = [scored[i] for i in chosen]
@@ -233,7 +251,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in chosen + covers_i:
         at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
         s = subs[int(main[i])]
-        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], s.label or s.kind)
+        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], "salient thing" if s.kind == "salient" else s.label or s.kind)
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
