@@ -334,3 +334,20 @@ def test_a_guard_over_the_whole_frame_leaves_the_subject_its_framing():
     assert any(n.startswith("crop 1 cuts through 1 person, animal or vehicle") and n.endswith("the salient thing "
                                                                                              "without a cut")
                for n in sel.notes)
+
+
+def test_a_fixed_k_still_short_opens_on_a_wide_view_of_the_subjects_shown_one_by_one():
+    sal = np.zeros((400, 600), np.float32)
+    _ellipse(sal, 170, 200, 60, 70)
+    _ellipse(sal, 430, 200, 60, 70)              # two subjects apart, each with a slide of its own
+    two, _ = _select(sal, 2)
+    three, _ = _select(sal, 3)
+    masks = _masks(sal)
+    assert [c.box for c in three.crops[1:]] == [c.box for c in two.crops]   # the subjects' own slides, unchanged
+    wide = three.crops[0].box
+    assert all(_held(wide, sal, m) > 0.99 for m in masks)                   # first: both whole
+    assert all(iou(wide, c.box) <= 0.6 for c in two.crops)
+    assert _notes(three) == ("crop 1 is a wide view of subjects the other crops show one by one",)
+    one = np.zeros((400, 600), np.float32)
+    _ellipse(one, 300, 200, 60, 70)              # one subject: no wide view of "subjects"
+    assert len(_select(one, 3)[0].crops) == 1

@@ -76,3 +76,22 @@ def test_a_photo_with_no_subject_is_said_plainly_with_how_many_views_and_why_few
     assert said[0]["text"].endswith("its crops are views of the scene: the widest first, then closer inside it.")
     assert said[1]["text"].endswith("only 2 of the 4 asked for differ enough.")
     assert not any("no subject found" in n["text"] for n in said)  # the library's wording stays in the record
+
+
+def test_a_wide_view_and_a_subject_no_crop_frames_are_said_plainly():
+    from multicrop.crop.direct.notes import unframed
+    from multicrop.crop.subjects import Subject
+    from multicrop.geometry import Box
+    from multicrop.ratios import parse_ratios
+
+    ratios = parse_ratios("2:3,3:2")
+    band = Subject("salient", Box(0, 0, 10, 10), 1.0, 1.0, "saliency", "salient")
+    train = Subject("vehicle", Box(0, 0, 10, 10), 0.9, 1.0, "detector", "train")
+    said = note_items(None, zoom_notes(0, 0, 0, wide=1)
+                      + [unframed(band, ratios, False), unframed(train, ratios, True)])
+    assert said == [
+        {"text": "Crop 1 shows together, wider, the subjects the other crops show one by one.", "kind": "crops"},
+        {"text": "The salient thing is wider or taller than any crop of 2:3 or 3:2: crop 1 shows as much of it as "
+                 "fits.", "kind": "crops"},
+        {"text": "Every crop of 2:3 or 3:2 that holds the train whole would cut through someone, a face or another "
+                 "subject: crop 1 shows the largest part of it.", "kind": "crops"}]

@@ -73,7 +73,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: the core box is the person's box cut above the feet (:mod:`multicrop.crop.direct.trim`).
 #: direct-26: a photo where no candidate meets the hard rules (a subject wider than every crop, a guard over the whole
 #: frame) gets the largest part of its most important subject and a note saying why (was: no crop at all).
-DIRECT_VERSION = "direct-26"
+#: direct-27: a fixed k still short opens on a wide view of the subjects its slides show one by one
+#: (:func:`~multicrop.crop.direct.zoom.establishing`).
+DIRECT_VERSION = "direct-27"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

@@ -58,14 +58,15 @@ def why_short(subs: list, mains: list[int]) -> str:
 
 
 def unframed(subject, ratios, held: bool) -> str:
-    """Why no crop frames any subject, named by the most important one: none of ``ratios`` holds it whole
-    (``held`` False), or each crop that does breaks a hard rule (slices a body, cuts a face, halves a salient thing)."""
+    """The note of a photo where no crop meets the hard rules, named by its most important subject: none of
+    ``ratios`` holds it whole (``held`` False), or each crop that does breaks one (slices a body, cuts a face,
+    halves a salient thing); crop 1 frames the largest part of it."""
     what = "the salient thing" if subject.kind == "salient" else f"the {subject.label or subject.kind}"
     names = ", ".join(str(r) for r in ratios)
-    if not held:
-        return f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)"
-    return (f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, "
-            "a face or half of another salient thing")
+    why = (f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)" if not held else
+           f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, a face "
+           "or half of another salient thing")
+    return why + ": crop 1 frames the largest part of it"
 
 
 def one_slide(group) -> str:
@@ -88,15 +89,16 @@ def one_slide_notes(boxes: list[Box], mains: list[int], subs: list, frame: float
     return out
 
 
-def zoom_notes(portraits: int, closer: int, zooms: int, views: int = 0) -> list[str]:
-    """What the slides after the wide ones are: ``closer`` close-ups (``portraits`` of them cut at a portrait
-    line), ``zooms`` in or out of a subject shown, and ``views`` closer inside the first crop (k auto, where no
-    close-up, portrait or zoom made the carousel two slides).
+def zoom_notes(portraits: int, closer: int, zooms: int, views: int = 0, wide: int | None = None) -> list[str]:
+    """What the slides beside the subjects' own are: ``closer`` close-ups (``portraits`` of them cut at a
+    portrait line), ``zooms`` in or out of a subject shown, ``views`` closer inside the first crop (k auto, where
+    no close-up, portrait or zoom made the carousel two slides) and crop ``wide`` (1-based), a wide view of
+    subjects the others show one by one (a fixed k).
 
     >>> zoom_notes(1, 2, 0)
     ['1 close-up of a subject another crop shows whole', '1 portrait of a person another crop shows whole, cut at the chest or waist']
     """
-    out = []
+    out = [f"crop {wide} is a wide view of subjects the other crops show one by one"] if wide else []
     if closer > portraits:
         out.append(f"{plural(closer - portraits, 'close-up')} of a subject another crop shows whole")
     if portraits:

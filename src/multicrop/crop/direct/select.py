@@ -10,7 +10,7 @@ from ..config import CropConfig
 from ..scoring.base import Scorer, ScoringContext
 from ..people import group_portraits
 from ..subjects import Subject, find_subjects
-from .zoom import close_ups, upper_bodies, zoom_levels
+from .zoom import close_ups, establishing, upper_bodies, zoom_levels
 from .cover import before_held, every_body
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
@@ -125,7 +125,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     if not chosen:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
         chosen, gains = [_largest_part(m, main, top, cuts, q, sel)], [0.0]
-        notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())) + ": crop 1 frames the largest part of it")
+        notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())))
     return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                    shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
 
@@ -204,14 +204,20 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(after(j), crop, j)
     closer += more
     zooms: list[int] = []
+    part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
     if chosen and len(crops) < want:  # zooms: no body cut, no subject held in part, a detected main subject
-        part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
         clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
         zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen + covers_i, want - len(crops),
                             sel.close_ups)
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
         at = before_held(m.C[i], [c.box for c in crops], sel.close_ups.inside, keep_first=bool(focus))
         put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
+    wide = None  # a fixed k still short: the wide view of subjects shown one by one, first (after a focus's slide)
+    if not auto and chosen and len(crops) < k:
+        wide = establishing(m, ok & (cuts == 0) & (portrait == 0) & ~part, q, whole, [c.box for c in crops], mains,
+                            chosen + covers_i + zooms, sel.close_ups)
+    if wide is not None:
+        put(1 if focus else 0, scored[wide], int(main[wide]))
     views = []  # k auto's last top-up: a closer view inside the one slide, as a photo with no subject gets (a zoom)
     if auto and chosen and len(crops) < want and sel.close_ups.enabled and sel.close_ups.zooms:
         views = closer_views(ctx, scorer, config, first=crops[0].box, shown=[c.box for c in crops], bounds=m.bounds,
@@ -223,7 +229,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if not auto and len(crops) < k:
         why = "" if config.force_k or not chosen else why_short(subs, mains)
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why,
-                                portraits=sum(p for *_, p in closer), wider=wider))
+                                portraits=sum(p for *_, p in closer), wider=wider + (wide is not None)))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
@@ -237,7 +243,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             lists += [(scored[i],) for i in fills]
             gains += [0.0] * len(fills)
     else:
-        notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms), len(views))
+        notes += zoom_notes(sum(p for *_, p in closer), len(closer), len(zooms), len(views),
+                            wide=None if wide is None else 2 if focus else 1)
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
     left = [j for j in np.flatnonzero(detail)
