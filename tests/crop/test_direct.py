@@ -351,3 +351,27 @@ def test_a_fixed_k_still_short_opens_on_a_wide_view_of_the_subjects_shown_one_by
     one = np.zeros((400, 600), np.float32)
     _ellipse(one, 300, 200, 60, 70)              # one subject: no wide view of "subjects"
     assert len(_select(one, 3)[0].crops) == 1
+
+
+def test_the_wide_view_comes_after_a_focus_slide_and_force_k_never_repeats_it():
+    from multicrop.crop.subjects import find_subjects
+
+    sal = np.zeros((400, 600), np.float32)
+    _ellipse(sal, 170, 200, 60, 70)
+    _ellipse(sal, 430, 200, 60, 70)
+    img = np.full((400, 600, 3), 128, np.uint8)
+    img[sal > 0] = 220
+    ctx = ScoringContext(img, sal, ())
+    cfg = CropConfig(k=3, strategy="direct", faces=False)
+    subjects = find_subjects(sal, [], config=cfg.subjects, focus=Box(430, 200, 0, 0))
+    focused = select_direct(ctx, get_scorer(cfg), cfg, bounds=Box(0, 0, 600, 400), min_side=16, subjects=subjects)
+    assert "crop 2 is a wide view of subjects the other crops show one by one" in focused.notes
+    first, wide = focused.crops[0].box, focused.crops[1].box
+    assert first.x <= 430 <= first.x2 and wide.w > first.w                  # the focus's slide stays first
+    three = np.zeros((400, 600), np.float32)     # a scene (found by a review's fuzz) where a fill repeated it
+    for cx, cy, rx, ry in ((262, 188, 22, 19), (223, 139, 102, 28), (102, 204, 59, 26)):
+        _ellipse(three, cx, cy, rx, ry)
+    sel, _ = _select(three, 5, force_k=True)
+    boxes = [c.box for c in sel.crops]
+    assert len(boxes) == 5 and len(set(boxes)) == 5                        # no fill repeats the wide view
+    assert "1 wider view" in sel.notes[0] and sel.notes[0].endswith("showing no new subject")

@@ -34,10 +34,14 @@ def test_builtins_registered():
 
 
 def test_direct_auto_decides_k_itself(scene):
-    # two subjects: asked for 5, direct writes the distinct ones; direct-auto never reads k
+    # two subjects: asked for 5, direct writes the distinct ones after a wide view of both (direct-27);
+    # direct-auto never reads k
     given = METHODS.create("direct").predict(scene, 5, "2:3,3:2")
     auto = METHODS.create("direct-auto").predict(scene, 5, "2:3,3:2")
-    assert len(given.boxes) == 2 and auto.boxes == METHODS.create("direct-auto").predict(scene, 1, "2:3,3:2").boxes
+    wide, *own = given.boxes
+    assert len(own) == 2 and wide.x <= 40 and wide.x2 >= 320                # the wide view holds both subjects
+    assert all(b.w < wide.w for b in own)
+    assert auto.boxes == METHODS.create("direct-auto").predict(scene, 1, "2:3,3:2").boxes
     assert METHODS.create("direct").version != METHODS.create("partition").version
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...geometry import Box
@@ -124,10 +126,13 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     notes: list[str] = []
     if not chosen:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
-        chosen, gains = [_largest_part(m, main, top, cuts, q, sel)], [0.0]
+        i = _largest_part(m, main, top, cuts, q, sel)
+        chosen, gains = [i], [float(imp[top] * shares[i, top])]  # of two such ratios, the one holding more of it
         notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())))
-    return _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
-                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
+    out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
+                  shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
+    # a slide that meets no hard rule never chooses the ratio of a one_ratio carousel over one that does
+    return replace(out, topped=out.topped + 1) if notes else out
 
 
 def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
@@ -146,8 +151,9 @@ def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
 
 
 def _largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel) -> int:
-    """The framing of subject ``top`` when no candidate meets the hard rules: among those holding the most of it
-    (within 5 points), the fewest faces cut, then the fewest bodies sliced, then the best quality."""
+    """The framing of subject ``top`` when no candidate meets the hard rules: among its framings (every
+    candidate where none has it as main subject) holding the most of it (within 5 points), those cutting no
+    face first, then the fewest bodies sliced, then the best quality."""
     share = m.shares[:, top]
     mine = main == top
     if not mine.any():
@@ -214,8 +220,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
     wide = None  # a fixed k still short: the wide view of subjects shown one by one, first (after a focus's slide)
     if not auto and chosen and len(crops) < k:
-        wide = establishing(m, ok & (cuts == 0) & (portrait == 0) & ~part, q, whole, [c.box for c in crops], mains,
-                            chosen + covers_i + zooms, sel.close_ups)
+        wide = establishing(m, ok & (cuts == 0) & (portrait == 0) & ~part, q, whole, [c.box for c in crops],
+                            [j for j in mains if j not in focus], chosen + covers_i + zooms, sel.close_ups)
     if wide is not None:
         put(1 if focus else 0, scored[wide], int(main[wide]))
     views = []  # k auto's last top-up: a closer view inside the one slide, as a photo with no subject gets (a zoom)
@@ -235,7 +241,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
             rank[order] = -np.arange(len(m), dtype=np.float64)
             also = [c.box for c, *_ in closer] + [m.boxes[i] for i in zooms]
-            need, slides = k - len(crops), chosen + covers_i
+            need, slides = k - len(crops), chosen + covers_i + ([] if wide is None else [wide])
             fills = greedy(m.boxes, lambda c, iou: rank, k=need, start=slides, also=also, iou_limit=config.nms_iou)
             fills += greedy(m.boxes, lambda c, iou: rank, k=need - len(fills), start=slides + fills)
             crops += [scored[i] for i in fills]
@@ -269,7 +275,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     cut = sum(bool(cuts[i] > 0) for i in chosen + covers_i + fills)  # a cut at a portrait line is no slice
     lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
-                           tuple(mains), cut, topped=len(more) + len(zooms) + len(views) if auto else 0)
+                           tuple(mains), cut, topped=(len(more) + len(zooms) + len(views) if auto else 0)
+                           + (wide is not None))
 
 
 def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:

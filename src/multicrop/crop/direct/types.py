@@ -27,5 +27,7 @@ class DirectSelection:
     mains: tuple[int, ...] = ()
     #: Chosen crops that cut a person, animal or vehicle (no framing of their subject could avoid it).
     cut: int = 0
-    #: Slides k auto added only to make a carousel of one slide two (``objective.min_slides``).
+    #: Slides that must not choose the ratio of a ``one_ratio`` carousel: those k auto added only to make a
+    #: carousel of one slide two (``objective.min_slides``), a fixed k's wide view of its subjects, and the
+    #: largest part of a subject where no candidate meets the hard rules.
     topped: int = 0

@@ -147,14 +147,16 @@ def establishing(m, ok: np.ndarray, q: np.ndarray, whole: np.ndarray, shown: lis
                  chosen: list[int], rule) -> int | None:
     """A fixed k still short, two or more subjects on slides of their own: the wide view of them (the issue's
     "an establishing crop first") -- a candidate allowed by ``ok`` (the caller's: no hard rule broken, no body
-    cut at all, no subject held in part) that holds whole at least two of the slides' subjects ``mains``, the
-    most of them, then the best ``q``, IoU at most ``rule.iou`` with every crop ``shown``.  None where there is
-    none (or ``close_ups`` or its ``zooms`` are off)."""
+    cut at all, no subject held in part) that holds whole at least two of the slides' subjects ``mains`` and
+    more of them than any pool slide ``chosen`` does, the most of them, then the best ``q``, IoU at most
+    ``rule.iou`` with every crop ``shown``.  None where there is none (or ``close_ups`` or its ``zooms`` are
+    off)."""
     subjects = sorted({j for j in mains if j >= 0})
     if len(subjects) < 2 or not rule.enabled or not rule.zooms:
         return None
     count = whole[:, subjects].sum(axis=1)
-    score = np.where(ok & (count >= 2), count * (float(q.max(initial=0.0)) + 1.0) + q, -np.inf)
+    held = max((int(count[i]) for i in chosen), default=0)  # a slide already showing them together needs no other
+    score = np.where(ok & (count >= max(2, held + 1)), count * (float(q.max(initial=0.0)) + 1.0) + q, -np.inf)
     also = [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
     picked = greedy(m.boxes, lambda c, iou: score, k=1, start=chosen, also=also, iou_limit=rule.iou)
     return picked[0] if picked else None
