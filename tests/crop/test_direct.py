@@ -314,6 +314,8 @@ def test_a_subject_wider_than_any_crop_gets_its_largest_part_and_a_note(k):
     assert held >= 300 / 720 - 0.05 - 0.02      # within 5 points of the most any crop holds (300 of 720 px)
     assert sel.notes[0].startswith("no crop of ratio 2:3, 3:2 holds the salient thing whole (it is wider or taller")
     assert sel.notes[0].endswith("crop 1 frames the largest part of it")
+    if k == 3:  # the short note adds no second, roundabout reason
+        assert sel.notes[1] == "this photo has 1 distinct subject; wrote 1 crop, asked for 3"
 
 
 def test_a_guard_over_the_whole_frame_leaves_the_subject_its_framing():

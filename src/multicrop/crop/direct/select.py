@@ -168,6 +168,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
             focus, tables, subs, guards, scale, ratios, min_side, notes: list[str]) -> DirectSelection:
     """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (after ``notes``)."""
     sel = config.selection
+    fell_back = bool(notes)  # the first note already says why the one subject has no other framing
     notes = list(notes)
     n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
@@ -233,7 +234,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(1 + n, crop, -1)
     fills: list[int] = []
     if not auto and len(crops) < k:
-        why = "" if config.force_k or not chosen else why_short(subs, mains)
+        why = "" if config.force_k or not chosen or fell_back else why_short(subs, mains)
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why,
                                 portraits=sum(p for *_, p in closer), wider=wider + (wide is not None)))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
