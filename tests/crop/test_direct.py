@@ -377,3 +377,4 @@ def test_the_wide_view_comes_after_a_focus_slide_and_force_k_never_repeats_it():
     boxes = [c.box for c in sel.crops]
     assert len(boxes) == 5 and len(set(boxes)) == 5                        # no fill repeats the wide view
     assert "1 wider view" in sel.notes[0] and sel.notes[0].endswith("showing no new subject")
+    assert sel.n_distinct == 2 and sel.topped == 3  # the wide view and the fills never choose a one_ratio's ratio

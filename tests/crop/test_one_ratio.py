@@ -37,3 +37,15 @@ def test_a_slide_more_does_not_buy_a_slice(monkeypatch):
     # equal counts and slices: the best total
     sets = {PORTRAIT: _set(PORTRAIT, 2, 0, 1.0), SQUARE: _set(SQUARE, 2, 0, 1.5), WIDE: _set(WIDE, 2, 0, 0.9)}
     assert _choose(sets, monkeypatch).crops[0].ratio == SQUARE
+
+
+def test_a_set_that_met_the_hard_rules_beats_the_largest_part_of_a_subject(monkeypatch):
+    from dataclasses import replace
+
+    # 4:5 and 1.91:1 only frame the largest part of a subject no crop of theirs holds (direct-26); 1:1 frames it
+    sets = {PORTRAIT: replace(_set(PORTRAIT, 1, 0, 0.9), unframed=True), SQUARE: _set(SQUARE, 1, 0, 0.1),
+            WIDE: replace(_set(WIDE, 1, 0, 0.95), unframed=True)}
+    assert _choose(sets, monkeypatch).crops[0].ratio == SQUARE
+    # every ratio falls back: the one holding the most of the subject (its total)
+    sets[SQUARE] = replace(_set(SQUARE, 1, 0, 0.5), unframed=True)
+    assert _choose(sets, monkeypatch).crops[0].ratio == WIDE

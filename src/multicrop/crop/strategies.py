@@ -89,8 +89,10 @@ class _Selection:
     mains: tuple[int, ...] = ()
     #: Crops that cut a person, animal or vehicle (``direct`` counts them; the others do not know).
     cut: int = 0
-    #: Slides ``direct`` added at k auto only to reach ``objective.min_slides``: they do not choose the ratio.
+    #: Slides ``direct`` adds that do not choose the ratio (:attr:`DirectSelection.topped`).
     topped: int = 0
+    #: ``direct`` framed the largest part of a subject, no candidate meeting the hard rules.
+    unframed: bool = False
 
 
 def _select_by_partition(saliency: np.ndarray, candidates: Candidates, name: str,
@@ -143,14 +145,16 @@ def _select_direct(candidates: Candidates, shortlist: int = 1) -> _Selection:
                         subjects=candidates.subjects,
                         scale=candidates.scale)
     return _Selection(sel.crops, None, None, sel.notes, total=sum(sel.gains), shortlists=sel.shortlists,
-                      mains=sel.mains, cut=sel.cut, topped=sel.topped)
+                      mains=sel.mains, cut=sel.cut, topped=sel.topped, unframed=sel.unframed)
 
 
 def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stopwatch,
                  *, shortlist: int = 1) -> _Selection:
-    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best: no failure, then the
-    most crops that slice no body (a crop slicing two people is no price for one more slide; k auto's
-    top-up to ``objective.min_slides`` does not count), then the fewest that do, then the best total.
+    """The strategy's selection; with ``one_ratio``, run per ratio and keep the best: no failure, then a
+    ``direct`` set that met the hard rules (not only the largest part of a subject), then the most crops
+    that slice no body (a crop slicing two people is no price for one more slide; k auto's top-up to
+    ``objective.min_slides``, a fixed k's wide view and ``force_k``'s fills do not count), then the fewest
+    that do, then the best total.
 
     ``shortlist`` > 1 keeps that many alternatives per crop (``direct`` only;
     the other strategies shortlist each crop alone).
@@ -161,7 +165,7 @@ def select_crops(sal: np.ndarray, candidates: Candidates, name: str, clock: Stop
     if not cfg.one_ratio or len(cfg.ratios) == 1:
         return run(candidates)
     def rank(s: _Selection) -> tuple:
-        return s.failure is None, len(s.crops) - s.topped - s.cut, -s.cut, s.total
+        return s.failure is None, not s.unframed, len(s.crops) - s.topped - s.cut, -s.cut, s.total
 
     best: _Selection | None = None  # ratios is never empty (CropConfig validates it)
     refused: ImageTooSmallError | None = None

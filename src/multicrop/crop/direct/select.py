@@ -131,8 +131,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())))
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
-    # a slide that meets no hard rule never chooses the ratio of a one_ratio carousel over one that does
-    return replace(out, topped=out.topped + 1) if notes else out
+    return replace(out, unframed=True) if notes else out
 
 
 def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
@@ -277,7 +276,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut, topped=(len(more) + len(zooms) + len(views) if auto else 0)
-                           + (wide is not None))
+                           + (wide is not None) + len(fills))
 
 
 def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:

@@ -28,6 +28,9 @@ class DirectSelection:
     #: Chosen crops that cut a person, animal or vehicle (no framing of their subject could avoid it).
     cut: int = 0
     #: Slides that must not choose the ratio of a ``one_ratio`` carousel: those k auto added only to make a
-    #: carousel of one slide two (``objective.min_slides``), a fixed k's wide view of its subjects, and the
-    #: largest part of a subject where no candidate meets the hard rules.
+    #: carousel of one slide two (``objective.min_slides``), a fixed k's wide view of its subjects, and
+    #: ``force_k``'s fills.
     topped: int = 0
+    #: No candidate met the hard rules: the one crop is the largest part of a subject (a ``one_ratio``
+    #: carousel takes such a ratio only where every ratio is so).
+    unframed: bool = False
