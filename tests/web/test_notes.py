@@ -88,10 +88,10 @@ def test_a_wide_view_and_a_subject_no_crop_frames_are_said_plainly():
     band = Subject("salient", Box(0, 0, 10, 10), 1.0, 1.0, "saliency", "salient")
     train = Subject("vehicle", Box(0, 0, 10, 10), 0.9, 1.0, "detector", "train")
     said = note_items(None, zoom_notes(0, 0, 0, wide=1)
-                      + [unframed(band, ratios, False), unframed(train, ratios, True)])
+                      + [unframed(band, ratios, False), unframed(train, ratios, True, at=2)])
     assert said == [
         {"text": "Crop 1 shows together, wider, the subjects the other crops show one by one.", "kind": "crops"},
         {"text": "The salient thing is wider or taller than any crop of 2:3 or 3:2: crop 1 shows as much of it as "
                  "fits.", "kind": "crops"},
         {"text": "Every crop of 2:3 or 3:2 that holds the train whole would cut through someone, a face or another "
-                 "subject: crop 1 shows the largest part of it.", "kind": "crops"}]
+                 "subject: crop 2 shows the largest part of it.", "kind": "crops"}]

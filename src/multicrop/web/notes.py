@@ -104,12 +104,13 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"crop (\d+) is a wide view of subjects the other crops show one by one"), "crops",
      lambda m: f"Crop {m[1]} shows together, wider, the subjects the other crops show one by one."),
     (re.compile(r"no crop of ratio (.+) holds the (.+) whole \(it is wider or taller than any\): "
-                r"crop 1 frames the largest part of it"), "crops",
-     lambda m: f"The {m[2]} is wider or taller than any crop of {_or(m[1])}: crop 1 shows as much of it as fits."),
+                r"crop (\d+) frames the largest part of it"), "crops",
+     lambda m: f"The {m[2]} is wider or taller than any crop of {_or(m[1])}: crop {m[3]} shows as much of it as "
+               "fits."),
     (re.compile(r"every crop of ratio (.+) that holds the (.+) whole cuts through a person, animal or vehicle, "
-                r"a face or half of another salient thing: crop 1 frames the largest part of it"), "crops",
+                r"a face or half of another salient thing: crop (\d+) frames the largest part of it"), "crops",
      lambda m: f"Every crop of {_or(m[1])} that holds the {m[2]} whole would cut through someone, a face or "
-               "another subject: crop 1 shows the largest part of it."),
+               f"another subject: crop {m[3]} shows the largest part of it."),
     (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),

@@ -57,16 +57,16 @@ def why_short(subs: list, mains: list[int]) -> str:
     return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"
 
 
-def unframed(subject, ratios, held: bool) -> str:
+def unframed(subject, ratios, held: bool, at: int = 1) -> str:
     """The note of a photo where no crop meets the hard rules, named by its most important subject: none of
     ``ratios`` holds it whole (``held`` False), or each crop that does breaks one (slices a body, cuts a face,
-    halves a salient thing); crop 1 frames the largest part of it."""
+    halves a salient thing); crop ``at`` (1-based) frames the largest part of it."""
     what = "the salient thing" if subject.kind == "salient" else f"the {subject.label or subject.kind}"
     names = ", ".join(str(r) for r in ratios)
     why = (f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)" if not held else
            f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, a face "
            "or half of another salient thing")
-    return why + ": crop 1 frames the largest part of it"
+    return why + f": crop {at} frames the largest part of it"
 
 
 def one_slide(group) -> str:

@@ -123,15 +123,18 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         gains.append(state["gain"])
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
-    notes: list[str] = []
-    if not chosen:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
+    fell_back = not chosen
+    if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
         i = _largest_part(m, main, top, cuts, q, sel)
         chosen, gains = [i], [float(imp[top] * shares[i, top])]  # of two such ratios, the one holding more of it
-        notes.append(unframed(subs[top], ratios, bool(whole[:, top].any())))
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
-                  shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, notes)
-    return replace(out, unframed=True) if notes else out
+                  shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, fell_back)
+    if not fell_back:
+        return out
+    at = next(n for n, c in enumerate(out.crops) if c is scored[chosen[0]]) + 1  # slides may go before it
+    note = unframed(subs[top], ratios, bool(whole[:, top].any()), at)
+    return replace(out, notes=(note,) + out.notes, unframed=True)
 
 
 def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
@@ -164,11 +167,11 @@ def _largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray
 
 
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
-            focus, tables, subs, guards, scale, ratios, min_side, notes: list[str]) -> DirectSelection:
-    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (after ``notes``)."""
+            focus, tables, subs, guards, scale, ratios, min_side, fell_back: bool = False) -> DirectSelection:
+    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (``fell_back``: the one chosen
+    is the largest part of a subject, whose note the caller puts first)."""
     sel = config.selection
-    fell_back = bool(notes)  # the first note already says why the one subject has no other framing
-    notes = list(notes)
+    notes: list[str] = []
     n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
     crops = [scored[i] for i in chosen]
