@@ -10,7 +10,7 @@ from ..subjects import Subject
 from .measure import Measurements, box_shares
 from .settings import SelectionConfig
 
-__all__ = ["every_body", "before_held"]
+__all__ = ["every_body", "before_held", "shown_whole"]
 
 
 def every_body(m: Measurements, ok: np.ndarray, whole: np.ndarray, q: np.ndarray, subs: list[Subject],
@@ -57,3 +57,10 @@ def before_held(corners: np.ndarray, slides: list[Box], inside: float, keep_firs
     None when it holds none."""
     held = [n for n, b in enumerate(slides) if box_shares(np.asarray(corners)[None, :], b)[0] >= inside - 1e-9]
     return None if not held else max(held[0], 1 if keep_first else 0)
+
+
+def shown_whole(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:
+    """Whether a slide holds subject ``j`` whole: a pool candidate ``picked`` by ``whole``, a close-up by its box."""
+    need = sel.holds_main.body_whole if subs[j].bodies else sel.holds_main.whole
+    return bool(whole[picked, j].any()) or any(box_shares(np.array([c.box.corners()]), subs[j].box)[0] >= need - 1e-9
+                                                for c, *_ in closer)

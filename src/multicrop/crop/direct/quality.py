@@ -1,14 +1,17 @@
-"""Each candidate's quality ``q``: the scorer's framing score plus the soft terms, and validity."""
+"""Each candidate's quality ``q``: the scorer's framing score plus the soft terms, validity, which subjects are
+details at k auto, and the largest part of a subject where no candidate is valid."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...geometry import Box
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
+from ..subjects import Subject
 from .measure import Measurements
 from .settings import SelectionConfig
 
-__all__ = ["main_subjects", "scored_framings", "quality", "valid"]
+__all__ = ["details", "largest_part", "main_subjects", "scored_framings", "quality", "valid"]
 
 
 def main_subjects(m: Measurements, sel: SelectionConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -84,3 +87,32 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
             pool = keep & (s_main >= s_main[keep].max() - 0.05)
         ok |= pool & (cuts == cuts[pool].min())
     return ok, cuts, portrait
+
+
+def details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
+    """k auto, beside detected subjects: which subjects are details with no slide of their own."""
+    rule = sel.details
+    detected = np.array([s.source == "detector" for s in subs])
+    if not (rule.enabled and auto and detected.any()):
+        return np.zeros(len(subs), bool)
+    box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
+    body = np.array([s.is_body for s in subs])
+    largest = np.where(body, box_area[detected].max(initial=0.0), box_area.max())
+    salient = np.array([s.kind == "salient" for s in subs])
+    detail = (((box_area < rule.area) & (box_area < rule.relative * largest))
+              | (salient & (box_area < rule.salient * box_area[body].max(initial=0.0))))
+    return detail & np.array([s.kind != "focus" for s in subs])
+
+
+def largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel) -> int:
+    """The framing of subject ``top`` when no candidate meets the hard rules: among its framings (every
+    candidate where none has it as main subject) holding the most of it (within 5 points), those cutting no
+    face first, then the fewest bodies sliced, then the best quality."""
+    share = m.shares[:, top]
+    mine = main == top
+    if not mine.any():
+        mine = np.ones(len(m), bool)
+    pool = mine & (share >= share[mine].max() - 0.05)
+    faces = sel.no_cut_face.violations(m)
+    order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
+    return int(order[0])

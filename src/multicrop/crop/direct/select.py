@@ -13,13 +13,13 @@ from ..scoring.base import Scorer, ScoringContext
 from ..people import group_portraits
 from ..subjects import Subject, find_subjects
 from .zoom import close_ups, establishing, upper_bodies, zoom_levels
-from .cover import before_held, every_body
+from .cover import before_held, every_body, shown_whole
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool
 from .shortlist import apart, shortlist_of
-from .quality import main_subjects, quality, scored_framings, valid
+from .quality import details, largest_part, main_subjects, quality, scored_framings, valid
 from .types import DirectSelection
 from .views import closer_views, no_candidate, scene_views
 
@@ -87,7 +87,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     obj = sel.objective
     weight = onehot + obj.group_credit * (1 - onehot)
     focus = [j for j, s in enumerate(subs) if s.kind == "focus"]
-    detail = _details(subs, bounds, sel, auto)
+    detail = details(subs, bounds, sel, auto)
     state = {"covered": np.zeros(len(subs)), "used": set(), "new": np.zeros(len(pool))}
 
     def gain(chosen: list[int], iou_max: np.ndarray) -> np.ndarray:
@@ -126,7 +126,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     fell_back = not chosen
     if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
-        i = _largest_part(m, main, top, cuts, q, sel)
+        i = largest_part(m, main, top, cuts, q, sel)
         chosen, gains = [i], [float(imp[top] * shares[i, top])]  # of two such ratios, the one holding more of it
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, fell_back)
@@ -135,35 +135,6 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     at = next(n for n, c in enumerate(out.crops) if c is scored[chosen[0]]) + 1  # slides may go before it
     note = unframed(subs[top], ratios, bool(whole[:, top].any()), at)
     return replace(out, notes=(note,) + out.notes, unframed=True)
-
-
-def _details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
-    """k auto, beside detected subjects: which subjects are details with no slide of their own."""
-    rule = sel.details
-    detected = np.array([s.source == "detector" for s in subs])
-    if not (rule.enabled and auto and detected.any()):
-        return np.zeros(len(subs), bool)
-    box_area = np.array([s.box.area for s in subs]) / max(bounds.area, 1e-9)
-    body = np.array([s.is_body for s in subs])
-    largest = np.where(body, box_area[detected].max(initial=0.0), box_area.max())
-    salient = np.array([s.kind == "salient" for s in subs])
-    detail = (((box_area < rule.area) & (box_area < rule.relative * largest))
-              | (salient & (box_area < rule.salient * box_area[body].max(initial=0.0))))
-    return detail & np.array([s.kind != "focus" for s in subs])
-
-
-def _largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel) -> int:
-    """The framing of subject ``top`` when no candidate meets the hard rules: among its framings (every
-    candidate where none has it as main subject) holding the most of it (within 5 points), those cutting no
-    face first, then the fewest bodies sliced, then the best quality."""
-    share = m.shares[:, top]
-    mine = main == top
-    if not mine.any():
-        mine = np.ones(len(m), bool)
-    pool = mine & (share >= share[mine].max() - 0.05)
-    faces = sel.no_cut_face.violations(m)
-    order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
-    return int(order[0])
 
 
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
@@ -257,7 +228,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     if auto and sel.close_ups.enabled and sel.close_ups.share > 0:
         notes += one_slide_notes([c.box for c in crops], mains, subs, m.bounds.area, sel.close_ups)
     left = [j for j in np.flatnonzero(detail)
-            if not _shown(j, chosen + covers_i + zooms + fills, closer + [(v, -1, False) for v in views], whole, subs,
+            if not shown_whole(j, chosen + covers_i + zooms + fills, closer + [(v, -1, False) for v in views], whole, subs,
                           sel)] if chosen else []
     if left:
         notes.append(f"{plural(len(left), 'small subject')} beside larger ones not framed: "
@@ -280,10 +251,3 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
                            tuple(mains), cut, topped=(len(more) + len(zooms) + len(views) if auto else 0)
                            + (wide is not None) + len(fills))
-
-
-def _shown(j: int, picked: list[int], closer, whole: np.ndarray, subs: list[Subject], sel) -> bool:
-    """Whether a slide holds subject ``j`` whole: a pool candidate ``picked`` by ``whole``, a close-up by its box."""
-    need = sel.holds_main.body_whole if subs[j].bodies else sel.holds_main.whole
-    return bool(whole[picked, j].any()) or any(box_shares(np.array([c.box.corners()]), subs[j].box)[0] >= need - 1e-9
-                                                for c, *_ in closer)
