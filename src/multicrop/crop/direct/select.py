@@ -164,8 +164,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
 
     for crop, j, _ in closer:  # each close-up right after the crop of its subject: the carousel zooms in
         put(after(j), crop, j)
+    uncut = ok & (cuts == 0) & (portrait == 0)  # the top-ups' candidates: no hard rule broken, no body cut at all
     ids = {id(scored[i]): i for i in chosen}  # then a slide for each body no slide holds whole (every_body)
-    covers = every_body(m, ok & (cuts == 0) & (portrait == 0), whole, q, subs, detail, [c.box for c in crops],
+    covers = every_body(m, uncut, whole, q, subs, detail, [c.box for c in crops],
                         [ids.get(id(c)) for c in crops], k, sel, keep_first=bool(focus))
     shown = {int(main[i]) for i in chosen}  # the objective's own subjects (a close-up's may be new)
     for at, i in covers:
@@ -184,9 +185,9 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(after(j), crop, j)
     closer += more
     zooms: list[int] = []
-    part = ((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)
+    uncut = uncut & ~((m.shares > sel.close_ups.sliver) & (m.shares < sel.no_half_salient.whole)).any(axis=1)  # none in part
     if chosen and len(crops) < want:  # zooms: no body cut, no subject held in part, a detected main subject
-        clean = ok & (cuts == 0) & (portrait == 0) & ~part & np.array([s.source == "detector" for s in subs])[main]
+        clean = uncut & np.array([s.source == "detector" for s in subs])[main]
         zooms = zoom_levels(m, clean, q, main, [c.box for c in crops], mains, chosen + covers_i, want - len(crops),
                             sel.close_ups)
     for i in zooms:  # the wide view first: a zoom out goes before the first crop it holds (after a focus's), a zoom in
@@ -194,7 +195,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(after(int(main[i])) if at is None else at, scored[i], int(main[i]))
     wide = None  # a fixed k still short: the wide view of subjects shown one by one, first (after a focus's slide)
     if not auto and chosen and len(crops) < k:
-        wide = establishing(m, ok & (cuts == 0) & (portrait == 0) & ~part, q, whole, [c.box for c in crops],
+        wide = establishing(m, uncut, q, whole, [c.box for c in crops],
                             [j for j in mains if j not in focus], chosen + covers_i + zooms, sel.close_ups)
     if wide is not None:
         put(1 if focus else 0, scored[wide], int(main[wide]))

@@ -139,7 +139,7 @@ def zoom_levels(m, ok: np.ndarray, q: np.ndarray, main: np.ndarray, shown: list[
         held = box_shares(C, b) * b.area
         nested |= (main == j) & (held >= rule.inside * np.minimum(area, b.area) - 1e-9)
     score = np.where(ok & nested, q, -np.inf)
-    also = [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
+    also = _not_pool(m, shown, chosen)
     return greedy(m.boxes, lambda c, iou: score, k=n, start=chosen, also=also, iou_limit=rule.iou)
 
 
@@ -157,9 +157,14 @@ def establishing(m, ok: np.ndarray, q: np.ndarray, whole: np.ndarray, shown: lis
     count = whole[:, subjects].sum(axis=1)
     held = max((int(count[i]) for i in chosen), default=0)  # a slide already showing them together needs no other
     score = np.where(ok & (count >= max(2, held + 1)), count * (float(q.max(initial=0.0)) + 1.0) + q, -np.inf)
-    also = [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
+    also = _not_pool(m, shown, chosen)
     picked = greedy(m.boxes, lambda c, iou: score, k=1, start=chosen, also=also, iou_limit=rule.iou)
     return picked[0] if picked else None
+
+
+def _not_pool(m, shown: list[Box], chosen: list[int]) -> list[Box]:
+    """The crops ``shown`` that are not the pool slides ``chosen`` (close-ups, views): greedy's ``also``."""
+    return [b for b in shown if all(b is not m.boxes[i] for i in chosen)]
 
 
 def _holds_part(ctx: ScoringContext, m, soft: list[Subject], tables: MaskTables, sel: SelectionConfig) -> np.ndarray:
