@@ -303,19 +303,60 @@ def test_force_k_fills_are_not_offered_alternatives():
     assert len(sel.shortlists[0]) > 1 and [len(x) for x in sel.shortlists[1:]] == [1, 1]
 
 
-@pytest.mark.parametrize("k", ["auto", 3])
-def test_a_subject_wider_than_any_crop_gets_its_largest_part_and_a_note(k):
-    sal = np.zeros((200, 1024), np.float32)      # a panorama; a 3:2 crop is at most 300 x 200
-    sal[60:140, 150:870] = 1.0                   # a salient band 720 px long: no crop holds it whole
-    sel, _ = _select(sal, k)
-    assert len(sel.crops) >= 1
-    band = sal > 0
-    held = _held(sel.crops[0].box, sal, band)
-    assert held >= 300 / 720 - 0.05 - 0.02      # within 5 points of the most any crop holds (300 of 720 px)
-    assert sel.notes[0].startswith("no crop of ratio 2:3, 3:2 holds the salient thing whole (it is wider or taller")
+def _band(shape, rows, cols):
+    sal = np.zeros(shape, np.float32)
+    sal[rows, cols] = 1.0
+    return sal
+
+
+def _shown(boxes, lo, hi, across=True):
+    """Share of [lo, hi) along the axis that some box shows."""
+    seen = np.zeros(int(hi - lo), bool)
+    for b in boxes:
+        a, z = (b.x, b.x2) if across else (b.y, b.y2)
+        seen[max(int(round(a - lo)), 0):max(int(round(z - lo)), 0)] = True
+    return seen.mean()
+
+
+@pytest.mark.parametrize("k, n", [("auto", 3), (3, 3), (2, 2)])
+def test_a_subject_wider_than_any_crop_is_shown_in_parts_along_it(k, n):
+    sal = _band((200, 1024), slice(60, 140), slice(150, 870))   # a panorama; a 3:2 crop is at most 300 x 200
+    sel, _ = _select(sal, k)                                     # a salient band 720 px long: no crop holds it whole
+    boxes = [c.box for c in sel.crops]
+    assert len(boxes) == n and sel.n_distinct == 1
+    assert [b.x for b in boxes] == sorted(b.x for b in boxes)    # left to right
+    assert all(b.w == pytest.approx(300, abs=1) and b.h == pytest.approx(200, abs=1) for b in boxes)
+    assert boxes[0].x <= 150 + 30 and boxes[-1].x2 >= 870 - 30  # from one end of it to the other
+    assert all(iou(a, b) <= 0.6 + 1e-9 for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert _shown(boxes, 150, 870) >= (0.95 if n == 3 else 600 / 720 - 0.05)
+    assert sel.notes[0] == ("no crop of ratio 2:3, 3:2 holds the salient thing whole (it is wider or taller than "
+                            f"any): crops 1–{n} show it in parts, left to right")
+
+
+def test_parts_stop_where_they_would_overlap_and_the_note_says_so():
+    sal = _band((200, 1024), slice(60, 140), slice(150, 870))
+    sel, _ = _select(sal, 9)
+    boxes = [c.box for c in sel.crops]
+    assert 3 <= len(boxes) < 9                                   # 720 px holds no nine 300 px parts apart enough
+    assert all(iou(a, b) <= 0.6 + 1e-9 for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert sel.notes[1] == (f"this photo has 1 distinct subject ({len(boxes)} parts of it); wrote {len(boxes)} "
+                            "crops, asked for 9 (no other part along it differs enough from these)")
+
+
+def test_a_tall_subject_is_shown_in_parts_top_to_bottom():
+    sal = _band((1024, 200), slice(150, 870), slice(60, 140))   # a tower; a 2:3 crop is at most 200 x 300
+    sel, _ = _select(sal, "auto")
+    boxes = [c.box for c in sel.crops]
+    assert len(boxes) == 3 and [b.y for b in boxes] == sorted(b.y for b in boxes)
+    assert _shown(boxes, 150, 870, across=False) >= 0.95
+    assert sel.notes[0].endswith("crops 1–3 show it in parts, top to bottom")
+
+
+def test_a_subject_wider_than_any_crop_by_little_gets_its_largest_part():
+    sal = _band((200, 1024), slice(60, 140), slice(340, 680))   # 340 px: a second part would overlap the first
+    sel, _ = _select(sal, "auto")
+    assert len(sel.crops) == 1 and _held(sel.crops[0].box, sal, sal > 0) >= 300 / 340 - 0.05 - 0.02
     assert sel.notes[0].endswith("crop 1 frames the largest part of it")
-    if k == 3:  # the short note adds no second, roundabout reason
-        assert sel.notes[1] == "this photo has 1 distinct subject; wrote 1 crop, asked for 3"
 
 
 def test_a_guard_over_the_whole_frame_leaves_the_subject_its_framing():

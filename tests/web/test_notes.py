@@ -95,3 +95,23 @@ def test_a_wide_view_and_a_subject_no_crop_frames_are_said_plainly():
                  "fits.", "kind": "crops"},
         {"text": "Every crop of 2:3 or 3:2 that holds the train whole would cut through someone, a face or another "
                  "subject: crop 2 shows the largest part of it.", "kind": "crops"}]
+
+
+def test_the_parts_of_a_subject_wider_than_every_crop_are_said_plainly():
+    from multicrop.crop.direct.notes import short_note, unframed
+    from multicrop.crop.subjects import Subject
+    from multicrop.geometry import Box
+    from multicrop.ratios import parse_ratios
+
+    band = Subject("salient", Box(0, 0, 10, 10), 1.0, 1.0, "saliency", "salient")
+    said = note_items(None, [unframed(band, parse_ratios("4:5"), False, at=[1, 2, 3]),
+                             unframed(band, parse_ratios("2:3"), False, at=[2, 3], across=False),
+                             short_note(1, 9, force=False, parts=5, why="no other part along it differs enough "
+                                                                         "from these")])
+    assert said == [
+        {"text": "The salient thing is wider or taller than any crop of 4:5: crops 1–3 show it in parts, left to "
+                 "right.", "kind": "crops"},
+        {"text": "The salient thing is wider or taller than any crop of 2:3: crops 2–3 show it in parts, top to "
+                 "bottom.", "kind": "crops"},
+        {"text": "This photo has 1 distinct subject, in 6 parts, so it gets 6 crops instead of 9: no other part "
+                 "along it differs enough from these.", "kind": "count"}]

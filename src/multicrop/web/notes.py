@@ -75,10 +75,11 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"), "count",
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}; the carousel is filled up to "
                f"{m[2]} crops, {m[3]} of them showing nothing new."),
-    (re.compile(r"this photo has (\d+) distinct subjects?(?: and (.+?) worth a crop)?; wrote (\d+) crops?, "
-                r"asked for (\d+)(?: \((.+)\))?"), "count",
-     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}" + (f" and {m[2]}" if m[2] else "")
-               + f", so it gets {_n('crop', int(m[3]))} instead of {m[4]}" + (f": {m[5]}." if m[5] else ".")),
+    (re.compile(r"this photo has (\d+) distinct subjects?(?: \((\d+) parts of it\))?(?: and (.+?) worth a crop)?; "
+                r"wrote (\d+) crops?, asked for (\d+)(?: \((.+)\))?"), "count",
+     lambda m: f"This photo has {_n('distinct subject', int(m[1]))}" + (f", in {m[2]} parts" if m[2] else "")
+               + (f" and {m[3]}" if m[3] else "")
+               + f", so it gets {_n('crop', int(m[4]))} instead of {m[5]}" + (f": {m[6]}." if m[6] else ".")),
     (re.compile(r"(\d+) of (\d+) crops under (\d+) px on the long side.*"), "crops",
      lambda m: (f"{_some(int(m[1]), int(m[2]))} smaller than {m[3]} px: the platform will enlarge "
                 f"{'it' if m[1] == '1' else 'them'} and {'it' if m[1] == '1' else 'they'} may look soft.")),
@@ -107,6 +108,10 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
                 r"crop (\d+) frames the largest part of it"), "crops",
      lambda m: f"The {m[2]} is wider or taller than any crop of {_or(m[1])}: crop {m[3]} shows as much of it as "
                "fits."),
+    (re.compile(r"no crop of ratio (.+) holds the (.+) whole \(it is wider or taller than any\): "
+                r"crops (.+) show it in parts, (left to right|top to bottom)"), "crops",
+     lambda m: f"The {m[2]} is wider or taller than any crop of {_or(m[1])}: crops {m[3]} show it in parts, "
+               f"{m[4]}."),
     (re.compile(r"every crop of ratio (.+) that holds the (.+) whole cuts through a person, animal or vehicle, "
                 r"a face or half of another salient thing: crop (\d+) frames the largest part of it"), "crops",
      lambda m: f"Every crop of {_or(m[1])} that holds the {m[2]} whole would cut through someone, a face or "

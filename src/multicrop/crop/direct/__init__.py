@@ -75,7 +75,9 @@ __all__ = ["DIRECT_VERSION", "DirectSelection", "SelectionConfig", "direct_pool"
 #: frame) gets the largest part of its most important subject and a note saying why (was: no crop at all).
 #: direct-27: a fixed k still short opens on a wide view of the subjects its slides show one by one
 #: (:func:`~multicrop.crop.direct.zoom.establishing`).
-DIRECT_VERSION = "direct-27"
+#: direct-28: a subject wider (or taller) than every crop is shown in parts along it, k of them at a fixed k, as
+#: few as cover it at k auto (:func:`~multicrop.crop.direct.quality.parts_along`; was: its largest part only).
+DIRECT_VERSION = "direct-28"
 
 _WHERE = {"close_ups": "zoom", "greedy": "selector", "direct_pool": "pool", "min_long_side": "pool",
           "select_direct": "select", "SelectionConfig": "settings", "DirectSelection": "types",

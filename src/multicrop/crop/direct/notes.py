@@ -20,14 +20,15 @@ def plural(n: int, word: str) -> str:
 
 
 def short_note(n: int, k: int, *, force: bool, close: int = 0, zooms: int = 0, why: str = "",
-               portraits: int = 0, wider: int = 0) -> str:
+               portraits: int = 0, wider: int = 0, parts: int = 0) -> str:
     """"this photo has 2 distinct subjects; wrote 2 crops, asked for 5" (or how close-ups, ``portraits`` of
-    them, zooms, ``wider`` views that show a body whole (``every_body``) and force_k filled up)."""
+    them, zooms, ``wider`` views that show a body whole (``every_body``), ``parts`` more of a subject wider
+    than every crop and force_k filled up)."""
     extra = [plural(c, w) for c, w in ((close - portraits, "close-up"), (portraits, "portrait"),
                                        (wider, "wider view"), (zooms, "zoom")) if c]
-    head = f"this photo has {plural(n, 'distinct subject')}"
+    head = f"this photo has {plural(n, 'distinct subject')}" + (f" ({parts + 1} parts of it)" if parts else "")
     head += f" and {' and '.join(extra)} worth a crop; " if extra else "; "
-    made = n + close + zooms + wider
+    made = n + parts + close + zooms + wider
     if force:
         return head + f"wrote {plural(k, 'crop')} as asked (force_k), {k - made} showing no new subject"
     return head + f"wrote {plural(made, 'crop')}, asked for {k}" + (f" ({why})" if why else "")
@@ -57,16 +58,22 @@ def why_short(subs: list, mains: list[int]) -> str:
     return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"
 
 
-def unframed(subject, ratios, held: bool, at: int = 1) -> str:
+def unframed(subject, ratios, held: bool, at: int | list[int] = 1, across: bool = True) -> str:
     """The note of a photo where no crop meets the hard rules, named by its most important subject: none of
     ``ratios`` holds it whole (``held`` False), or each crop that does breaks one (slices a body, cuts a face,
-    halves a salient thing); crop ``at`` (1-based) frames the largest part of it."""
+    halves a salient thing); crop ``at`` (1-based) frames the largest part of it, or crops ``at`` (several) show
+    it in parts, left to right (``across``) or top to bottom."""
     what = "the salient thing" if subject.kind == "salient" else f"the {subject.label or subject.kind}"
     names = ", ".join(str(r) for r in ratios)
     why = (f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)" if not held else
            f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, a face "
            "or half of another salient thing")
-    return why + f": crop {at} frames the largest part of it"
+    at = [at] if isinstance(at, int) else list(at)
+    if len(at) == 1:
+        return why + f": crop {at[0]} frames the largest part of it"
+    places = (f"{at[0]}–{at[-1]}" if at == list(range(at[0], at[-1] + 1)) else
+              ", ".join(map(str, at[:-1])) + f" and {at[-1]}")
+    return why + f": crops {places} show it in parts, {'left to right' if across else 'top to bottom'}"
 
 
 def one_slide(group) -> str:

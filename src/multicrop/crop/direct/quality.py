@@ -1,17 +1,18 @@
 """Each candidate's quality ``q``: the scorer's framing score plus the soft terms, validity, which subjects are
-details at k auto, and the largest part of a subject where no candidate is valid."""
+details at k auto, and the largest part of a subject where no candidate is valid (with the parts along it)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...geometry import Box
+from ...geometry import Box, iou
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .measure import Measurements
 from .settings import SelectionConfig
 
-__all__ = ["details", "largest_part", "main_subjects", "scored_framings", "quality", "valid"]
+__all__ = ["details", "largest_part", "main_subjects", "overflows_across", "part_gains", "parts_along", "quality",
+           "scored_framings", "unframed_parts", "valid"]
 
 
 def main_subjects(m: Measurements, sel: SelectionConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -116,3 +117,76 @@ def largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray,
     faces = sel.no_cut_face.violations(m)
     order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
     return int(order[0])
+
+
+def overflows_across(subject: Box, box: Box) -> bool:
+    """Whether ``subject`` overflows crop ``box`` more across (its width) than down (its height)."""
+    return subject.w - box.w >= subject.h - box.h
+
+
+#: How much of a subject wider than every crop k auto's parts may leave out, in crop lengths (5 %).
+PART_SLACK = 0.05
+
+
+def parts_along(m: Measurements, first: int, subject: Box, k: int | None, limit: float,
+                avoid: np.ndarray) -> list[int]:
+    """The parts of a subject wider (or taller) than every crop, as a photographer pans along it: framings of the
+    size and ratio of its largest part (candidate ``first``), spread evenly from one end of ``subject``'s box to
+    the other, each the candidate of that size nearest its place (nearer its place than its neighbours'; one not
+    in ``avoid``, e.g. cutting a face or a body, first), IoU at most ``limit`` with the parts before it,
+    in reading order (left to right, or top to bottom).  ``k`` parts at most, and with ``k`` None (k auto) as
+    few as cover it (:data:`PART_SLACK` of a crop left out at most).  ``[first]`` where it fits in the crop."""
+    box = m.boxes[first]
+    across = overflows_across(subject, box)
+    lo, hi = (subject.x, subject.x2) if across else (subject.y, subject.y2)
+    size = box.w if across else box.h
+    if hi - lo <= size + 1e-6:
+        return [first]
+    step = size * (1 - limit) / (1 + limit)  # the shortest shift two parts of one size may be apart
+    most = 1 + int((hi - lo - size) / step + 1e-9)
+    n = min(most, k if k is not None else int(np.ceil((hi - lo) / size - PART_SLACK)))
+    if n < 2:
+        return [first]
+    same = np.flatnonzero([r == m.ratios[first] and abs(b.w - box.w) <= 0.02 * box.w
+                           and abs(b.h - box.h) <= 0.02 * box.h for b, r in zip(m.boxes, m.ratios)])
+    pos = m.C[same, 0] if across else m.C[same, 1]
+    off = np.abs(m.C[same, 1] - box.y) if across else np.abs(m.C[same, 0] - box.x)
+    start = min(max(lo, m.bounds.x if across else m.bounds.y), (m.bounds.x2 if across else m.bounds.y2) - size)
+    end = max(min(hi - size, (m.bounds.x2 if across else m.bounds.y2) - size), start)
+    parts: list[int] = []
+    reach = (end - start) / (n - 1) / 2  # a part stays nearer its own place than its neighbours'
+    for t in np.linspace(start, end, n):
+        for c in np.lexsort((np.abs(pos - t) + off, avoid[same])):
+            j = int(same[c])
+            if abs(pos[c] - t) > reach + 1e-6:
+                continue
+            if j not in parts and all(iou(m.boxes[j], m.boxes[p]) <= limit + 1e-9 for p in parts):
+                parts.append(j)
+                break
+    parts.sort(key=lambda j: m.C[j, 0] if across else m.C[j, 1])
+    return parts if len(parts) > 1 else [first]
+
+
+def part_gains(m: Measurements, parts: list[int], top: int, importance: float, across: bool) -> list[float]:
+    """Each part's gain: its share of subject ``top`` times the share of its length no part before it shows."""
+    gains, seen = [], []
+    for i in parts:
+        b = m.boxes[i]
+        lo, hi = (b.x, b.x2) if across else (b.y, b.y2)
+        shown = max((min(hi, h) - max(lo, l) for l, h in seen), default=0.0)
+        gains.append(float(importance * m.shares[i, top] * (1 - max(shown, 0.0) / (hi - lo))))
+        seen.append((lo, hi))
+    return gains
+
+
+def unframed_parts(m: Measurements, main: np.ndarray, top: int, whole: np.ndarray, cuts: np.ndarray, q: np.ndarray,
+                   sel: SelectionConfig, k: int | None) -> tuple[list[int], list[float], bool]:
+    """Where no candidate meets the hard rules: the largest part of subject ``top`` (:func:`largest_part`), or,
+    where no crop holds it whole, its parts along it (:func:`parts_along`, ``k`` None at k auto); with their
+    gains (:func:`part_gains`: of two such ratios, the one showing more of it) and whether they go across."""
+    i = largest_part(m, main, top, cuts, q, sel)
+    subject = m.subjects[top]
+    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, k, sel.close_ups.iou,
+                                                        (cuts > 0) | sel.no_cut_face.violations(m))
+    across = overflows_across(subject.box, m.boxes[i])
+    return parts, part_gains(m, parts, top, subject.importance, across), across

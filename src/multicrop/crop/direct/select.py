@@ -19,7 +19,7 @@ from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool
 from .shortlist import apart, shortlist_of
-from .quality import details, largest_part, main_subjects, quality, scored_framings, valid
+from .quality import details, main_subjects, quality, scored_framings, unframed_parts, valid
 from .types import DirectSelection
 from .views import closer_views, no_candidate, scene_views
 
@@ -126,25 +126,25 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     fell_back = not chosen
     if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
-        i = largest_part(m, main, top, cuts, q, sel)
-        chosen, gains = [i], [float(imp[top] * shares[i, top])]  # of two such ratios, the one holding more of it
+        chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, None if auto else k)
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, fell_back)
     if not fell_back:
         return out
-    at = next(n for n, c in enumerate(out.crops) if c is scored[chosen[0]]) + 1  # slides may go before it
-    note = unframed(subs[top], ratios, bool(whole[:, top].any()), at)
-    return replace(out, notes=(note,) + out.notes, unframed=True)
+    at = [next(n for n, c in enumerate(out.crops) if c is scored[i]) + 1 for i in chosen]  # slides may go before
+    note = unframed(subs[top], ratios, bool(whole[:, top].any()), at, across=across)
+    return replace(out, notes=(note,) + out.notes, unframed=True, topped=out.topped + len(chosen) - 1)
 
 
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
             focus, tables, subs, guards, scale, ratios, min_side, fell_back: bool = False) -> DirectSelection:
-    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (``fell_back``: the one chosen
-    is the largest part of a subject, whose note the caller puts first)."""
+    """Close-ups, ``force_k`` fills, shortlists and notes around the chosen crops (``fell_back``: those chosen
+    are the largest part of a subject or its parts along it, whose note the caller puts first)."""
     sel = config.selection
     notes: list[str] = []
-    n_distinct = len(chosen)
     mains = [int(main[i]) for i in chosen]
+    parts = len(chosen) - len(set(mains))  # more parts of a subject wider than every crop (parts_along)
+    n_distinct = len(chosen) - parts
     crops = [scored[i] for i in chosen]
     gains = list(gains)
     lists = [tuple(scored[j] for j in shortlist_of(i, chosen, m, main, ok, q, shortlist, sel)) for i in chosen]
@@ -208,9 +208,11 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(1 + n, crop, -1)
     fills: list[int] = []
     if not auto and len(crops) < k:
-        why = "" if config.force_k or not chosen or fell_back else why_short(subs, mains)
-        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms), why=why,
-                                portraits=sum(p for *_, p in closer), wider=wider + (wide is not None)))
+        why = ("no other part along it differs enough from these" if parts else "") if config.force_k or not chosen \
+            or fell_back else why_short(subs, mains)
+        notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms),
+                                why=why, portraits=sum(p for *_, p in closer), wider=wider + (wide is not None),
+                                parts=parts))
         if config.force_k:  # its crops show no new subject: they are not offered alternatives
             rank = np.empty(len(m))
             order = sorted(range(len(m)), key=lambda i: (not ok[i], -scored[i].score))
