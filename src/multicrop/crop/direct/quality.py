@@ -180,13 +180,14 @@ def part_gains(m: Measurements, parts: list[int], top: int, importance: float, a
 
 
 def unframed_parts(m: Measurements, main: np.ndarray, top: int, whole: np.ndarray, cuts: np.ndarray, q: np.ndarray,
-                   sel: SelectionConfig, k: int | None) -> tuple[list[int], list[float], bool]:
+                   sel: SelectionConfig, k: int | None, limit: float) -> tuple[list[int], list[float], bool]:
     """Where no candidate meets the hard rules: the largest part of subject ``top`` (:func:`largest_part`), or,
-    where no crop holds it whole, its parts along it (:func:`parts_along`, ``k`` None at k auto); with their
-    gains (:func:`part_gains`: of two such ratios, the one showing more of it) and whether they go across."""
+    where no crop holds it whole, its parts along it (:func:`parts_along`, ``k`` None at k auto, IoU at most
+    ``limit``); with their gains (:func:`part_gains`: of two such ratios, the one showing more of it) and
+    whether they go across."""
     i = largest_part(m, main, top, cuts, q, sel)
     subject = m.subjects[top]
-    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, k, sel.close_ups.iou,
+    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, k, limit,
                                                         (cuts > 0) | sel.no_cut_face.violations(m))
     across = overflows_across(subject.box, m.boxes[i])
     return parts, part_gains(m, parts, top, subject.importance, across), across

@@ -126,14 +126,15 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     fell_back = not chosen
     if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
-        chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, None if auto else k)
+        chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, None if auto else k,
+                                               config.nms_iou)  # a pan moves by over half a crop
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, fell_back)
     if not fell_back:
         return out
     at = [next(n for n, c in enumerate(out.crops) if c is scored[i]) + 1 for i in chosen]  # slides may go before
     note = unframed(subs[top], ratios, bool(whole[:, top].any()), at, across=across)
-    return replace(out, notes=(note,) + out.notes, unframed=True, topped=out.topped + len(chosen) - 1)
+    return replace(out, notes=(note,) + out.notes, unframed=True)
 
 
 def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains, shortlist, k, auto,
