@@ -434,3 +434,26 @@ def test_a_panorama_in_one_ratio_gets_the_ratio_with_the_most_parts(k, n):
     ratios = {str(c.ratio) for c in got.crops}
     assert len(boxes) == n and len(ratios) == 1 and ratios != {"1.91:1"}   # not two short 1.91:1 slides
     assert _shown(boxes, 0, 787) >= 0.95 and [b.x for b in boxes] == sorted(b.x for b in boxes)
+
+
+def test_parts_at_k_auto_are_at_most_max_k():
+    sal = _band((100, 2000), slice(30, 70), slice(0, 2000))     # a 9:16 crop is 56 px wide: 36 would cover it
+    sel, _ = _select(sal, "auto", ratios="9:16")
+    assert len(sel.crops) == CropConfig().max_k
+
+
+@pytest.mark.parametrize("k, n", [("auto", 2), (3, 2)])
+def test_parts_reach_both_ends_where_the_largest_part_is_not_the_largest_crop(k, n):
+    sal = _band((400, 1000), slice(120, 280), slice(0, 1000))   # the band fills the width; crops of 600 x 400 at most
+    sel, _ = _select(sal, k)
+    boxes = [c.box for c in sel.crops]
+    assert len(boxes) == n and _shown(boxes, 0, 1000) >= 0.95
+    assert all(iou(a, b) <= 0.3 + 1e-9 for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_a_part_holding_another_subject_whole_is_still_a_part_of_the_wide_one():
+    sal = _band((200, 1024), slice(20, 80), slice(100, 900))    # a band wider than every crop
+    sal[120:180, 500:1000] = 0.9                                 # and a second one below it
+    sel, _ = _select(sal, 5)
+    assert len(set(sel.mains)) == 1 and sel.n_distinct == 1
+    assert sel.notes[0].endswith(f"crops 1–{len(sel.crops)} show it in parts, left to right")

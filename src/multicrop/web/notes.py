@@ -72,7 +72,8 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
                "this photo may not have that many distinct subjects."),
     (re.compile(r"only (\d+) of k=(\d+) crops remain after non-maximum suppression"), "count",
      lambda m: f"Only {m[1]} of the {m[2]} crops asked for are different enough from each other to keep."),
-    (re.compile(r"this photo has (\d+) distinct subjects?; wrote (\d+) crops? as asked \(force_k\), (\d+) .*"), "count",
+    (re.compile(r"this photo has (\d+) distinct subjects?(?: \(\d+ parts of it\))?; wrote (\d+) crops? as asked "
+                r"\(force_k\), (\d+) .*"), "count",
      lambda m: f"This photo has {_n('distinct subject', int(m[1]))}; the carousel is filled up to "
                f"{m[2]} crops, {m[3]} of them showing nothing new."),
     (re.compile(r"this photo has (\d+) distinct subjects?(?: \((\d+) parts of it\))?(?: and (.+?) worth a crop)?; "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
 from ...geometry import Box, fit_ratio_box
 from ...ratios import Ratio
 from ..candidates import corner_key, grid_anchors, sliding_windows, subject_windows
@@ -12,7 +14,7 @@ from ..config import CandidateConfig
 from ..subjects import Subject
 from .settings import PoolConfig
 
-__all__ = ["min_long_side", "direct_pool", "bottom_windows"]
+__all__ = ["min_long_side", "direct_pool", "bottom_windows", "pan_places", "pan_windows"]
 
 
 def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> float:
@@ -82,4 +84,37 @@ def bottom_windows(target: Box, ratio: Ratio, bounds: Box, headroom: Sequence[fl
             continue
         x = min(max(target.center[0] - w / 2, bounds.x), bounds.x2 - w)
         out.append(Box(x, top, w, h))
+    return out
+
+
+def pan_places(subject: Box, full: Box, bounds: Box, across: bool, n: int) -> list[float]:
+    """Where ``n`` crops of ``full``'s size start (x ``across``, else y) to pan evenly from one end of ``subject``
+    to the other, inside ``bounds``."""
+    lo, hi = (subject.x, subject.x2) if across else (subject.y, subject.y2)
+    edge_lo, edge_hi = (bounds.x, bounds.x2) if across else (bounds.y, bounds.y2)
+    size = full.w if across else full.h
+    start = min(max(lo, edge_lo), edge_hi - size)
+    end = max(min(hi - size, edge_hi - size), start)
+    return [float(t) for t in np.linspace(start, end, n)]
+
+
+def pan_windows(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, ...], parts: int,
+                pool: Sequence[tuple[Box, Ratio]] = ()) -> list[tuple[Box, Ratio]]:
+    """For each subject longer than the largest crop of every ratio, those largest crops at the places of 2 to
+    ``parts`` parts along it (:func:`pan_places`), none twice and none already in ``pool``: the candidates of
+    :func:`~.quality.parts_along` only."""
+    fulls = [fit_ratio_box(bounds, r.value) for r in ratios]
+    seen = {(corner_key(b, 1), r) for b, r in pool}
+    out: list[tuple[Box, Ratio]] = []
+    for s in subjects:
+        if not all(s.box.w > f.w + 1e-6 or s.box.h > f.h + 1e-6 for f in fulls):
+            continue
+        for ratio, full in zip(ratios, fulls):  # the crop spans the other axis: the subject overflows this one
+            across = s.box.w - full.w >= s.box.h - full.h
+            for n in range(2, parts + 1):
+                for p in pan_places(s.box, full, bounds, across, n):
+                    box = Box(p, full.y, full.w, full.h) if across else Box(full.x, p, full.w, full.h)
+                    if (corner_key(box, 1), ratio) not in seen:
+                        seen.add((corner_key(box, 1), ratio))
+                        out.append((box, ratio))
     return out

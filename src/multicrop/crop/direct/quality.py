@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...geometry import Box, iou
+from ...geometry import Box, fit_ratio_box, iou
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .measure import Measurements
+from .pool import pan_places
 from .settings import SelectionConfig
 
 __all__ = ["details", "largest_part", "main_subjects", "overflows_across", "part_gains", "parts_along", "quality",
@@ -105,14 +106,16 @@ def details(subs: list[Subject], bounds: Box, sel, auto: bool) -> np.ndarray:
     return detail & np.array([s.kind != "focus" for s in subs])
 
 
-def largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel) -> int:
+def largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray, sel,
+                 among: np.ndarray | None = None) -> int:
     """The framing of subject ``top`` when no candidate meets the hard rules: among its framings (every
     candidate where none has it as main subject) holding the most of it (within 5 points), those cutting no
     face first, then the fewest bodies sliced, then the best quality."""
     share = m.shares[:, top]
-    mine = main == top
+    among = np.ones(len(m), bool) if among is None else among
+    mine = (main == top) & among
     if not mine.any():
-        mine = np.ones(len(m), bool)
+        mine = among
     pool = mine & (share >= share[mine].max() - 0.05)
     faces = sel.no_cut_face.violations(m)
     order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
@@ -128,42 +131,53 @@ def overflows_across(subject: Box, box: Box) -> bool:
 PART_SLACK = 0.05
 
 
-def parts_along(m: Measurements, first: int, subject: Box, k: int | None, limit: float,
-                avoid: np.ndarray) -> list[int]:
-    """The parts of a subject wider (or taller) than every crop, as a photographer pans along it: framings of the
-    size and ratio of its largest part (candidate ``first``), spread evenly from one end of ``subject``'s box to
-    the other, each the candidate of that size nearest its place (nearer its place than its neighbours'; one not
-    in ``avoid``, e.g. cutting a face or a body, first), IoU at most ``limit`` with the parts before it,
-    in reading order (left to right, or top to bottom).  ``k`` parts at most, and with ``k`` None (k auto) as
-    few as cover it (:data:`PART_SLACK` of a crop left out at most).  ``[first]`` where it fits in the crop."""
-    box = m.boxes[first]
-    across = overflows_across(subject, box)
+def parts_along(m: Measurements, first: int, subject: Box, across: bool, k: int, limit: float, avoid: np.ndarray,
+                *, cover: bool) -> list[int]:
+    """The parts of a subject wider (``across``) or taller than every crop, as a photographer pans along it: the
+    largest crops of its largest part's ratio (candidate ``first``; the pool's windows of that size slide over the
+    whole photo), spread evenly from one end of ``subject``'s box to the other, each the one nearest its place
+    (nearer its place than its neighbours'; one not in ``avoid``, e.g. cutting a face or a body, first), IoU at
+    most ``limit`` with the parts before it, in reading order (left to right, or top to bottom).  ``k`` parts at
+    most; with ``cover`` (k auto) as few as show all of it but :data:`PART_SLACK` of a crop's length, where the
+    IoU limit allows.  ``[first]`` where the subject is no longer than the crop or no two parts are found."""
+    full = fit_ratio_box(m.bounds, m.ratios[first].value)
     lo, hi = (subject.x, subject.x2) if across else (subject.y, subject.y2)
-    size = box.w if across else box.h
-    if hi - lo <= size + 1e-6:
-        return [first]
+    size = full.w if across else full.h
     step = size * (1 - limit) / (1 + limit)  # the shortest shift two parts of one size may be apart
-    most = 1 + int((hi - lo - size) / step + 1e-9)
-    n = min(most, k if k is not None else int(np.ceil((hi - lo) / size - PART_SLACK)))
-    if n < 2:
+    most = min(k, 1 + int(max(hi - lo - size, 0.0) / step + 1e-9))
+    same = np.flatnonzero([r == m.ratios[first] and abs(b.w - full.w) <= 0.02 * full.w
+                           and abs(b.h - full.h) <= 0.02 * full.h for b, r in zip(m.boxes, m.ratios)])
+    if hi - lo <= size + 1e-6 or most < 2 or len(same) < 2:
         return [first]
-    same = np.flatnonzero([r == m.ratios[first] and abs(b.w - box.w) <= 0.02 * box.w
-                           and abs(b.h - box.h) <= 0.02 * box.h for b, r in zip(m.boxes, m.ratios)])
-    pos = m.C[same, 0] if across else m.C[same, 1]
-    off = np.abs(m.C[same, 1] - box.y) if across else np.abs(m.C[same, 0] - box.x)
-    start = min(max(lo, m.bounds.x if across else m.bounds.y), (m.bounds.x2 if across else m.bounds.y2) - size)
-    end = max(min(hi - size, (m.bounds.x2 if across else m.bounds.y2) - size), start)
-    parts: list[int] = []
-    reach = (end - start) / (n - 1) / 2  # a part stays nearer its own place than its neighbours'
-    for t in np.linspace(start, end, n):
-        for c in np.lexsort((np.abs(pos - t) + off, avoid[same])):
-            j = int(same[c])
-            if abs(pos[c] - t) > reach + 1e-6:
-                continue
-            if j not in parts and all(iou(m.boxes[j], m.boxes[p]) <= limit + 1e-9 for p in parts):
-                parts.append(j)
-                break
-    parts.sort(key=lambda j: m.C[j, 0] if across else m.C[j, 1])
+    a, z = (0, 2) if across else (1, 3)
+    pos = m.C[same, a]
+    b, y = (1, 3) if across else (0, 2)  # the other axis: each crop's distance from the subject's middle on it
+    off = np.abs((m.C[same, b] + m.C[same, y]) / 2 - subject.center[b])
+
+    def place(n: int) -> list[int]:  # the pool holds crops at these places (direct_pool's ``parts``)
+        parts: list[int] = []
+        places = pan_places(subject, full, m.bounds, across, n)
+        reach = (places[-1] - places[0]) / (n - 1) / 2  # a part stays nearer its own place than its neighbours'
+        for t in places:
+            for c in np.lexsort((np.abs(pos - t) + off, avoid[same])):
+                j = int(same[c])
+                if abs(pos[c] - t) <= reach + 1e-6 and j not in parts and all(
+                        iou(m.boxes[j], m.boxes[p]) <= limit + 1e-9 for p in parts):
+                    parts.append(j)
+                    break
+        return sorted(parts, key=lambda j: m.C[j, a])
+
+    def shown(parts: list[int]) -> float:
+        seen = np.zeros(max(int(np.ceil(hi - lo)), 1), bool)
+        for j in parts:
+            seen[max(int(m.C[j, a] - lo), 0):max(int(np.ceil(m.C[j, z] - lo)), 0)] = True
+        return float(seen.sum())
+
+    n = min(most, max(2, int(np.ceil((hi - lo) / size - PART_SLACK)))) if cover else most
+    parts = place(n)
+    while cover and n < most and shown(parts) < hi - lo - PART_SLACK * size:
+        n += 1
+        parts = place(n)
     return parts if len(parts) > 1 else [first]
 
 
@@ -180,14 +194,15 @@ def part_gains(m: Measurements, parts: list[int], top: int, importance: float, a
 
 
 def unframed_parts(m: Measurements, main: np.ndarray, top: int, whole: np.ndarray, cuts: np.ndarray, q: np.ndarray,
-                   sel: SelectionConfig, k: int | None, limit: float) -> tuple[list[int], list[float], bool]:
-    """Where no candidate meets the hard rules: the largest part of subject ``top`` (:func:`largest_part`), or,
-    where no crop holds it whole, its parts along it (:func:`parts_along`, ``k`` None at k auto, IoU at most
-    ``limit``); with their gains (:func:`part_gains`: of two such ratios, the one showing more of it) and
-    whether they go across."""
-    i = largest_part(m, main, top, cuts, q, sel)
+                   sel: SelectionConfig, k: int, limit: float, cover: bool,
+                   among: np.ndarray) -> tuple[list[int], list[float], bool]:
+    """Where no candidate meets the hard rules: the largest part of subject ``top`` (:func:`largest_part`, one of
+    ``among``), or, where no crop holds it whole, its parts along it (:func:`parts_along`: at most ``k``, as few as
+    cover it with ``cover``, IoU at most ``limit``); with their gains (:func:`part_gains`: of two such ratios, the
+    one showing more of it) and whether they go across."""
+    i = largest_part(m, main, top, cuts, q, sel, among)
     subject = m.subjects[top]
-    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, k, limit,
-                                                        (cuts > 0) | sel.no_cut_face.violations(m))
-    across = overflows_across(subject.box, m.boxes[i])
+    across = overflows_across(subject.box, fit_ratio_box(m.bounds, m.ratios[i].value))
+    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, across, k, limit,
+                                                        (cuts > 0) | sel.no_cut_face.violations(m), cover=cover)
     return parts, part_gains(m, parts, top, subject.importance, across), across

@@ -17,7 +17,7 @@ from .cover import before_held, every_body, shown_whole
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
 from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
-from .pool import direct_pool
+from .pool import direct_pool, pan_windows
 from .shortlist import apart, shortlist_of
 from .quality import details, main_subjects, quality, scored_framings, unframed_parts, valid
 from .types import DirectSelection
@@ -74,12 +74,15 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
                        extra=[t for s in subs for t in group_portraits(s)])
     if not pool:
         raise no_candidate(bounds, ratios, min_side)
+    framings = len(pool)
+    pool += pan_windows(bounds, subs, ratios, k, pool)  # only for parts along a subject wider than every crop
     tables = MaskTables()
     bodies = [b for s in subs + guards for b in s.bodies]
     m = measure(ctx, pool, subs, bodies, bounds, tables, portrait_width=sel.no_sliced_body.portrait_width)
     main, whole = main_subjects(m, sel)
     scored = scored_framings(ctx, scorer, m, main)
     ok, cuts, portrait = valid(m, main, sel)
+    ok[framings:] = False
     q = quality(m, main, scored, sel, ratios)
     shares, imp = m.shares, np.array([s.importance for s in subs])
     onehot = np.zeros_like(shares)
@@ -126,8 +129,10 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     fell_back = not chosen
     if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
         top = int(np.argmax(imp))
-        chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, None if auto else k,
-                                               config.nms_iou)  # a pan moves by over half a crop
+        chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, k, config.nms_iou, cover=auto,
+                                               among=np.arange(len(m)) < framings)
+        main = main.copy()
+        main[chosen] = top  # each part is of that subject, whatever else it holds whole
     out = _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, detail, chosen, gains,
                   shortlist, k, auto, focus, tables, subs, guards, scale, ratios, min_side, fell_back)
     if not fell_back:
