@@ -457,3 +457,18 @@ def test_a_part_holding_another_subject_whole_is_still_a_part_of_the_wide_one():
     sel, _ = _select(sal, 5)
     assert len(set(sel.mains)) == 1 and sel.n_distinct == 1
     assert sel.notes[0].endswith(f"crops 1–{len(sel.crops)} show it in parts, left to right")
+
+
+@pytest.mark.parametrize("k", ["auto", 3])
+def test_the_candidates_for_parts_change_no_other_choice(k, monkeypatch):
+    from multicrop.crop.direct import select as select_module
+
+    sal = _band((300, 1200), slice(20, 90), slice(0, 1200))     # a band wider than every crop: pan windows
+    _ellipse(sal, 300, 210, 50, 60)                              # and two subjects a crop frames
+    _ellipse(sal, 800, 210, 50, 60)
+    with_pans, _ = _select(sal, k)
+    assert select_module.pan_windows(Box(0, 0, 1200, 300), [], CropConfig().ratios, 3) == []
+    monkeypatch.setattr(select_module, "pan_windows", lambda *a, **kw: [])
+    without, _ = _select(sal, k)
+    assert [c.box for c in with_pans.crops] == [c.box for c in without.crops]
+    assert with_pans.notes == without.notes

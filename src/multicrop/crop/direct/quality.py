@@ -27,13 +27,16 @@ def main_subjects(m: Measurements, sel: SelectionConfig) -> tuple[np.ndarray, np
     return main, whole
 
 
-def scored_framings(ctx: ScoringContext, scorer: Scorer, m: Measurements, main: np.ndarray) -> list[ScoredCrop]:
-    """Each candidate scored as a framing of its main subject (one scorer call per subject and ratio)."""
+def scored_framings(ctx: ScoringContext, scorer: Scorer, m: Measurements, main: np.ndarray,
+                    apart: int | None = None) -> list[ScoredCrop]:
+    """Each candidate scored as a framing of its main subject (one scorer call per subject and ratio; candidates
+    from ``apart`` on in calls of their own, so that they change no other candidate's score: a scorer may rate
+    the boxes of one call against each other)."""
     scored: list[ScoredCrop | None] = [None] * len(m)
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(m.ratios):
-        groups.setdefault((int(main[i]), r), []).append(i)
-    for (j, r), idx in groups.items():
+        groups.setdefault((int(main[i]), r, apart is not None and i >= apart), []).append(i)
+    for (j, r, _), idx in groups.items():
         for i, c in zip(idx, scorer.score(ctx, [m.boxes[i] for i in idx], ratio=r, subject=m.subjects[j].box)):
             scored[i] = c
     return scored  # type: ignore[return-value]
@@ -49,8 +52,10 @@ def quality(m: Measurements, main: np.ndarray, scored: list[ScoredCrop], sel: Se
     return np.maximum(q, 0.0)
 
 
-def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The hard rules, relaxed per subject only where no candidate of it meets them.
+def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig,
+          apart: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hard rules, relaxed per subject only where no candidate of it meets them; candidates from ``apart``
+    on are never valid and change no other's validity (their cuts are measured all the same).
 
     A subject no crop holds whole without cutting another (larger than any
     crop, or in a crowd): a group gives the largest part of it held without
@@ -62,6 +67,11 @@ def valid(m: Measurements, main: np.ndarray, sel: SelectionConfig) -> tuple[np.n
     few percent of a body).
     Returns the valid mask and the bodies cut / cut at a portrait line.
     """
+    if apart is not None and apart < len(m):
+        ok, cuts, portrait = valid(m.take(np.arange(apart)), main[:apart], sel)
+        more = sel.no_sliced_body.cuts(m.take(np.arange(apart, len(m))))
+        return (np.concatenate([ok, np.zeros(len(m) - apart, bool)]), np.concatenate([cuts, more[0]]),
+                np.concatenate([portrait, more[1]]))
     n = len(m)
     rule = sel.no_sliced_body
     cuts, portrait = rule.cuts(m)

@@ -80,9 +80,8 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     bodies = [b for s in subs + guards for b in s.bodies]
     m = measure(ctx, pool, subs, bodies, bounds, tables, portrait_width=sel.no_sliced_body.portrait_width)
     main, whole = main_subjects(m, sel)
-    scored = scored_framings(ctx, scorer, m, main)
-    ok, cuts, portrait = valid(m, main, sel)
-    ok[framings:] = False
+    scored = scored_framings(ctx, scorer, m, main, apart=framings)
+    ok, cuts, portrait = valid(m, main, sel, apart=framings)
     q = quality(m, main, scored, sel, ratios)
     shares, imp = m.shares, np.array([s.importance for s in subs])
     onehot = np.zeros_like(shares)
