@@ -144,8 +144,8 @@ PART_SLACK = 0.05
 def parts_along(m: Measurements, first: int, subject: Box, across: bool, k: int, limit: float, avoid: np.ndarray,
                 *, cover: bool) -> list[int]:
     """The parts of a subject wider (``across``) or taller than every crop, as a photographer pans along it: the
-    largest crops of its largest part's ratio (candidate ``first``; the pool's windows of that size slide over the
-    whole photo), spread evenly from one end of ``subject``'s box to the other, each the one nearest its place
+    largest crops of its largest part's ratio (candidate ``first``; the pool holds them at these places:
+    :func:`~.pool.pan_windows`), spread evenly from one end of ``subject``'s box to the other, each the one nearest its place
     (nearer its place than its neighbours'; one not in ``avoid``, e.g. cutting a face or a body, first), IoU at
     most ``limit`` with the parts before it, in reading order (left to right, or top to bottom).  ``k`` parts at
     most; with ``cover`` (k auto) as few as show all of it but :data:`PART_SLACK` of a crop's length, where the
@@ -164,7 +164,7 @@ def parts_along(m: Measurements, first: int, subject: Box, across: bool, k: int,
     b, y = (1, 3) if across else (0, 2)  # the other axis: each crop's distance from the subject's middle on it
     off = np.abs((m.C[same, b] + m.C[same, y]) / 2 - subject.center[b])
 
-    def place(n: int) -> list[int]:  # the pool holds crops at these places (direct_pool's ``parts``)
+    def place(n: int) -> list[int]:
         parts: list[int] = []
         places = pan_places(subject, full, m.bounds, across, n)
         reach = (places[-1] - places[0]) / (n - 1) / 2  # a part stays nearer its own place than its neighbours'
