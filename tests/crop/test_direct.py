@@ -467,7 +467,7 @@ def test_the_candidates_for_parts_change_no_other_choice(k, monkeypatch):
     _ellipse(sal, 300, 210, 50, 60)                              # and two subjects a crop frames
     _ellipse(sal, 800, 210, 50, 60)
     with_pans, _ = _select(sal, k)
-    assert select_module.pan_windows(Box(0, 0, 1200, 300), [], CropConfig().ratios, 3) == []
+    assert select_module.pan_windows(Box(0, 0, 1200, 300), [], CropConfig().ratios, 3, 0.3) == []
     monkeypatch.setattr(select_module, "pan_windows", lambda *a, **kw: [])
     without, _ = _select(sal, k)
     assert [c.box for c in with_pans.crops] == [c.box for c in without.crops]

@@ -333,7 +333,9 @@ def test_outlines_without_tint_tags_apart_the_photo_on_screen_and_a_photographer
         assert len(handles) == 8 and not any(_overlap(h, bg) for h in handles for bg, _ in tags)  # handles free
         page.screenshot(path=str(shots / f"e_tags_{size}.png"))
 
-        # a small photo fills the space it has; a tall 12 MP photo with its notes fits the screen
+        # a small photo fills the space it has; a tall 12 MP photo with its notes fits the screen (every photo
+        # analysed first: a tab still loading may push the photo down on a busy machine)
+        page.wait_for_function("state.photos.every(p => p.result && !p.loading)")
         _tab(page, "small.jpg")
         shown = page.locator("#photo").bounding_box()
         column = page.eval_on_selector("#stage", "s => s.parentElement.clientWidth")

@@ -14,7 +14,7 @@ from ..config import CandidateConfig
 from ..subjects import Subject
 from .settings import PoolConfig
 
-__all__ = ["min_long_side", "direct_pool", "bottom_windows", "pan_places", "pan_windows"]
+__all__ = ["min_long_side", "direct_pool", "bottom_windows", "most_parts", "pan_places", "pan_windows"]
 
 
 def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> float:
@@ -98,11 +98,18 @@ def pan_places(subject: Box, full: Box, bounds: Box, across: bool, n: int) -> li
     return [float(t) for t in np.linspace(start, end, n)]
 
 
-def pan_windows(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, ...], parts: int,
+def most_parts(subject: Box, full: Box, across: bool, limit: float) -> int:
+    """How many crops of ``full``'s size fit along ``subject`` with IoU at most ``limit`` between neighbours."""
+    length, size = (subject.w, full.w) if across else (subject.h, full.h)
+    step = size * (1 - limit) / (1 + limit)  # the shortest shift two crops of one size may be apart
+    return 1 + int(max(length - size, 0.0) / step + 1e-9)
+
+
+def pan_windows(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, ...], parts: int, limit: float,
                 pool: Sequence[tuple[Box, Ratio]] = ()) -> list[tuple[Box, Ratio]]:
     """For each subject longer than the largest crop of every ratio, those largest crops at the places of 2 to
-    ``parts`` parts along it (:func:`pan_places`), none twice and none already in ``pool``: the candidates of
-    :func:`~.quality.parts_along` only."""
+    ``parts`` parts along it (:func:`pan_places`; no more than fit apart by IoU ``limit``), none twice and none
+    already in ``pool``: the candidates of :func:`~.quality.parts_along` only."""
     fulls = [fit_ratio_box(bounds, r.value) for r in ratios]
     seen = {(corner_key(b, 1), r) for b, r in pool}
     out: list[tuple[Box, Ratio]] = []
@@ -111,7 +118,7 @@ def pan_windows(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
             continue
         for ratio, full in zip(ratios, fulls):  # the crop spans the other axis: the subject overflows this one
             across = s.box.w - full.w >= s.box.h - full.h
-            for n in range(2, parts + 1):
+            for n in range(2, min(parts, most_parts(s.box, full, across, limit)) + 1):
                 for p in pan_places(s.box, full, bounds, across, n):
                     box = Box(p, full.y, full.w, full.h) if across else Box(full.x, p, full.w, full.h)
                     if (corner_key(box, 1), ratio) not in seen:

@@ -9,7 +9,7 @@ from ...geometry import Box, fit_ratio_box, iou
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .measure import Measurements
-from .pool import pan_places
+from .pool import most_parts, pan_places
 from .settings import SelectionConfig
 
 __all__ = ["details", "largest_part", "main_subjects", "overflows_across", "part_gains", "parts_along", "quality",
@@ -153,8 +153,7 @@ def parts_along(m: Measurements, first: int, subject: Box, across: bool, k: int,
     full = fit_ratio_box(m.bounds, m.ratios[first].value)
     lo, hi = (subject.x, subject.x2) if across else (subject.y, subject.y2)
     size = full.w if across else full.h
-    step = size * (1 - limit) / (1 + limit)  # the shortest shift two parts of one size may be apart
-    most = min(k, 1 + int(max(hi - lo - size, 0.0) / step + 1e-9))
+    most = min(k, most_parts(subject, full, across, limit))
     same = np.flatnonzero([r == m.ratios[first] and abs(b.w - full.w) <= 0.02 * full.w
                            and abs(b.h - full.h) <= 0.02 * full.h for b, r in zip(m.boxes, m.ratios)])
     if hi - lo <= size + 1e-6 or most < 2 or len(same) < 2:
@@ -213,6 +212,6 @@ def unframed_parts(m: Measurements, main: np.ndarray, top: int, whole: np.ndarra
     i = largest_part(m, main, top, cuts, q, sel, among)
     subject = m.subjects[top]
     across = overflows_across(subject.box, fit_ratio_box(m.bounds, m.ratios[i].value))
-    parts = [i] if whole[:, top].any() else parts_along(m, i, subject.box, across, k, limit,
+    parts = [i] if whole[among, top].any() else parts_along(m, i, subject.box, across, k, limit,
                                                         (cuts > 0) | sel.no_cut_face.violations(m), cover=cover)
     return parts, part_gains(m, parts, top, subject.importance, across), across

@@ -75,7 +75,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     if not pool:
         raise no_candidate(bounds, ratios, min_side)
     framings = len(pool)
-    pool += pan_windows(bounds, subs, ratios, k, pool)  # only for parts along a subject wider than every crop
+    pool += pan_windows(bounds, subs, ratios, k, config.nms_iou, pool)  # for parts along a subject wider than any crop
     tables = MaskTables()
     bodies = [b for s in subs + guards for b in s.bodies]
     m = measure(ctx, pool, subs, bodies, bounds, tables, portrait_width=sel.no_sliced_body.portrait_width)
@@ -137,7 +137,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
     if not fell_back:
         return out
     at = [next(n for n, c in enumerate(out.crops) if c is scored[i]) + 1 for i in chosen]  # slides may go before
-    note = unframed(subs[top], ratios, bool(whole[:, top].any()), at, across=across)
+    note = unframed(subs[top], ratios, bool(whole[:framings, top].any()), at, across=across)
     return replace(out, notes=(note,) + out.notes, unframed=True)
 
 
