@@ -111,9 +111,9 @@ def test_the_parts_of_a_subject_wider_than_every_crop_are_said_plainly():
                              short_note(1, 9, force=True, parts=2)])
     assert said == [
         {"text": "The salient thing is wider or taller than any crop of 4:5: crops 1–3 show it in parts, left to "
-                 "right.", "kind": "crops"},
+                 "right. For slides that join edge to edge, choose Seamless panorama at the top.", "kind": "crops"},
         {"text": "The salient thing is wider or taller than any crop of 2:3: crops 2–3 show it in parts, top to "
-                 "bottom.", "kind": "crops"},
+                 "bottom. For slides that join edge to edge, choose Seamless panorama at the top.", "kind": "crops"},
         {"text": "This photo has 1 distinct subject, in 6 parts, so it gets 6 crops instead of 9: no other part "
                  "along it differs enough from these.", "kind": "count"},
         {"text": "This photo has 1 distinct subject; the carousel is filled up to 9 crops, 6 of them showing nothing "

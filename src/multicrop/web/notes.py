@@ -112,7 +112,7 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"no crop of ratio (.+) holds the (.+) whole \(it is wider or taller than any\): "
                 r"crops (.+) show it in parts, (left to right|top to bottom)"), "crops",
      lambda m: f"The {m[2]} is wider or taller than any crop of {_or(m[1])}: crops {m[3]} show it in parts, "
-               f"{m[4]}."),
+               f"{m[4]}. For slides that join edge to edge, choose Seamless panorama at the top."),
     (re.compile(r"every crop of ratio (.+) that holds the (.+) whole cuts through a person, animal or vehicle, "
                 r"a face or half of another salient thing: crop (\d+) frames the largest part of it"), "crops",
      lambda m: f"Every crop of {_or(m[1])} that holds the {m[2]} whole would cut through someone, a face or "
