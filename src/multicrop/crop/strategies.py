@@ -91,7 +91,7 @@ class _Selection:
     cut: int = 0
     #: Slides ``direct`` adds that do not choose the ratio (:attr:`DirectSelection.topped`).
     topped: int = 0
-    #: ``direct`` framed the largest part of a subject, no candidate meeting the hard rules.
+    #: ``direct`` framed the largest part of a subject (or its parts along it), no candidate meeting the hard rules.
     unframed: bool = False
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["fill_cut", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "unframed",
+__all__ = ["fill_cut", "named", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "unframed",
            "why_short", "zoom_notes"]
 
 
@@ -13,6 +13,11 @@ def fill_cut(at: int, n: int) -> str:
     """The note of a ``force_k`` fill (crop ``at``, 1-based) that slices ``n`` bodies."""
     who = "1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles"
     return f"crop {at} cuts through {who}: a fill asked for by force_k"
+
+
+def named(subject) -> str:
+    """What the notes call a subject: "salient thing" for a salient one, else its label or kind."""
+    return "salient thing" if subject.kind == "salient" else subject.label or subject.kind
 
 
 def plural(n: int, word: str) -> str:
@@ -54,8 +59,7 @@ def why_short(subs: list, mains: list[int]) -> str:
     if not shown:
         return ""
     s = max(shown, key=lambda x: x.box.area)
-    what = "salient thing" if s.kind == "salient" else s.label or s.kind
-    return f"no other framing of the {what} holds it whole without a cut and differs enough from the crops chosen"
+    return f"no other framing of the {named(s)} holds it whole without a cut and differs enough from the crops chosen"
 
 
 def unframed(subject, ratios, held: bool, at: int | list[int] = 1, across: bool = True) -> str:
@@ -63,7 +67,7 @@ def unframed(subject, ratios, held: bool, at: int | list[int] = 1, across: bool 
     ``ratios`` holds it whole (``held`` False), or each crop that does breaks one (slices a body, cuts a face,
     halves a salient thing); crop ``at`` (1-based) frames the largest part of it, or crops ``at`` (several) show
     it in parts, left to right (``across``) or top to bottom."""
-    what = "the salient thing" if subject.kind == "salient" else f"the {subject.label or subject.kind}"
+    what = f"the {named(subject)}"
     names = ", ".join(str(r) for r in ratios)
     why = (f"no crop of ratio {names} holds {what} whole (it is wider or taller than any)" if not held else
            f"every crop of ratio {names} that holds {what} whole cuts through a person, animal or vehicle, a face "

@@ -16,7 +16,7 @@ from .zoom import close_ups, establishing, upper_bodies, zoom_levels
 from .cover import before_held, every_body, shown_whole
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
-from .notes import fill_cut, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
+from .notes import fill_cut, named, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool, pan_windows
 from .shortlist import apart, shortlist_of
 from .quality import details, main_subjects, quality, scored_framings, unframed_parts, valid
@@ -126,7 +126,7 @@ def select_direct(ctx: ScoringContext, scorer: Scorer, config: CropConfig, *, bo
         state["used"].add(int(main[i]))
         state["covered"] = np.maximum(state["covered"], shares[i] * weight[i])
     fell_back = not chosen
-    if fell_back:  # no candidate frames a subject under the hard rules (one wider than every crop): its largest part
+    if fell_back:  # no candidate meets the hard rules: the largest part of the main subject, or its parts along it
         top = int(np.argmax(imp))
         chosen, gains, across = unframed_parts(m, main, top, whole, cuts, q, sel, k, config.nms_iou, cover=auto,
                                                among=np.arange(len(m)) < framings)
@@ -213,8 +213,8 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
         put(1 + n, crop, -1)
     fills: list[int] = []
     if not auto and len(crops) < k:
-        why = ("no other part along it differs enough from these" if parts else "") if config.force_k or not chosen \
-            or fell_back else why_short(subs, mains)
+        why = (why_short(subs, mains) if chosen and not fell_back else  # force_k's note gives no why
+               "no other part along it differs enough from these" if parts else "")
         notes.append(short_note(n_distinct, k, force=config.force_k, close=len(closer), zooms=len(zooms),
                                 why=why, portraits=sum(p for *_, p in closer), wider=wider + (wide is not None),
                                 parts=parts))
@@ -246,7 +246,7 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in chosen + covers_i:
         at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
         s = subs[int(main[i])]
-        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], "salient thing" if s.kind == "salient" else s.label or s.kind)
+        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], named(s))
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)

@@ -31,6 +31,6 @@ class DirectSelection:
     #: carousel of one slide two (``objective.min_slides``), a fixed k's wide view of its subjects, and
     #: ``force_k``'s fills.
     topped: int = 0
-    #: No candidate met the hard rules: the one crop is the largest part of a subject (a ``one_ratio``
-    #: carousel takes such a ratio only where every ratio is so).
+    #: No candidate met the hard rules: the crops are the largest part of a subject, or its parts along it
+    #: (a ``one_ratio`` carousel takes such a ratio only where every ratio is so).
     unframed: bool = False
