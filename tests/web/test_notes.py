@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import pytest
 
-from multicrop.crop.direct.notes import fill_cut, zoom_notes
+from multicrop.crop.direct.notes import counted, fill_cut, zoom_notes
 from multicrop.crop.direct.rules import NoSlicedBody
 from multicrop.web.notes import note_items
 
 
-@pytest.mark.parametrize(("cut", "portrait", "said"), [
-    (1, 0, "Crop 2 cuts through a person, animal or vehicle: no crop of these ratios holds the group of 3 people "
-           "whole."),
-    (3, 1, "Crop 2 cuts through 3 people, animals or vehicles: no crop of these ratios holds the group of 3 people "
-           "whole."),
-    (0, 1, "Crop 2 is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the group of 3 "
-           "people whole."),
-    (0, 3, "Crop 2 is a group portrait of 3 people, ending at their chests, waists or thighs: no crop of these "
-           "ratios holds the group of 3 people whole."),
+@pytest.mark.parametrize(("cut", "portrait", "who", "said"), [
+    (1, 0, "1 elephant", "Crop 2 cuts through an elephant: no crop of these ratios frames the group of 3 people "
+                         "without a cut."),
+    (3, 1, "2 people and 1 dog", "Crop 2 cuts through 2 people and a dog: no crop of these ratios frames the group "
+                                 "of 3 people without a cut."),
+    (3, 0, "", "Crop 2 cuts through 3 people, animals or vehicles: no crop of these ratios frames the group of 3 "
+               "people without a cut."),
+    (0, 1, "", "Crop 2 is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the group "
+               "of 3 people whole."),
+    (0, 3, "", "Crop 2 is a group portrait of 3 people, ending at their chests, waists or thighs: no crop of these "
+               "ratios holds the group of 3 people whole."),
 ])
-def test_a_cut_crop_is_said_plainly_and_goes_stale_with_the_crop(cut, portrait, said):
-    note = NoSlicedBody.note(2, cut, portrait, "group of 3 people")
+def test_a_cut_crop_is_said_plainly_and_goes_stale_with_the_crop(cut, portrait, who, said):
+    note = NoSlicedBody.note(2, cut, portrait, "group of 3 people", who)
     assert note_items(None, [note]) == [{"text": said, "kind": "crops"}]
 
 
@@ -29,9 +31,12 @@ def test_a_crop_that_cuts_no_one_has_no_note():
     assert NoSlicedBody.note(1, 0, 0, "dog") is None
 
 
-@pytest.mark.parametrize(("n", "what"), [(1, "a person, animal or vehicle"), (2, "2 people, animals or vehicles")])
-def test_a_force_k_fill_that_slices_is_said_plainly(n, what):
-    said = note_items(None, [fill_cut(4, n)])
+@pytest.mark.parametrize(("n", "who", "what"), [(1, "", "a person, animal or vehicle"),
+                                                (2, "", "2 people, animals or vehicles"),
+                                                (2, counted(["sheep", "sheep"]), "2 sheep"),
+                                                (2, counted(["person", "umbrella"]), "a person and an umbrella")])
+def test_a_force_k_fill_that_slices_is_said_plainly(n, who, what):
+    said = note_items(None, [fill_cut(4, n, who)])
     assert said == [{"text": f"Crop 4 cuts through {what}: it only fills the carousel up to the number of crops "
                              "asked.", "kind": "crops"}]
 

@@ -29,9 +29,10 @@ def _some(n: int, of: int) -> str:
     return f"{n} of the {of} crops {'is' if n == 1 else 'are'}"
 
 
-def _cut(n: str) -> str:
-    """What a cut crop cuts through: ``"a person, animal or vehicle"``, ``"3 people, animals or vehicles"``."""
-    return "a person, animal or vehicle" if n == "1" else f"{n} people, animals or vehicles"
+def _cut(who: str) -> str:
+    """What a cut crop cuts through, as the library counts it (``crop.direct.notes.counted``) with "a" or "an" for
+    one: ``"an elephant"``, ``"2 people and a dog"``, ``"a person, animal or vehicle"``."""
+    return re.sub(r"(?:^|(?<=, )|(?<= and ))1 (\w)", lambda m: ("an " if m[1] in "aeiou" else "a ") + m[1], who)
 
 
 def _n(word: str, n: int) -> str:
@@ -120,9 +121,9 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(\d+) zooms? in or out of a subject another crop shows"), "crops",
      lambda m: f"{_n('crop', int(m[1]))} {'shows' if m[1] == '1' else 'show'} a subject of another crop closer or "
                "wider."),
-    (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
-                r"no candidate of the allowed ratios frames the (.+) without a cut"), "crops",
-     lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: no crop of these ratios holds the {m[3]} whole."),
+    (re.compile(r"crop (\d+) cuts through (.+?): no candidate of the allowed ratios frames the (.+) without a cut"),
+     "crops", lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: no crop of these ratios frames the {m[3]} without a "
+                        "cut."),
     (re.compile(r"crop (\d+) cuts a person at a portrait line: no candidate of the allowed ratios frames the (.+) "
                 r"without a cut"), "crops",
      lambda m: f"Crop {m[1]} is a portrait, ending at the chest, waist or thighs: no crop of these ratios holds the "
@@ -131,8 +132,7 @@ _NOTES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], str]]] = [
                 r"ratios frames the (.+) without a cut"), "crops",
      lambda m: f"Crop {m[1]} is a group portrait of {m[2]} people, ending at their chests, waists or thighs: no "
                f"crop of these ratios holds the {m[3]} whole."),
-    (re.compile(r"crop (\d+) cuts through (\d+) (?:person, animal or vehicle|people, animals or vehicles): "
-                r"a fill asked for by force_k"), "crops",
+    (re.compile(r"crop (\d+) cuts through (.+?): a fill asked for by force_k"), "crops",
      lambda m: f"Crop {m[1]} cuts through {_cut(m[2])}: it only fills the carousel up to the number of crops asked."),
 ]
 

@@ -5,14 +5,33 @@ from __future__ import annotations
 from ...geometry import Box
 from .settings import PoolConfig
 
-__all__ = ["fill_cut", "named", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "unframed",
+__all__ = ["counted", "fill_cut", "named", "one_slide", "one_slide_notes", "plural", "short_note", "size_notes", "unframed",
            "why_short", "zoom_notes"]
 
 
-def fill_cut(at: int, n: int) -> str:
-    """The note of a ``force_k`` fill (crop ``at``, 1-based) that slices ``n`` bodies."""
-    who = "1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles"
+def fill_cut(at: int, n: int, who: str = "") -> str:
+    """The note of a ``force_k`` fill (crop ``at``, 1-based) that slices ``n`` bodies (``who``: them counted by
+    name, :func:`counted`)."""
+    who = who or ("1 person, animal or vehicle" if n == 1 else f"{n} people, animals or vehicles")
     return f"crop {at} cuts through {who}: a fill asked for by force_k"
+
+
+#: Plurals of the body labels that do not take an ``s``.
+_PLURALS = {"person": "people", "sheep": "sheep", "bus": "buses"}
+
+
+def counted(labels) -> str:
+    """Bodies counted by name, in the order first named: what a crop cuts through.
+
+    A crowd is named "crowd" whatever its size.
+
+    >>> counted(["elephant"]), counted(["person", "dog", "person", "crowd of 12"])
+    ('1 elephant', '2 people, 1 dog and 1 crowd')
+    """
+    names = ["crowd" if str(x).startswith("crowd") else str(x) for x in labels]
+    counts = {x: names.count(x) for x in dict.fromkeys(names)}
+    parts = [f"{n} {x if n == 1 else _PLURALS.get(x, x + 's')}" for x, n in counts.items()]
+    return parts[0] if len(parts) < 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def named(subject) -> str:

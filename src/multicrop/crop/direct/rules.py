@@ -114,13 +114,21 @@ class NoSlicedBody(HardRule):
         cut, portrait = self.cuts(m)
         return (cut > 0) | (portrait > 0)
 
+    def cut_labels(self, m: Measurements, i: int) -> list[str]:
+        """The labels of the bodies candidate ``i`` slices through (a cut at a portrait line is no slice)."""
+        row = self.sliced(m.take(np.array([i])))[0] & ~m.portrait[i]
+        return [m.bodies[j].label or m.bodies[j].kind for j in np.flatnonzero(row)]
+
     @staticmethod
-    def note(at: int, cut: float, portrait: float, what: str) -> str | None:
+    def note(at: int, cut: float, portrait: float, what: str, who: str = "") -> str | None:
+        """Why crop ``at`` cuts (``cut`` bodies sliced, ``portrait`` cut at portrait lines) while framing ``what``;
+        ``who``: the sliced bodies counted by name (``notes.counted``), else they are counted as bodies."""
         if cut <= 0 and portrait <= 0:
             return None
         n = int(cut)
         how = ("cuts a person at a portrait line" if n <= 0 and portrait <= 1 else
                f"cuts {int(portrait)} people at portrait lines (a group portrait)" if n <= 0 else
+               f"cuts through {who}" if who else
                "cuts through 1 person, animal or vehicle" if n == 1 else
                f"cuts through {n} people, animals or vehicles")
         return f"crop {at} {how}: no candidate of the allowed ratios frames the {what} without a cut"

@@ -16,7 +16,7 @@ from .zoom import close_ups, establishing, upper_bodies, zoom_levels
 from .cover import before_held, every_body, shown_whole
 from ..selector import greedy
 from .measure import MaskTables, box_shares, measure
-from .notes import fill_cut, named, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
+from .notes import counted, fill_cut, named, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool, pan_windows
 from .shortlist import apart, shortlist_of
 from .quality import details, main_subjects, quality, scored_framings, unframed_parts, valid
@@ -246,14 +246,15 @@ def _finish(ctx, scorer, config, m, scored, q, ok, cuts, portrait, main, whole, 
     for i in chosen + covers_i:
         at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
         s = subs[int(main[i])]
-        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], named(s))
+        who = counted(sel.no_sliced_body.cut_labels(m, i)) if cuts[i] > 0 else ""
+        note = sel.no_sliced_body.note(at, cuts[i], portrait[i], named(s), who)
         if note:
             notes.append(note)
     notes += size_notes([c.box for c in crops], scale, m.bounds, sel.pool)
     for i in fills:  # a fill asked for by force_k may slice: it says so
         if cuts[i] > 0:
             at = next(n for n, c in enumerate(crops) if c is scored[i]) + 1
-            notes.append(fill_cut(at, int(cuts[i])))
+            notes.append(fill_cut(at, int(cuts[i]), counted(sel.no_sliced_body.cut_labels(m, i))))
     cut = sum(bool(cuts[i] > 0) for i in chosen + covers_i + fills)  # a cut at a portrait line is no slice
     lists = apart(lists, [c.box for c in crops], sel.close_ups.iou)
     return DirectSelection(tuple(crops), tuple(gains), tuple(subs), n_distinct, tuple(notes), tuple(lists),
