@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from pathlib import Path
 
 import typer
 
 from ..errors import InvalidParameterError
-from .crop_steps import analyse_photo, check_out_dir, finish, learned_scorer, seamless_result, slides_option
+from .crop_steps import (analyse_photo, check_out_dir, finish, in_order, learned_scorer, photo_workers, seamless_result,
+                         slides_option)
 from .options import (CONFIG_HELP, DETECTORS_HELP, HELP_DEFAULTS, K_HELP, PRESET_HELP, RATIO_HELP, ProgressBar,
                       apply_options, detectors_option, focus_option, given, k_option,
                       ratios_option, read_config_file, write_options)
@@ -136,7 +135,8 @@ def crop(
                                             warn=lambda line: typer.echo(f"multicrop: warning: {line}", err=True))
     scorer = None if head is None else learned_scorer(head, crop_cfg, weight=0.5 if head_weight is None else head_weight)
     paths = list_photos(photos, recursive=recursive, stdin=sys.stdin)
-    _prefetch_sessions(crop_cfg)
+    workers, threads = photo_workers(len(paths), plain=not seamless and ranker is None and scorer is None)
+    _prefetch_sessions(crop_cfg, threads)
     stems = unique_stems(paths)
     write = None
     if not dry_run:
@@ -144,48 +144,38 @@ def crop(
         protected = frozenset(i for i in map(file_id, paths) if i is not None)
         write = write_options(write_settings, protected=protected, taken=frozenset(s.name for s in stems))
     show = len(paths) > 1 and not as_json and not dry_run and sys.stderr.isatty()
+
+    def step(item):
+        path, _ = item
+        if seamless:  # slides must meet exactly: re-encode rather than cut on the JPEG block grid
+            return seamless_result(path, crop_cfg, out_cfg, slides=n_slides, min_slide_width=width[0] if width else None)
+        return analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box, scorer=scorer,
+                             threads=threads)
+
     failed = 0
-    # Photo i's files are written (decode, encode, libturbojpeg via ctypes: GIL released) on a second
-    # thread while photo i+1 is analysed; its lines are printed before anything about photo i+1, so
-    # output order holds.
-    overlap = write is not None and len(paths) > 1
-    with ProgressBar("cropping", enabled=show, transient=True) as bar, \
-            (ThreadPoolExecutor(1, thread_name_prefix="multicrop-write") if overlap else nullcontext()) as pool:
+    # Photos are analysed on worker threads, ahead of this one, which writes each photo's files and prints its
+    # lines in the photos' order (a judge's lines too: with --judge nothing runs ahead).
+    with ProgressBar("cropping", enabled=show, transient=True) as bar:
         bar.start(len(paths))
-        pending = None
-        for path, stem in zip(paths, stems):
+        for (path, stem), result in in_order(list(zip(paths, stems)), step, workers=workers,
+                                             ahead=ranker is None and len(paths) > 1):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            if seamless:  # slides must meet exactly: re-encode rather than cut on the JPEG block grid
-                result = seamless_result(path, crop_cfg, out_cfg, slides=n_slides,
-                                   min_slide_width=width[0] if width else None)
-                own = None if own is None else dataclasses.replace(own, lossless="never")
-            else:
-                result = analyse_photo(path, crop_cfg, out_cfg, strict=strict, judge=ranker, focus=focus_box,
-                                       scorer=scorer)
-            if pending is not None:
-                failed += not pending.result()
-                bar.advance()
-            args = (path, result, stem, earlier, out_cfg, out_dir, own)
-            if pool is not None and not isinstance(result, Exception):
-                pending = pool.submit(finish, *args, as_json=as_json, list_files=not show)
-                continue
-            pending = None
-            failed += not finish(*args, as_json=as_json, list_files=not show)
-            bar.advance()
-        if pending is not None:
-            failed += not pending.result()
+            if seamless and own is not None:
+                own = dataclasses.replace(own, lossless="never")
+            failed += not finish(path, result, stem, earlier, out_cfg, out_dir, own, as_json=as_json,
+                                 list_files=not show)
             bar.advance()
     if failed:
         raise typer.Exit(1)
 
 
-def _prefetch_sessions(crop_cfg) -> None:
+def _prefetch_sessions(crop_cfg, threads: int) -> None:
     """The models' sessions built on a second thread while the first photo is opened (docs/speed.md)."""
     from ..crop.analysis import model_files
-    from ..models import prefetch, thread_count
+    from ..models import prefetch
 
-    prefetch(model_files(crop_cfg), threads=thread_count())
+    prefetch(model_files(crop_cfg), threads=threads)
 
 
 def register(app: typer.Typer) -> None:
