@@ -285,3 +285,35 @@ def test_thread_count_is_the_one_place_that_reads_the_environment(monkeypatch):
     monkeypatch.setattr(sessions.os, "cpu_count", lambda: 16)
     assert models.thread_count() == models.MAX_THREADS == 4
     assert models.thread_count(workers=8) == 2 and models.thread_count(workers=32) == 1
+
+
+def test_one_session_run_from_two_threads_at_once_gives_each_its_own_outputs():
+    """``multicrop crop`` on a folder runs two photos through one session at once (docs/speed.md, "A folder"):
+    each run's outputs are those of the same input run alone.  The options: the arena on, its memory taken
+    tensor by tensor (no planned block per run: two runs at once would hold two), one inter-op thread."""
+    import threading
+
+    import numpy as np
+
+    from multicrop.models import sessions
+
+    opts = sessions._options(1)
+    assert (opts.enable_cpu_mem_arena, opts.enable_mem_pattern, opts.inter_op_num_threads) == (True, False, 1)
+    session = sessions._build("yunet", 1)
+    name = session.get_inputs()[0].name
+    rng = np.random.default_rng(1)
+    inputs = [rng.random((1, 3, 640, 640), dtype=np.float32) for _ in range(6)]
+    alone = [session.run(None, {name: x}) for x in inputs]
+    together: dict[int, list] = {}
+
+    def run(i: int) -> None:
+        together[i] = session.run(None, {name: inputs[i]})
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i, outs in enumerate(alone):
+        assert all(np.array_equal(a, b) for a, b in zip(outs, together[i]))
+    assert not all(np.array_equal(a, b) for a, b in zip(alone[0], alone[1]))  # the inputs differ, so do outputs

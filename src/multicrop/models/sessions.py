@@ -79,6 +79,7 @@ def _options(threads: int) -> Any:
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.log_severity_level = 3
     opts.enable_cpu_mem_arena = True
+    opts.enable_mem_pattern = False  # a run's tensors from the arena as it goes, not one planned block: U^2-Netp's peak 0.55 -> 0.35 GB
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return opts
 
