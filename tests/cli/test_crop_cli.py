@@ -59,7 +59,7 @@ def test_crop_builds_each_models_session_once_ahead_of_the_photo(tmp_path, photo
         onnx_session.cache_clear()
     n = thread_count()
     assert built == [(name, n, False) for name in model_files(CropConfig())]
-    assert [name for name, _, _ in built] == ["u2netp", "nanodet", "yunet", "pose_landmark_full"]
+    assert [name for name, _, _ in built] == ["nanodet", "yunet", "pose_landmark_full", "u2netp"]
 
 
 def test_json_ratios_preset_and_width(tmp_path, photo, capsys):

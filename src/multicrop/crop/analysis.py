@@ -113,18 +113,18 @@ def model_files(config: CropConfig) -> tuple[str, ...]:
     Examples
     --------
     >>> model_files(CropConfig())
-    ('u2netp', 'nanodet', 'yunet', 'pose_landmark_full')
+    ('nanodet', 'yunet', 'pose_landmark_full', 'u2netp')
     >>> model_files(CropConfig(saliency="spectral", detectors=("yunet",)))
     ('yunet',)
     """
-    names = list(SALIENCY.get(config.saliency).models)
+    names = []
     mod = _detectors_module()
     for d in config.active_detectors:
         if mod is not None:
             names += mod.DETECTORS.get(d).models
         elif d == "yunet":  # no detector registry: the faces alone, as _run_detectors runs them
             names.append("yunet")
-    return tuple(dict.fromkeys(names))
+    return tuple(dict.fromkeys(names + list(SALIENCY.get(config.saliency).models)))
 
 
 def analysis_settings(config: CropConfig) -> dict:
@@ -181,8 +181,11 @@ def run_models(image: np.ndarray, config: CropConfig | None = None, *,
     """
     cfg = config or CropConfig()
     img = _checked(image)
-    sal = compute_saliency(img, method=cfg.saliency, threads=threads)
-    return sal, _run_detectors(img, cfg.active_detectors, threads)
+    # The detectors' short runs first: the sessions are built on a second thread while the photo is opened
+    # (models.prefetch, in model_files' order), and U^2-Netp's long run then has both cores to itself
+    # (docs/speed.md, "The detectors first"); neither result depends on the other.
+    dets = _run_detectors(img, cfg.active_detectors, threads)
+    return compute_saliency(img, method=cfg.saliency, threads=threads), dets
 
 
 def analysis_from(image: np.ndarray, saliency: np.ndarray, detections: Sequence, config: CropConfig | None = None, *,
