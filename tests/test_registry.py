@@ -130,6 +130,45 @@ def test_entry_points_are_loaded_lazily(monkeypatch):
     assert calls == ["multicrop.things"]
 
 
+def test_two_threads_looking_up_at_once_load_the_plugins_once_and_both_find_them(monkeypatch):
+    """``multicrop crop`` analyses two photos at a time: their first lookups of a kind come together.  The
+    plugin registers once, and the thread that arrives while it loads waits for it (before, it found the
+    plugin registered already, or not yet)."""
+    import threading
+
+    plugin = entry("plugin")
+    loading, go_on = threading.Event(), threading.Event()
+
+    class SlowEP:
+        name = "plugin"
+        value = "plug.mod:Plugin"
+
+        def load(self):
+            loading.set()
+            assert go_on.wait(60)
+            return plugin
+
+    monkeypatch.setattr(registry.importlib.metadata, "entry_points", lambda group: [SlowEP()])
+    reg = Registry("thing", entry_point_group="multicrop.things")
+    got, errors = [], []
+
+    def look() -> None:
+        try:
+            got.append(reg.get("plugin"))
+        except Exception as exc:  # noqa: BLE001 - the test reports it
+            errors.append(exc)
+
+    first = threading.Thread(target=look)
+    first.start()
+    assert loading.wait(60)               # the first lookup is inside the plugin's load
+    second = threading.Thread(target=look)
+    second.start()
+    go_on.set()
+    first.join(60)
+    second.join(60)
+    assert errors == [] and got == [plugin, plugin] and reg.names() == ["plugin"]
+
+
 def test_entry_point_name_must_match_the_class_name(monkeypatch):
     class FakeEP:
         name = "alias"

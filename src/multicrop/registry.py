@@ -47,6 +47,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
@@ -95,6 +96,10 @@ class Registry(Generic[T]):
         self.entry_point_group = entry_point_group
         self._items: dict[str, T] = {}
         self._entry_points_loaded = entry_point_group is None
+        self._entry_points_done = self._entry_points_loaded
+        # Two threads may look up at once (``multicrop crop`` analyses two photos at a time): the plugins are
+        # registered once, and a lookup waits until they all are.  Re-entrant: a plugin may look up on import.
+        self._lock = threading.RLock()
 
     def register(self, cls: T) -> T:
         """Register ``cls`` under ``cls.name``; usable as a class decorator.
@@ -124,8 +129,14 @@ class Registry(Generic[T]):
         del self._items[name]
 
     def _load_entry_points(self) -> None:
-        if self._entry_points_loaded:
+        if self._entry_points_done:
             return
+        with self._lock:
+            if not self._entry_points_loaded:  # loaded already, or being loaded by this thread (a plugin's import)
+                self._load_entry_points_once()
+                self._entry_points_done = True
+
+    def _load_entry_points_once(self) -> None:
         eps = _entry_points(self.entry_point_group)
         clash = [ep for ep in eps if ep.name in self._items]
         if clash:

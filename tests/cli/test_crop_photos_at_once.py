@@ -40,7 +40,8 @@ def test_in_order_runs_ahead_on_the_workers_and_gives_the_items_back_in_order():
     assert got == [(i, i * 10) for i in range(6)]
 
 
-def test_in_order_starts_nothing_more_once_the_caller_stops():
+def test_in_order_hands_out_a_bounded_few_ahead_and_none_after_the_caller_stops():
+    """Not the whole folder at once (as ``pool.map`` would): at most ``workers + 1`` beyond the one held."""
     started = []
     gen = in_order(list(range(10)), lambda x: started.append(x) or x, workers=1, ahead=True)
     assert next(gen) == (0, 0)
@@ -92,3 +93,50 @@ def test_a_folder_cropped_two_at_a_time_is_the_folder_cropped_one_by_one(folder,
     assert [line.split(":")[0] for line in two[0]] == [str(folder / f"p{i}.jpg") for i in range(5)]
     assert two == one
     assert len(one[1]["files"]) >= 5
+
+
+def test_a_bad_photo_among_good_ones_fails_alone_in_its_place_and_the_bar_counts_it(folder, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """The default detectors, two photos at a time: a truncated JPEG between good photos is reported in its
+    place, the others are written as one photo at a time writes them, and the progress bar counts 1 failed."""
+    import shutil
+
+    from multicrop.cli import crop as crop_cli
+
+    mixed = tmp_path / "mixed"
+    shutil.copytree(folder, mixed)
+    data = (folder / "p1.jpg").read_bytes()
+    (mixed / "p1b.jpg").write_bytes(data[: len(data) // 2] + b"\xff\xd9")   # cut part-way, still ends in EOI
+    advanced = []
+
+    class Bar:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def start(self, total):
+            advanced.append(("start", total))
+
+        def advance(self, n=1, failed=0):
+            advanced.append((n, failed))
+
+    monkeypatch.setattr(crop_cli, "ProgressBar", Bar)
+    runs = {}
+    for threads in ("2", "1"):
+        monkeypatch.setenv("MULTICROP_THREADS", threads)
+        out = tmp_path / f"out{threads}"
+        assert main(["crop", str(mixed), "-o", str(out), "-k", "3", "--no-preview"]) == 1
+        got = capsys.readouterr()
+        recs = {p.name: {k: v for k, v in json.loads(p.read_text()).items() if k != "timings"}
+                for p in out.glob("*.json")}
+        runs[threads] = (got.out.splitlines(), recs, {p.name: p.read_bytes() for p in out.glob("*.jpg")})
+        assert [line.split(":")[0] for line in got.out.splitlines()] == [
+            str(mixed / f"{n}.jpg") for n in ("p0", "p1", "p2", "p3", "p4")]
+        assert "p1b.jpg: truncated or corrupt image" in got.err and not any(out.glob("p1b*"))
+    assert runs["2"] == runs["1"]
+    assert advanced.count(("start", 6)) == 2 and sum(f for n, f in advanced if n == 1) == 2   # 1 failed a run

@@ -163,9 +163,9 @@ def crop(
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
             if seamless and own is not None:
                 own = dataclasses.replace(own, lossless="never")
-            failed += not finish(path, result, stem, earlier, out_cfg, out_dir, own, as_json=as_json,
-                                 list_files=not show)
-            bar.advance()
+            ok = finish(path, result, stem, earlier, out_cfg, out_dir, own, as_json=as_json, list_files=not show)
+            failed += not ok
+            bar.advance(failed=int(not ok))
     if failed:
         raise typer.Exit(1)
 

@@ -65,7 +65,8 @@ def check_crops(result: Any, path: Path) -> None:
 def photo_workers(n_photos: int, *, plain: bool) -> tuple[int, int]:
     """How many photos of a batch of ``n_photos`` are analysed at once, and the model threads each gets.
 
-    Two photos at a time, each with half of :func:`multicrop.models.thread_count`'s threads, where there are
+    Two photos at a time, each with half of :func:`multicrop.models.thread_count`'s threads (rounded down:
+    three threads run two photos on one each), where there are
     two photos or more, two threads or more and the photos are ``plain`` (crops of the shipped models alone:
     no judge panel, learned head or seamless layout).  U^2-Netp loses nothing on half the threads (1.9 times
     as long on one as on two), and the rest of a photo's work (the decode, subjects, selection, the cuts)
@@ -82,9 +83,11 @@ def photo_workers(n_photos: int, *, plain: bool) -> tuple[int, int]:
 def in_order(items: list, step: Callable[[Any], Any], *, workers: int, ahead: bool) -> Iterator[tuple[Any, Any]]:
     """``(item, step(item))`` for each of ``items``, in their order.
 
-    ``ahead``: ``step`` runs on ``workers`` threads, up to ``workers`` items ahead of the one the caller
-    holds (it writes a photo while the next ones are analysed); else each runs here, when asked for.  Items
-    not started when the caller stops (an error, Ctrl-C) are never started.
+    ``ahead``: ``step`` runs on ``workers`` threads, with up to ``workers + 1`` items handed out beyond the
+    one the caller holds (it writes a photo while the next ones are analysed; a finished one waits with
+    its result, which holds the photo's analysis copy, not its pixels); else each runs here, when asked for.
+    Items not started when the caller stops (an error, Ctrl-C) are never started; those running finish
+    first (the process waits for them as it exits: at most ``workers`` photos' analyses).
     """
     if not ahead:
         for item in items:

@@ -30,8 +30,10 @@ import warnings
 from PIL import Image
 
 #: ``warnings.catch_warnings`` swaps process-wide filters, so threads reading images at once (the judge
-#: runner, the web server, the crop writer thread) would restore each other's filters mid-read: every
-#: block of this package that catches Pillow's warnings holds this lock.
+#: runner, the web server, ``multicrop crop``'s two photos at a time) would restore each other's filters
+#: mid-read: every block of this package that catches Pillow's warnings holds this lock.  A warning raised
+#: outside these blocks by another thread while one is open would be recorded by it; the analysis of a photo
+#: raises none (41 photos checked, 2026-12-05).
 WARNINGS_LOCK = threading.RLock()
 
 __all__ = ["KEPT_IFD0", "KEPT_EXIF", "EXIF_UNREADABLE", "filter_exif", "read_exif"]
