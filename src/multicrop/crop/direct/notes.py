@@ -30,7 +30,7 @@ def counted(labels) -> str:
     """
     names = ["crowd" if str(x).startswith("crowd") else str(x) for x in labels]
     counts = {x: names.count(x) for x in dict.fromkeys(names)}
-    parts = [f"{n} {x if n == 1 else _PLURALS.get(x, x + 's')}" for x, n in counts.items()]
+    parts = [f"{n} {_PLURALS[x]}" if n > 1 and x in _PLURALS else plural(n, x) for x, n in counts.items()]
     return parts[0] if len(parts) < 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 

@@ -14,7 +14,8 @@ from ..config import CandidateConfig
 from ..subjects import Subject
 from .settings import PoolConfig
 
-__all__ = ["min_long_side", "direct_pool", "bottom_windows", "most_parts", "pan_places", "pan_windows"]
+__all__ = ["min_long_side", "direct_pool", "bottom_windows", "most_parts", "overflows_across", "pan_places",
+           "pan_windows"]
 
 
 def min_long_side(bounds: Box, ratio: Ratio, pool: PoolConfig, scale: float) -> float:
@@ -87,6 +88,11 @@ def bottom_windows(target: Box, ratio: Ratio, bounds: Box, headroom: Sequence[fl
     return out
 
 
+def overflows_across(subject: Box, box: Box) -> bool:
+    """Whether ``subject`` overflows crop ``box`` more across (its width) than down (its height)."""
+    return subject.w - box.w >= subject.h - box.h
+
+
 def pan_places(subject: Box, full: Box, bounds: Box, across: bool, n: int) -> list[float]:
     """Where ``n`` crops of ``full``'s size start (x ``across``, else y) to pan evenly from one end of ``subject``
     to the other, inside ``bounds``."""
@@ -117,7 +123,7 @@ def pan_windows(bounds: Box, subjects: Sequence[Subject], ratios: tuple[Ratio, .
         if not all(s.box.w > f.w + 1e-6 or s.box.h > f.h + 1e-6 for f in fulls):
             continue
         for ratio, full in zip(ratios, fulls):  # the crop spans the other axis: the subject overflows this one
-            across = s.box.w - full.w >= s.box.h - full.h
+            across = overflows_across(s.box, full)
             for n in range(2, min(parts, most_parts(s.box, full, across, limit)) + 1):
                 for p in pan_places(s.box, full, bounds, across, n):
                     box = Box(p, full.y, full.w, full.h) if across else Box(full.x, p, full.w, full.h)

@@ -9,10 +9,10 @@ from ...geometry import Box, fit_ratio_box, iou
 from ..scoring.base import ScoredCrop, Scorer, ScoringContext
 from ..subjects import Subject
 from .measure import Measurements
-from .pool import most_parts, pan_places
+from .pool import most_parts, overflows_across, pan_places
 from .settings import SelectionConfig
 
-__all__ = ["details", "largest_part", "main_subjects", "overflows_across", "part_gains", "parts_along", "quality",
+__all__ = ["details", "largest_part", "main_subjects", "part_gains", "parts_along", "quality",
            "scored_framings", "unframed_parts", "valid"]
 
 
@@ -130,11 +130,6 @@ def largest_part(m, main: np.ndarray, top: int, cuts: np.ndarray, q: np.ndarray,
     faces = sel.no_cut_face.violations(m)
     order = np.lexsort((-q, cuts, faces.astype(int), ~pool))
     return int(order[0])
-
-
-def overflows_across(subject: Box, box: Box) -> bool:
-    """Whether ``subject`` overflows crop ``box`` more across (its width) than down (its height)."""
-    return subject.w - box.w >= subject.h - box.h
 
 
 #: How much of a subject wider than every crop k auto's parts may leave out, in crop lengths (5 %).
