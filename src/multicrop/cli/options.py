@@ -82,7 +82,7 @@ def ratios_option(ratio: str | None, preset: str | None) -> RatioSpec | None:
     try:
         return parse_ratio_spec(preset.strip().lower() if preset else ratio)
     except InvalidParameterError as exc:
-        raise InvalidParameterError(f"--ratio: {exc}; or a preset: {PRESET_LIST}") from None
+        raise InvalidParameterError(f"--ratio: {exc}") from None  # the message names the presets
 
 
 def detectors_option(value: str | None) -> tuple[str, ...] | None:

@@ -159,7 +159,7 @@ def parse_ratio_spec(text: Any) -> RatioSpec:
     >>> parse_ratio_spec("wide")
     Traceback (most recent call last):
     ...
-    multicrop.errors.InvalidParameterError: ratio setting 'wide' is neither a preset (carousel, instagram, square, portrait, landscape, story, widescreen) nor ratios such as '2:3' or '4:5,1:1'
+    multicrop.errors.InvalidParameterError: ratio setting 'wide' is neither a preset (carousel (2:3,3:2), instagram (4:5,1:1,1.91:1), square (1:1), portrait (2:3), landscape (3:2), story (9:16), widescreen (16:9)) nor ratios such as '2:3' or '4:5,1:1'
     """
     if isinstance(text, RatioSpec):
         return text
@@ -182,7 +182,8 @@ def parse_ratio_spec(text: Any) -> RatioSpec:
         ratios = tuple(_reduced(parse_ratio(t)) for t in parts)
     except InvalidParameterError:
         raise InvalidParameterError(
-            f"ratio setting {text!r} is neither a preset ({', '.join(PRESETS)}) "
+            f"ratio setting {text!r} is neither a preset "
+            f"({', '.join(f'{name} ({spec.text})' for name, spec in PRESETS.items())}) "
             "nor ratios such as '2:3' or '4:5,1:1'") from None
     return RatioSpec(",".join(map(str, ratios)), ratios)
 
