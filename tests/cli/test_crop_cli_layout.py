@@ -53,16 +53,21 @@ def test_seamless_slides_rejoin_into_the_band(tmp_path, panorama, args, n, capsy
     assert np.array_equal(np.concatenate(slides, axis=1), px[y0:y0 + h, x0:x1])
 
 
-def test_seamless_jpeg_slides_are_reencoded_at_their_exact_boxes(tmp_path, panorama, capsys):
+@pytest.mark.parametrize("mode, why", [("auto", "the slides meet edge to edge and their corners are off the JPEG "
+                                                "block grid"), ("never", "--lossless never")])
+def test_seamless_jpeg_slides_are_reencoded_at_their_exact_boxes(tmp_path, panorama, mode, why, capsys):
     root, _ = panorama
     out = tmp_path / "o"
     assert main(["crop", str(root / "pano.jpg"), "--layout", "seamless", "-r", "1:1", "--slides", "4",
-                 "--lossless", "auto", "-o", str(out), "--json", *FAST]) == 0
+                 "--lossless", mode, "-o", str(out), "--json", *FAST]) == 0
     rec, _ = _record(capsys)
-    for c, b in zip(rec["crops"], _check_tiling(rec, 4)):
+    boxes = _check_tiling(rec, 4)
+    assert any(b["x"] % 16 for b in boxes)  # a corner off this 4:2:0 JPEG's block grid
+    for c, b in zip(rec["crops"], boxes):
         with Image.open(out / c["path"]) as im:
             assert im.format == "JPEG" and im.size == (b["w"], b["h"])
-        assert c["lossless"] is False  # a lossless cut would snap to the 8 px block grid and open gaps
+        # a lossless cut would snap to the 16 px block grid and open gaps; the record says why it was not made
+        assert c["lossless"] is False and c["lossless_fallback"] == why
 
 
 @pytest.mark.parametrize("args, message", [

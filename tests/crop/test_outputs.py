@@ -138,3 +138,25 @@ def test_platform_width_copies_have_the_platform_s_exact_size(tmp_path, ratio, e
     name = rec["crops"][0]["resized"]["1080"]
     with Image.open(tmp_path / "out" / name) as im:
         assert im.size == expected
+
+
+def _boxes_at(result, xs):
+    """``result`` with its crops moved to corners (x, 0)."""
+    moved = [dataclasses.replace(c, box=dataclasses.replace(c.box, x=float(x), y=0.0)) for c, x in zip(result.crops, xs)]
+    return dataclasses.replace(result, crops=tuple(moved))
+
+
+@pytest.mark.parametrize("xs, lossless", [((0, 96, 512), True), ((0, 100, 512), False)])
+def test_exact_crops_are_cut_losslessly_only_when_no_corner_would_move(tmp_path, result, xs, lossless):
+    # a seamless panorama's slides (the CLI's --layout seamless, the web zip) meet edge to edge: a lossless cut
+    # moves a corner onto the 16 px block grid of this 4:2:0 JPEG, so one corner off the grid re-encodes them all
+    moved = _boxes_at(result, xs)
+    rec = write_outputs(moved, tmp_path, config=OutputConfig(preview=False), options=WriteOptions(exact=True))
+    for c, crop in zip(rec["crops"], moved.crops):
+        assert (c["box"]["x"], c["box"]["y"]) == (crop.box.x, crop.box.y) and c["lossless"] is lossless
+        assert c.get("lossless_fallback") == (None if lossless else
+                                              "the slides meet edge to edge and their corners are off the JPEG "
+                                              "block grid")
+    plain = write_outputs(moved, tmp_path / "plain", config=OutputConfig(preview=False))
+    assert all(c["lossless"] for c in plain["crops"])  # without exact the off-grid corner is moved instead
+    assert [c["box"]["x"] for c in plain["crops"]] == [0, 96, 512]

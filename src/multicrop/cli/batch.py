@@ -49,7 +49,7 @@ def crop(
     faces: bool | None = typer.Option(None, "--faces/--no-faces", help="Protect faces (YuNet)."),
     detectors: str | None = typer.Option(None, "--detectors", help=DETECTORS_HELP),
     fmt: str | None = typer.Option(None, "--format", "-f", help="Crop format (default: the source's)."),
-    preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.png."),
+    preview: bool | None = typer.Option(None, "--preview/--no-preview", help="Write <stem>_preview.jpg."),
     config_file: Path | None = typer.Option(
         None, "--config", "-c", help=CONFIG_HELP.replace(", keep_metadata, lossless", "")),
     manifest: Path | None = typer.Option(

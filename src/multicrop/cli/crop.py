@@ -161,8 +161,8 @@ def crop(
                                              ahead=ranker is None and len(paths) > 1):
             earlier = paths[stem.renamed_from] if stem.renamed_from is not None else None
             own = None if write is None else dataclasses.replace(write, taken=write.taken - {stem.name})
-            if seamless and own is not None:
-                own = dataclasses.replace(own, lossless="never")
+            if seamless and own is not None:  # slides meet exactly: cut losslessly only where no corner moves
+                own = dataclasses.replace(own, exact=True)
             ok = finish(path, result, stem, earlier, out_cfg, out_dir, own, as_json=as_json, list_files=not show)
             failed += not ok
             bar.advance(failed=int(not ok))

@@ -74,6 +74,10 @@ class WriteOptions:
     lossless : {"auto", "never"}
         ``auto``: JPEG crops of JPEGs (and MPOs) are cut without re-encoding
         where possible (:mod:`multicrop.io.lossless`).
+    exact : bool
+        The crops must keep their corners to the pixel (a seamless panorama's
+        slides meet edge to edge): they are cut losslessly only when every
+        corner lies on the JPEG block grid already, else all are re-encoded.
     protected : frozenset of (int, int)
         File ids (:func:`multicrop.io.guard.file_id`) of the run's inputs,
         which no output may replace.
@@ -83,6 +87,7 @@ class WriteOptions:
 
     keep_metadata: bool = False
     lossless: str = "auto"
+    exact: bool = False
     protected: frozenset[FileId] = frozenset()
     taken: frozenset[str] = frozenset()
 
@@ -300,6 +305,8 @@ def write_outputs(
     remove_parts(out, stem)
     saver = _Saver.for_source(loaded, FORMAT_BY_SUFFIX[suffix], out_cfg.quality, keep_metadata=opts.keep_metadata)
     why_not = lossless_reason(loaded, suffix, opts.lossless)
+    if why_not is None and opts.exact and not _lossless.on_grid(boxes, loaded.jpeg_block):
+        why_not = "the slides meet edge to edge and their corners are off the JPEG block grid"
     rec = result.to_dict()
     rec["stem"] = stem
     rec["warnings"] = list(warnings) + list(loaded.warnings)

@@ -51,7 +51,7 @@ from .jpeg_cutters import tj_cut as _tj_cut
 from .jpeg_segments import JpegHeader, insert_segments, jpeg_header, kept_segments
 
 __all__ = ["JpegHeader", "LosslessCut", "backend", "cut_jpeg", "insert_segments", "jpeg_header", "jpegtran",
-           "kept_segments", "snap_to_blocks", "turbojpeg"]
+           "kept_segments", "on_grid", "snap_to_blocks", "turbojpeg"]
 
 #: Largest photo whose jpegtran crops run as parallel processes: each holds the
 #: photo's DCT coefficients (2 bytes a sample, about 600 MB at 200 MP).
@@ -75,6 +75,19 @@ class LosslessCut:
     box: Box
     data: bytes | None = None
     error: str | None = None
+
+
+def on_grid(boxes: Sequence[Box], block: tuple[int, int] | None) -> bool:
+    """Whether every box's top-left corner lies on the ``block`` grid (so a lossless cut moves none of them).
+
+    Examples
+    --------
+    >>> on_grid([Box(16, 8, 100, 50), Box(116, 8, 100, 50)], (16, 8)), on_grid([Box(16, 8, 100, 50)], None)
+    (False, False)
+    >>> on_grid([Box(16, 8, 96, 50), Box(112, 8, 96, 50)], (16, 8))
+    True
+    """
+    return block is not None and all(b.x % block[0] == 0 and b.y % block[1] == 0 for b in boxes)
 
 
 def snap_to_blocks(box: Box, block: tuple[int, int], size: tuple[int, int]) -> Box:

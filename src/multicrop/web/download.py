@@ -30,7 +30,7 @@ from ..io import LoadedImage
 from ..ratios import parse_ratio
 from .labels import ratio_fits
 
-__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved", "lossless_block", "on_grid"]
+__all__ = ["edited_crops", "carousel_zip", "box_in_photo", "zip_moved", "lossless_block"]
 
 #: How far (source pixels) a box from the page may reach past the photo's edge: rounding, no more.
 EDGE_TOLERANCE = 0.5
@@ -75,19 +75,6 @@ def lossless_block(loaded: LoadedImage) -> tuple[int, int] | None:
     if lossless_reason(loaded, ".jpg", "auto") is not None:
         return None
     return loaded.jpeg_block  # read from its markers when it was loaded
-
-
-def on_grid(boxes: list[Box], block: tuple[int, int] | None) -> bool:
-    """Whether every box's top-left corner lies on ``block`` (so a lossless cut moves none of them).
-
-    Examples
-    --------
-    >>> on_grid([Box(16, 8, 100, 50), Box(116, 8, 100, 50)], (16, 8)), on_grid([Box(16, 8, 100, 50)], None)
-    (False, False)
-    >>> on_grid([Box(16, 8, 96, 50), Box(112, 8, 96, 50)], (16, 8))
-    True
-    """
-    return block is not None and all(b.x % block[0] == 0 and b.y % block[1] == 0 for b in boxes)
 
 
 def edited_crops(result: CropResult, boxes: list[dict[str, Any]], *, exact: bool = False) -> tuple[ScoredCrop, ...]:
@@ -147,7 +134,7 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
         instead of the full-resolution crops.
     exact : bool
         Cut every box exactly where it is: losslessly when every corner lies
-        on the JPEG block grid (:func:`on_grid`), else re-encoded, since a
+        on the JPEG block grid (:func:`multicrop.io.lossless.on_grid`), else re-encoded, since a
         lossless cut moves a corner onto the 8/16 px grid, which would open
         gaps between a seamless panorama's slides.
     source : str, optional
@@ -158,9 +145,7 @@ def carousel_zip(result: CropResult, stem: str, *, width: int | None = None, exa
         raise InvalidParameterError("the result carries no image to cut crops from")
     out_cfg = OutputConfig(widths=(width,) if width else (), preview=False, record=True)
     with tempfile.TemporaryDirectory(prefix="multicrop-zip-") as tmp:
-        exact_here = exact and not on_grid([c.box for c in result.crops], lossless_block(result.image))
-        options = WriteOptions(lossless="never") if exact_here else WriteOptions()
-        rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=options)
+        rec = write_outputs(result, tmp, config=out_cfg, stem=stem, options=WriteOptions(exact=exact))
         names = []
         for crop in rec["crops"]:
             small = crop.get("resized", {}).get(str(width)) if width else None
