@@ -96,13 +96,21 @@ def blur_ratio(grey: np.ndarray, *, mask: np.ndarray | None = None, width: int =
 def blur_ratios(grey: np.ndarray, masks, *, width: int = 9) -> list[float]:
     """:func:`blur_ratio` of each region in ``masks`` (``None`` = the whole image), sharing the filtering.
 
-    A region with no variation at all (flat) counts as fully blurred (1).
+    A region with no variation at all (flat) counts as fully blurred (1), and
+    so does an image one pixel wide and high; an image one pixel wide (or
+    high) is measured along its other axis only.
+
+    Examples
+    --------
+    >>> blur_ratios(np.zeros((1, 1), np.float32), [None]), blur_ratios(np.zeros((1, 5), np.float32), [None])
+    ([1.0], [1.0])
     """
     import cv2  # OpenCV only where it is used (start-up)
 
     g = np.asarray(grey, np.float32)
-    worst = [0.0] * len(masks)
-    for axis, ksize in ((0, (1, width)), (1, (width, 1))):
+    axes = [(axis, ksize) for axis, ksize in ((0, (1, width)), (1, (width, 1))) if g.shape[axis] > 1]
+    worst = [0.0 if axes else 1.0] * len(masks)  # steps exist along an axis of at least two pixels
+    for axis, ksize in axes:
         blurred = cv2.blur(g, ksize)
         if axis == 0:
             d_img, d_blur = cv2.absdiff(g[1:], g[:-1]), cv2.absdiff(blurred[1:], blurred[:-1])

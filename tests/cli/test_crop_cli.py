@@ -141,3 +141,19 @@ def test_example_command(tmp_path, capsys):
     assert main(["example", str(tmp_path / "e.jpg"), "-w", "600", "-H", "240"]) == 0
     with Image.open(tmp_path / "e.jpg") as im:
         assert im.size == (600, 240)
+
+
+def test_example_never_replaces_a_file(tmp_path, capsys):
+    mine = tmp_path / "mine.jpg"
+    Image.new("RGB", (64, 48), "red").save(mine)
+    before = mine.read_bytes()
+    assert main(["example", str(mine)]) == 1
+    assert "mine.jpg exists and is not this example photo" in capsys.readouterr().err and mine.read_bytes() == before
+    # the same example again is left as it is (a rerun of the README's first command); another size is refused
+    ex = tmp_path / "e.jpg"
+    assert main(["example", str(ex), "-w", "600", "-H", "240"]) == 0
+    stamp = ex.stat().st_mtime_ns
+    assert main(["example", str(ex), "-w", "600", "-H", "240"]) == 0 and ex.stat().st_mtime_ns == stamp
+    assert main(["example", str(ex), "-w", "700", "-H", "240"]) == 1
+    assert main(["example", str(tmp_path)]) == 1
+    assert f"{tmp_path} is a folder" in capsys.readouterr().err

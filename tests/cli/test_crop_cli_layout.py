@@ -83,11 +83,23 @@ def test_layout_option_errors_are_one_line(tmp_path, panorama, args, message, ca
     assert not (tmp_path / "o").exists()
 
 
+def test_slides_under_the_smallest_crop_side_are_refused_as_k_crops_are(tmp_path, panorama, capsys):
+    root, _ = panorama  # 6000x1500: its 1024 px analysis copy is 5.86 times smaller, 64 analysis px are 375 px
+    base = ["crop", str(root / "pano.png"), "-o", str(tmp_path / "o"), "--layout", "seamless", "-r", "1:1", *FAST]
+    assert main([*base, "--slides", "20"]) == 1
+    assert ("20 slides of 1:1 would be at most 300x300 px, under the smallest crop side of 375 px of this photo; "
+            "at most 16 fit") in capsys.readouterr().err
+    assert not (tmp_path / "o").exists() or not list((tmp_path / "o").iterdir())
+    assert main([*base, "--slides", "16", "--json"]) == 0
+    assert [c["box"]["w"] for c in json.loads(capsys.readouterr().out)["crops"]] == [375] * 16
+
+
 def test_the_cli_writes_the_library_s_seamless_carousel(tmp_path, panorama, capsys):
     """`crop --layout seamless` is seamless_photo; seamless_photo is seamless_carousel over the photo's analysis."""
     from multicrop.crop.analysis import analyse
     from multicrop.crop.config import CropConfig
-    from multicrop.crop.seamless import seamless_carousel, seamless_photo
+    from multicrop.crop.seamless import seamless_carousel
+    from multicrop.crop.seamless_photo import seamless_photo
     from multicrop.io import load_image
     from multicrop.ratios import parse_ratio_spec
 

@@ -142,7 +142,8 @@ def test_platform_width_copies_have_the_platform_s_exact_size(tmp_path, ratio, e
 
 def _boxes_at(result, xs):
     """``result`` with its crops moved to corners (x, 0)."""
-    moved = [dataclasses.replace(c, box=dataclasses.replace(c.box, x=float(x), y=0.0)) for c, x in zip(result.crops, xs)]
+    moved = [dataclasses.replace(c, box=dataclasses.replace(c.box, x=float(x), y=0.0))
+             for c, x in zip(result.crops, xs)]
     return dataclasses.replace(result, crops=tuple(moved))
 
 

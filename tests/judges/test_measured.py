@@ -99,6 +99,19 @@ def test_flat_image_is_worst_everywhere_and_scores_stay_in_range():
     assert 1 <= holistic_score(measure(flat)) < holistic_score(measure(photo)) <= 10
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (1, 300), (300, 1), (1, 2), (2, 2)])
+def test_an_image_one_pixel_wide_or_high_is_measured_and_scored_in_range(shape):
+    # a 1 px side has no step along it: the blur measure reads the other axis, a 1x1 image counts as flat
+    img = np.zeros((*shape, 3), np.uint8)
+    img[..., 0] = np.linspace(0, 255, shape[1], dtype=np.uint8)[None, :]
+    m = measure(img)
+    assert all(0 <= v <= 1 for v in m.to_dict().values())  # each measurement normalised, none NaN
+    assert all(1 <= v <= 5 for v in rubric_scores(m).values()) and 1 <= holistic_score(m) <= 10
+    from multicrop.quality import blur_ratios
+    grey = img[..., 0].astype(np.float32)
+    assert blur_ratios(grey, [None]) == ([1.0] if shape in ((1, 1), (300, 1)) else blur_ratios(grey.T.copy(), [None]))
+
+
 def test_grey_input_is_measured_like_its_rgb_copy():
     g = sample_photo("camera")
     assert measure(g) == measure(np.repeat(g[..., None], 3, axis=2))

@@ -151,8 +151,8 @@ def slides_option(layout: str, value: str | None) -> tuple[bool, int | None]:
 
 def seamless_result(path: Path, crop_cfg: CropConfig, out_cfg: OutputConfig, *, slides: int | None,
                     min_slide_width: int | None) -> Any:
-    """:func:`multicrop.crop.seamless.seamless_photo` on one photo: its CropResult, or the exception that makes it fail."""
-    from ..crop.seamless import seamless_photo
+    """:func:`multicrop.crop.seamless_photo.seamless_photo` on one photo: its CropResult, or the exception that makes it fail."""
+    from ..crop.seamless_photo import seamless_photo
 
     try:
         return seamless_photo(path, crop_cfg, slides=slides, min_slide_width=min_slide_width,

@@ -36,9 +36,26 @@ def example(
     width: int = typer.Option(HELP_DEFAULTS["example_width"], "--width", "-w", min=300, help="Width in pixels."),
     height: int = typer.Option(HELP_DEFAULTS["example_height"], "--height", "-H", min=100, help="Height in pixels."),
 ) -> None:
-    """Write a multi-subject example photo built from scikit-image's sample images."""
-    from ..datasets.examples import example_photo
+    """Write a multi-subject example photo built from scikit-image's sample images.
 
+    An existing file is never replaced: one that holds this same example is left as it is, any other is refused.
+    """
+    import tempfile
+
+    from ..datasets.examples import example_photo
+    from ..errors import InvalidParameterError
+
+    if path.is_dir():
+        raise InvalidParameterError(f"{path} is a folder: give the photo's file name, e.g. {path / 'example.jpg'}")
+    if path.exists() or path.is_symlink():
+        with tempfile.TemporaryDirectory(prefix="multicrop-example-") as tmp:
+            fresh = example_photo(Path(tmp) / f"example{path.suffix}", width=width, height=height)
+            same = path.is_file() and path.read_bytes() == fresh.read_bytes()
+        if not same:
+            raise InvalidParameterError(f"{path} exists and is not this example photo; multicrop example never "
+                                        "replaces a file: give another path or remove it first")
+        typer.echo(str(path))
+        return
     typer.echo(str(example_photo(path, width=width, height=height)))
 
 

@@ -3,23 +3,20 @@
 Swiped one after the other, the slides line up edge to edge and show one wide
 picture.  :func:`seamless_layout` chooses
 
-- **the number of slides** ``n`` from the photo's width: the ``n`` (between
-  ``min_slides`` and ``max_slides``, the platform's maximum) whose band keeps
-  the most of the photo, fewer slides on a tie;
-- **the slide size**: the largest whole-pixel slide of the ratio for that
-  ``n``, or up to ``max_shrink`` smaller when that lets the seams miss a
-  subject;
-- **the band's place**: where it holds the most saliency and its subjects
-  whole, and where no seam (the line between two slides) runs through a
-  subject.
+- **the number of slides** ``n`` from the photo's width: the ``n`` (between ``min_slides`` and
+  ``max_slides``, the platform's maximum) whose band keeps the most of the photo, fewer on a tie;
+- **the slide size**: the largest whole-pixel slide of the ratio for that ``n``, or up to
+  ``max_shrink`` smaller when that lets the seams miss a subject;
+- **the band's place**: where it holds the most saliency and its subjects whole, and where no
+  seam (the line between two slides) runs through a subject.
 
 Every slide is a whole-pixel box ``(x0 + i * w, y0, w, h)``: slide ``i + 1``
 starts at the column after slide ``i`` ends, so the slides together are the
 band ``(x0, y0, n * w, h)`` exactly, pixel for pixel.
 
 It works on an analysis (saliency and subjects in analysis pixels), returns source pixels and opens no
-file; :func:`seamless_carousel` keeps the best ratio of a setting (the web page's choice), :func:`seamless_photo`
-is the CLI's whole job for one photo; a band the person placed is :mod:`multicrop.crop.seamless_band`'s.
+file; :func:`seamless_carousel` keeps the best ratio of a setting (the web page's choice); the CLI's whole job
+for one photo is :mod:`multicrop.crop.seamless_photo`'s, a band the person placed :mod:`multicrop.crop.seamless_band`'s.
 """
 
 from __future__ import annotations
@@ -30,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidParameterError
+from ..errors import ImageTooSmallError, InvalidParameterError
 from ..geometry import Box
 from ..ratios import Ratio, parse_ratio
 from ..serialize import Serializable, computed, serialized
 
-__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "seamless_photo", "MAX_SLIDES"]
+__all__ = ["SeamlessLayout", "seamless_layout", "seamless_carousel", "MAX_SLIDES"]
 
 #: Instagram's carousel limit when this was written was 20 slides; 10 keeps each slide a
 #: useful width on the panoramas people post (the caller gives the platform's own maximum).
@@ -132,6 +129,16 @@ def _places(free: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, free, min(_PLACES, free + 1))).astype(int))
 
 
+def _too_small(r: Ratio, size: tuple[int, int], least: float, slides: int | None) -> None:
+    """Refuse slides whose short side would be under ``least`` px (the smallest crop side, as k crops are)."""
+    fit = [n for n in range(1, max(MAX_SLIDES, slides or 1) + 1)
+           if min(_slide(n, r.value, *size, 1.0) or (0,)) >= least]
+    w, h = _slide(slides or 1, r.value, *size, 1.0) or (0, 0)
+    raise ImageTooSmallError(f"{f'{slides} slides' if slides else 'a slide'} of {r} would be at most {w}x{h} px, "
+                             f"under the smallest crop side of {least:.0f} px of this photo; "
+                             + (f"at most {max(fit)} fit" if fit else "none fits"))
+
+
 def seamless_layout(
     saliency: np.ndarray,
     *,
@@ -143,6 +150,7 @@ def seamless_layout(
     max_slides: int = MAX_SLIDES,
     max_shrink: float = 0.85,
     min_slide_width: int | None = None,
+    min_side: float = 0.0,
 ) -> SeamlessLayout:
     """The seamless carousel of a photo: adjacent slides of ``ratio`` over one band.
 
@@ -167,6 +175,8 @@ def seamless_layout(
     min_slide_width : int, optional
         Prefer no more slides than keep each at least this wide (the platform
         width, e.g. 1080); a note says when even the fewest slides are narrower.
+    min_side : float
+        No slide's short side under this (px): an error says how many slides fit.
 
     Returns
     -------
@@ -224,7 +234,7 @@ def seamless_layout(
     for n in counts:
         for shrink in shrinks:
             size_wh = _slide(n, r.value, W, H, float(shrink))
-            if size_wh is None:
+            if size_wh is None or min(size_wh) < min_side - 1e-9:
                 continue
             w, h = size_wh
             xs, ys = _places(W - n * w), _places(H - h)
@@ -261,6 +271,8 @@ def seamless_layout(
                 sl = tuple(int(i) for i in np.flatnonzero(sliced_x[:, j[1]])) if src else ()
                 cut = tuple(int(i) for i in np.flatnonzero(outside[:, j[0], j[1]] > 0.02)) if src else ()
                 best = (value, (n, w, h, int(xs[j[1]]), int(ys[j[0]]), kept, sl, cut))
+    if best is None and min_side > 0:
+        _too_small(r, (W, H), min_side, slides)
     if best is None:
         raise InvalidParameterError(f"no slide of ratio {r} fits a {W}x{H} photo")
     n, w, h, x0, y0, kept, sl, cut = best[1]
@@ -299,6 +311,7 @@ def seamless_carousel(
     slides: int | None = None,
     max_slides: int = MAX_SLIDES,
     min_slide_width: int | None = None,
+    min_side: float = 0.0,
 ) -> SeamlessLayout:
     """The seamless carousel of an analysed photo: each ratio of the setting laid out, the best kept.
 
@@ -314,7 +327,7 @@ def seamless_carousel(
         The source photo's width and height; boxes are returned in its pixels.
     ratios : ratio setting
         A preset name, ratios (``"4:5,1:1"``) or a sequence of Ratio: each is tried.
-    slides, max_slides, min_slide_width
+    slides, max_slides, min_slide_width, min_side
         As :func:`seamless_layout` takes them.
 
     Returns
@@ -334,60 +347,13 @@ def seamless_carousel(
 
     sal = np.asarray(analysis.saliency, dtype=np.float64)
     subjects = list(analysis.subjects) or list(analysis.faces)
-    lays = [seamless_layout(sal, size=size, ratio=r, subjects=subjects, slides=slides, max_slides=max_slides,
-                            min_slide_width=min_slide_width) for r in parse_ratio_spec(ratios).ratios]
+    lays, small = [], []
+    for r in parse_ratio_spec(ratios).ratios:  # a ratio whose slides would be too small leaves it to the others
+        try:
+            lays.append(seamless_layout(sal, size=size, ratio=r, subjects=subjects, slides=slides,
+                                        max_slides=max_slides, min_slide_width=min_slide_width, min_side=min_side))
+        except ImageTooSmallError as exc:
+            small.append(exc)
+    if not lays:
+        raise small[0]
     return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
-
-
-def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None,
-                   min_slide_width: int | None = None, max_pixels: int | None = None) -> Any:
-    """A seamless carousel of one photo as a CropResult: adjacent slides tiling one band.
-
-    The photo is opened and analysed once (as :func:`~multicrop.crop.pipeline.crop_photo`
-    does); the ratios of ``config`` are laid out by :func:`seamless_carousel`.
-    The slides carry no score (NaN); the layout's notes go into the record.
-
-    Parameters
-    ----------
-    source : path or LoadedImage
-    config : CropConfig, optional
-        Its ratios, saliency and detectors are used (default: the defaults).
-    slides : int, optional
-        Exactly this many slides (default: chosen from the photo's width).
-    min_slide_width : int, optional
-        The narrowest slide preferred, in pixels.
-    max_pixels : int, optional
-        Refuse larger photos (default: :data:`multicrop.io.DEFAULT_MAX_PIXELS`).
-
-    Returns
-    -------
-    CropResult
-        ``crops`` are the slides, left to right; ``image`` and ``saliency`` are kept for writing.
-    """
-    import math
-
-    from ..io import DEFAULT_MAX_PIXELS, LoadedImage, load_image
-    from .analysis import analyse
-    from .config import CropConfig
-    from .pipeline import CropResult, pipeline_versions
-    from .scoring import ScoredCrop
-    from .subjects import SubjectRecord
-
-    cfg = config if config is not None else CropConfig()
-    loaded = source if isinstance(source, LoadedImage) else load_image(
-        source, max_side=cfg.analysis_max_side, max_pixels=max_pixels or DEFAULT_MAX_PIXELS)
-    analysis = analyse(loaded.analysis, cfg)
-    lay = seamless_carousel(analysis, size=loaded.size, ratios=cfg.ratios, slides=slides,
-                            min_slide_width=min_slide_width)
-    h, w = loaded.analysis.shape[:2]
-    sx, sy = loaded.size[0] / w, loaded.size[1] / h
-    band = lay.band
-    notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
-             f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)
-    return CropResult(
-        crops=tuple(ScoredCrop(b, math.nan, {}, lay.ratio) for b in lay.boxes), partition=None, failure=None,
-        size=loaded.size, analysis_size=(w, h), config=cfg, versions=pipeline_versions(cfg),
-        faces=tuple(f.scale(sx, sy) for f in analysis.faces),
-        subjects=tuple(SubjectRecord.of(s, sx, sy).to_dict() for s in analysis.subjects), analysis_key=analysis.key,
-        source=str(loaded.path) if loaded.path is not None else None, k_requested=slides, notes=notes,
-        image=loaded, saliency=np.asarray(analysis.saliency, dtype=np.float64))
