@@ -83,3 +83,21 @@ def test_nothing_inside_a_dot_folder_is_listed_as_crop_lists_it(tmp_path):
     assert [p.rel for p in list_photos(f"{tmp_path}/**/*.jpg")] == ["a.jpg", "sub/b.jpg"]
     assert [p.rel for p in list_photos(tmp_path / ".thumbnails")] == ["a.jpg"]
     assert [p.rel for p in list_photos(f"{tmp_path}/.thumbnails/*.jpg")] == ["a.jpg"]
+
+
+def test_an_earlier_run_s_crops_under_the_source_are_not_photos_as_crop_lists_them(tmp_path):
+    """``out/a_1.jpg`` written by an earlier run (its record ``out/a.json`` lists it) is not cropped again;
+    a photo the record does not list is, and a file named explicitly is always taken."""
+    import json
+
+    from multicrop.io import list_photos as crop_list
+
+    for rel in ("a.jpg", "out/a_1.jpg", "out/a_preview.jpg", "out/b_1.jpg"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"x")
+    (tmp_path / "out/a.json").write_text(json.dumps({"stem": "a", "written": {"a_1.jpg": "x", "a_preview.jpg": "x"}}))
+    expected = ["a.jpg", "out/b_1.jpg"]
+    assert [p.rel for p in list_photos(tmp_path)] == expected
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in crop_list([tmp_path], recursive=True)) == expected
+    assert [p.rel for p in list_photos(f"{tmp_path}/**/*.jpg")] == expected
+    assert [p.rel for p in list_photos(tmp_path / "out/a_1.jpg")] == ["a_1.jpg"]

@@ -35,6 +35,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import InvalidParameterError
 from ..serialize import Serializable
@@ -90,6 +91,9 @@ def run_judge_batch(source: str | os.PathLike, db: str | os.PathLike, *, panel: 
         raise InvalidParameterError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if chunk < 1:
         raise InvalidParameterError(f"--chunk must be >= 1, got {chunk!r}")
+    if output is not None and (Path(output).suffix.lower() != ".parquet" or Path(output).is_dir()):
+        raise InvalidParameterError(f"--output {output}: the per-image manifest is a Parquet file; "
+                                    "give a file name ending in .parquet")
     t0 = time.perf_counter()
     pnl = load_panel(panel) if panel is not None else default_panel()
     for fam in pnl.families:  # fail on credentials and options before any work

@@ -44,6 +44,12 @@ __all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFES
 MANIFEST_NAME = "manifest.parquet"
 
 
+def _within(path: Path, folder: Path) -> bool:
+    """True when ``path`` is ``folder`` or lies below it (both resolved)."""
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
 def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
     """True when the local destination ``out`` lies inside the local source folder; refuse them being one."""
     text = os.fspath(source)
@@ -110,7 +116,8 @@ def run_crop_batch(
     on_row : callable(row), optional
         Called in this process as each photo finishes.
     verify_outputs : bool
-        Also redo photos done before whose listed files are gone.
+        Also redo photos done before whose listed files are gone (always so with a ``manifest`` outside
+        ``out_dir``: it may have served another destination).
     protocols, allow_outside
         Which URI protocols and ``../`` manifest entries may be read
         (:func:`~multicrop.batch.sources.list_photos`).
@@ -153,8 +160,10 @@ def run_crop_batch(
 
     with run_lock(folder):
         previous = latest_rows(read_manifest(folder, columns=_PLAN_COLUMNS, on_quarantine=note))
+        # a manifest kept apart from OUT (-m) may have served another destination: its done rows count only
+        # where their files are in this one
         plan = plan_batch(photos, previous, settings_hash, retry_failed=retry_failed,
-                          verify_outputs=out if verify_outputs else None)
+                          verify_outputs=out if verify_outputs or not _within(folder, out) else None)
         summary.skipped = plan.skipped
         summary.redone_missing = plan.missing_outputs
         if on_start:

@@ -22,7 +22,8 @@ batch_app = plain_app(help="Resumable batch jobs over folders, globs or manifest
 def _summary_text(s) -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in s.failed_by_reason.items())
     redone = f", {s.redone_missing} redone (outputs missing)" if s.redone_missing else ""
-    text = (f"{s.total} photos: {s.done} done, {s.skipped} skipped (done before){redone}, {s.failed} failed"
+    photos = "photo" if s.total == 1 else "photos"
+    text = (f"{s.total} {photos}: {s.done} done, {s.skipped} skipped (done before){redone}, {s.failed} failed"
             f"{f' ({reasons})' if reasons else ''} in {s.elapsed_s:.1f} s ({s.photos_per_s:.2f} photos/s, "
             f"{s.engine}, {s.workers} workers x {s.threads} threads); manifest {s.manifest}")
     if s.failed_examples:
@@ -123,9 +124,19 @@ def judge(
     """Judge every image of SOURCE with a panel; calls go through one store, each paid for once."""
     from ..batch.judge_job import run_judge_batch
 
+    from ..batch.runner import FAILED_SHOWN
+    from ..io.names import shown
+
+    failed: list[dict] = []
+
+    def row(r: dict) -> None:
+        bar.row(r)
+        if r["status"] != "done" and len(failed) < FAILED_SHOWN:
+            failed.append(r)
+
     with ProgressBar("judging", enabled=progress and not as_json, unit="images") as bar:
         summary = run_judge_batch(source, db, panel=panel, engine=engine, workers=workers, chunk=chunk,
-                                  output=output, on_start=bar.start, on_row=bar.row)
+                                  output=output, on_start=bar.start, on_row=row)
     if as_json:
         typer.echo(json.dumps(summary.to_dict()))
     else:
@@ -133,6 +144,14 @@ def judge(
         typer.echo(f"{summary.total} images: {summary.done} done, {summary.failed} failed"
                    f"{f' ({reasons})' if reasons else ''}; {summary.performed} calls made, {summary.already_done} "
                    f"already in {db}, in {summary.elapsed_s:.1f} s ({summary.engine}, {summary.workers} workers)")
+        if failed:  # as batch crop names them
+            more = f" (first {len(failed)} of {summary.failed})" if summary.failed > len(failed) else ""
+            lines = []
+            for r in sorted(failed, key=lambda r: r["path"]):
+                why = str(r["error"])
+                why = why[len(r["path"]) + 2:] if why.startswith(f"{r['path']}: ") else why
+                lines.append(f"  {shown(r['path'])}: {shown(why)}")
+            typer.echo("\n".join([f"failed{more}:", *lines]))
     if summary.failed:
         raise typer.Exit(1)
 
