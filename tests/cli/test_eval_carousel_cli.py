@@ -67,3 +67,16 @@ def test_rerun_with_other_ratios_is_one_line_not_a_stale_table(tmp_path, small_s
     assert rc == 1 and "resuming" not in captured.err and captured.out == ""
     assert "holds results for ratios 2:3,3:2; use another report directory for ratios 1:1" in captured.err
     assert captured.err.count("\n") == 1
+
+
+def test_an_image_that_ends_in_an_error_is_said_beside_the_table(tmp_path, small_synth, capsys):
+    import shutil
+
+    root = tmp_path / "ds"
+    shutil.copytree(small_synth, root)
+    (root / "dataset" / "Hockey_players.jpg").write_bytes(b"")
+    assert cli_main.main(["eval", "carousel", str(root), "-m", "slices", "-o", str(tmp_path / "rep"),
+                          "--no-progress", "--no-thumbnails"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "1 of 4 images ended in an error and count with no crop (kIoU 0); a rerun tries them again:"
+    assert err[1].startswith("  Hockey_players: ImageLoadError: ") and "empty file" in err[1]

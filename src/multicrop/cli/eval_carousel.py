@@ -69,6 +69,12 @@ def carousel(
     if not out.is_terminal:  # a file or pipe has no width to fit: keep the ten columns on one line each
         out = Console(width=max(out.width, 160))
     out.print(table)
+    errors = sorted((r.prediction.name, r.prediction.error) for r in ev.results if r.prediction.error)
+    if errors:  # they count with no crop (kIoU 0): say so, never only in per_image.csv
+        typer.echo(f"{len(errors)} of {len(ev.results)} images ended in an error and count with no crop (kIoU 0); "
+                   "a rerun tries them again:", err=True)
+        for name, why in errors[:5]:
+            typer.echo(f"  {name}: {why}", err=True)
     typer.echo(f"report: {paths['html']}")
 
 

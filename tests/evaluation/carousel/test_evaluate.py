@@ -96,6 +96,11 @@ def test_unreadable_image_is_an_error_row(small_synth, tmp_path):
     assert bad.prediction.error and "ImageLoadError" in bad.prediction.error
     assert bad.prediction.boxes == () and bad.prediction.seconds == 0.0 and bad.kiou_50 == 0
     assert ev.rows[0].errors == 1 and ev.rows[0].n_images == 4
+    # the image mended, a rerun tries it again (an error line is never reused) and the rest resume
+    shutil.copy(small_synth / "dataset" / "Hockey_players.jpg", root / "dataset" / "Hockey_players.jpg")
+    again = evaluate_carousel(root, "slices", out_dir=tmp_path / "rep")
+    assert again.n_resumed == 3 and again.rows[0].errors == 0
+    assert next(r for r in again.results if r.prediction.name == "Hockey_players").kiou_50 > 0
 
 
 def test_bad_arguments(small_synth, tmp_path):

@@ -151,6 +151,9 @@ def resume(
 ) -> dict[str, Prediction]:
     """Saved predictions of ``items`` in ``results_path`` that this run reuses, by name.
 
+    A saved prediction that ended in an error (an unreadable image, a method that raised) is not
+    reused: the image is tried again, and its new line supersedes the old one.
+
     Raises
     ------
     InvalidParameterError
@@ -166,7 +169,7 @@ def resume(
     done = {}
     for item in sorted(items, key=lambda i: i.name):
         p = saved.get(item.name)
-        if p is None:
+        if p is None or p.error is not None:
             continue
         if p.k != item.k:
             raise InvalidParameterError(
