@@ -86,10 +86,13 @@ def test_nothing_inside_a_dot_folder_is_listed_as_crop_lists_it(tmp_path):
 
 
 def test_an_earlier_run_s_crops_under_the_source_are_not_photos_as_crop_lists_them(tmp_path):
-    """``out/a_1.jpg`` written by an earlier run (its record ``out/a.json`` lists it) is not cropped again;
-    a photo the record does not list is, and a file named explicitly is always taken."""
+    """``out/a_1.jpg`` written by an earlier run (its record ``out/a.json`` lists it) is not cropped again by a
+    crop batch of the folder or a glob; a photo the record does not list is, and a judge batch rates them all."""
     import json
 
+    from multicrop.batch.runner import run_crop_batch
+    from multicrop.batch.sources import without_outputs
+    from multicrop.crop.config import CropConfig, OutputConfig
     from multicrop.io import list_photos as crop_list
 
     for rel in ("a.jpg", "out/a_1.jpg", "out/a_preview.jpg", "out/b_1.jpg"):
@@ -97,7 +100,11 @@ def test_an_earlier_run_s_crops_under_the_source_are_not_photos_as_crop_lists_th
         (tmp_path / rel).write_bytes(b"x")
     (tmp_path / "out/a.json").write_text(json.dumps({"stem": "a", "written": {"a_1.jpg": "x", "a_preview.jpg": "x"}}))
     expected = ["a.jpg", "out/b_1.jpg"]
-    assert [p.rel for p in list_photos(tmp_path)] == expected
+    assert [p.rel for p in without_outputs(list_photos(tmp_path))] == expected
     assert sorted(p.relative_to(tmp_path).as_posix() for p in crop_list([tmp_path], recursive=True)) == expected
-    assert [p.rel for p in list_photos(f"{tmp_path}/**/*.jpg")] == expected
-    assert [p.rel for p in list_photos(tmp_path / "out/a_1.jpg")] == ["a_1.jpg"]
+    assert [p.rel for p in without_outputs(list_photos(f"{tmp_path}/**/*.jpg"))] == expected
+    assert len(list_photos(tmp_path)) == 4  # what a judge batch lists
+    cfg = CropConfig(saliency="spectral", faces=False, detectors=())
+    for source in (tmp_path, f"{tmp_path}/**/*.jpg"):  # the crop batch: 2 photos listed (both unreadable bytes)
+        s = run_crop_batch(source, tmp_path.parent / "dst", crop=cfg, output=OutputConfig(preview=False), workers=1)
+        assert s.total == 2

@@ -36,12 +36,19 @@ from .lock import run_lock
 from .manifest import ManifestWriter, check_manifest_folder, latest_rows, new_run_id, read_manifest
 from .plan import _PLAN_COLUMNS, BatchPlan, _outputs_present, plan_batch  # noqa: F401 - re-exported
 from .sources import PROTOCOLS, Photo, list_photos, output_stems  # noqa: F401 - Photo, output_stems re-exported
+from .sources import without_outputs
 from .summary import FAILED_SHOWN, BatchSummary  # noqa: F401 - re-exported
 
 __all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME", "FAILED_SHOWN"]
 
 #: The manifest folder's name inside the destination (a Parquet dataset).
 MANIFEST_NAME = "manifest.parquet"
+
+
+def _lists_a_folder(source: str | os.PathLike) -> bool:
+    """True when ``source`` is a local folder or glob (not a manifest, a named file or a URI)."""
+    text = os.fspath(source)
+    return "://" not in text and (any(c in text for c in "*?[") or os.path.isdir(text))
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -147,6 +154,8 @@ def run_crop_batch(
         skip = out.resolve().as_posix().rstrip("/") + "/"
         kept = [p for p in photos if not (p.is_local and p.path.startswith(skip))]
         summary_excluded, photos = len(photos) - len(kept), kept
+    if _lists_a_folder(source):  # an earlier run's crops beside their photos are not photos, as for crop DIR
+        photos = without_outputs(photos)
     summary = BatchSummary(total=len(photos), engine=engine, threads=threads, manifest=str(folder),
                            excluded=summary_excluded)
     if summary_excluded and on_note:

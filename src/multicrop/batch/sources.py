@@ -92,21 +92,21 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
     if exclude is not None and _is_local(fs):
         skip = Path(exclude).resolve().as_posix().rstrip("/") + "/"
         photos = [p for p in photos if not (p.is_local and (p.path + "/").startswith(skip))]
-    if _is_local(fs) and (any(c in path for c in _GLOB_CHARS) or fs.isdir(path)):
-        photos = _without_outputs(photos)
     if not photos:
         raise InvalidParameterError(
             f"SRC {text!r}: no photos found (looked for {', '.join(sorted(SUPPORTED_SUFFIXES))})")
     return sorted(photos, key=lambda p: p.path)
 
 
-def _without_outputs(photos: list[Photo]) -> list[Photo]:
-    """``photos`` less the crops an earlier run of multicrop wrote beside their photo (its record lists them):
-    a folder's listing follows ``multicrop crop DIR``'s rule (:func:`multicrop.io.guard.claimed_outputs`)."""
+def without_outputs(photos: list[Photo]) -> list[Photo]:
+    """``photos`` less the local crops an earlier run of multicrop wrote beside their photo (its record lists
+    them): a crop batch's folder listing follows ``multicrop crop DIR``'s rule
+    (:func:`multicrop.io.guard.claimed_outputs`); a judge batch rates them as any image."""
     from ..io.guard import claimed_outputs
 
     by_folder: dict[str, list[str]] = {}
     for p in photos:
-        by_folder.setdefault(posixpath.dirname(p.path), []).append(posixpath.basename(p.path))
+        if p.is_local:
+            by_folder.setdefault(posixpath.dirname(p.path), []).append(posixpath.basename(p.path))
     ours = {posixpath.join(d, n) for d, names in by_folder.items() for n in claimed_outputs(d, names)}
     return [p for p in photos if p.path not in ours]
