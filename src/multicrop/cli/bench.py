@@ -86,9 +86,10 @@ def subjects(
     from ..evaluation.subjects.report import summary_dict, summary_table, write_report
     from ..ratios import DEFAULT_RATIOS
 
-    ks = [k_option(v, "-k") for v in k] or ["auto", 2]
-    methods = methods_for(strategies=strategy or ["direct", "partition"], ks=ks, peers=peer,
-                          ratios=ratios_option(ratio, preset) or DEFAULT_RATIOS)
+    # A value given twice (-k 2 -k 2, -s direct -s direct) is measured once, where it first appears.
+    ks = list(dict.fromkeys(k_option(v, "-k") for v in k)) or ["auto", 2]
+    methods = methods_for(strategies=list(dict.fromkeys(strategy)) or ["direct", "partition"], ks=ks,
+                          peers=list(dict.fromkeys(peer)), ratios=ratios_option(ratio, preset) or DEFAULT_RATIOS)
     outlines = load_outlines(source)
     total = len(outlines) if limit is None else None
     with ProgressBar("cropping", enabled=progress, failures=False) as bar:

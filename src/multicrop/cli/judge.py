@@ -7,7 +7,8 @@ import shlex
 from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
+from typer import _click
+from typer.core import TyperCommand, TyperGroup
 
 from ..errors import InvalidParameterError, JudgeError
 from ..judges.config import RunConfig
@@ -39,8 +40,10 @@ def judge_command(
     concurrency: int = typer.Option(_RUN.concurrency, "--concurrency", "-c", help="Calls in flight at once."),
     timeout: float = typer.Option(_RUN.timeout_s, "--timeout", help="Per-call timeout in seconds."),
     retries: int = typer.Option(_RUN.max_retries, "--retries", help="Retries on 429 / 5xx / timeouts."),
-    holistic_repetitions: int | None = typer.Option(None, "--holistic-repetitions", help="Override the panel's."),
-    dimension_repetitions: int | None = typer.Option(None, "--dimension-repetitions", help="Override the panel's."),
+    holistic_repetitions: int | None = typer.Option(
+        None, "--holistic-repetitions", help="Override the panel's (0 to 100)."),
+    dimension_repetitions: int | None = typer.Option(
+        None, "--dimension-repetitions", help="Override the panel's (0 to 100)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Score table: .csv or .parquet."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr (terminals only)."),
@@ -106,6 +109,7 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
            holistic_repetitions: int | None, dimension_repetitions: int | None, head: Path | None = None):
     """The panel of ``--panel``, ``--model``, ``--head`` or the default one, with the repetition overrides applied."""
     from ..judges.panel import default_panel, load_panel, parse_panel
+    from ..judges.plan import check_repetitions
     from ..judges.quick import head_panel, model_panel
 
     if model is None and (base_url is not None or api_key_env is not None):
@@ -119,9 +123,13 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
         pnl = model_panel(model, base_url=base_url, api_key_env=api_key_env)
     else:
         pnl = load_panel(path) if path is not None else default_panel()
-    overrides = {k: v for k, v in (("holistic_repetitions", holistic_repetitions),
-                                   ("dimension_repetitions", dimension_repetitions)) if v is not None}
-    return parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
+    overrides = {k: check_repetitions(v, name=f"--{k.replace('_', '-')} (the panel's {k})")
+                 for k, v in (("holistic_repetitions", holistic_repetitions),
+                              ("dimension_repetitions", dimension_repetitions)) if v is not None}
+    pnl = parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
+    for k in ("holistic_repetitions", "dimension_repetitions"):  # a panel file's too, before the store is opened
+        check_repetitions(getattr(pnl, k), name=f"{path if path is not None else 'panel'}: {k}")
+    return pnl
 
 
 def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> str:
@@ -196,6 +204,20 @@ class _JudgeGroup(TyperGroup):
         formatter.write_usage("multicrop judge", "[OPTIONS] INPUTS... | fit RATINGS --images DIR -o HEAD")
 
 
+class _DefaultContext(_click.Context):
+    """The context of the default command: its path is its group's, ``multicrop judge``, as the user types it."""
+
+    @property
+    def command_path(self) -> str:  # noqa: D102
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _DefaultCommand(TyperCommand):
+    """The group's default command: usage lines and "Try ... --help" name ``multicrop judge``, not its hidden name."""
+
+    context_class = _DefaultContext
+
+
 _DEFAULT = "run"
 judge_app = plain_app(cls=_JudgeGroup, help="Score photos with judges; `judge fit` fits a head.",
                         no_args_is_help=False, add_completion=False)
@@ -203,7 +225,7 @@ judge_app = plain_app(cls=_JudgeGroup, help="Score photos with judges; `judge fi
 
 def register(app: typer.Typer) -> None:
     """Add ``judge`` (and ``judge fit``) and ``judges`` to the root app."""
-    judge_app.command(_DEFAULT, hidden=True)(judge_command)
+    judge_app.command(_DEFAULT, hidden=True, cls=_DefaultCommand)(judge_command)
     judge_app.command("fit")(judge_fit)  # in its own module; imported with this one
     app.add_typer(judge_app, name="judge")
     judges_app.command("list")(judges_list)

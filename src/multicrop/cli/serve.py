@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -10,10 +11,26 @@ from ..ratios import DEFAULT_RATIOS
 
 __all__ = ["register", "serve"]
 
+#: The smallest ``--max-upload-mb`` (MB); the largest is any finite number.
+MIN_UPLOAD_MB = 0.01
+
+
+def _finite_mb(value: float) -> float:
+    """``--max-upload-mb``: refuse NaN and infinity, which pass Click's range check.
+
+    Examples
+    --------
+    >>> _finite_mb(2.5)
+    2.5
+    """
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"{value:g} is not a finite number of MB >= {MIN_UPLOAD_MB:g}.")
+    return value
+
 
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless you say otherwise)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
     label: Path | None = typer.Option(
         None, "--label", help="Label mode: a folder of photos (or a Carousel root with dataset/) to label."),
     label_ratios: str = typer.Option(DEFAULT_RATIOS, "--label-ratios", help="Ratios label mode allows."),
@@ -21,7 +38,8 @@ def serve(
         "instagram", "--ratios", "-r",
         help="The ratio setting the page starts with: a preset (instagram: one of 4:5, 1:1, 1.91:1 for all "
              "slides; carousel; square; ...) or ratios such as 4:5 or 2:3,3:2."),
-    max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=0.01, help="Largest upload accepted, in MB."),
+    max_upload_mb: float = typer.Option(50.0, "--max-upload-mb", min=MIN_UPLOAD_MB, callback=_finite_mb,
+                                        help="Largest upload accepted, in MB."),
     saliency: str | None = typer.Option(None, "--saliency", help="Saliency backend (default: CropConfig's)."),
     faces: bool = typer.Option(True, "--faces/--no-faces", help="Detect faces and keep them whole."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="Threads for the saliency model."),

@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, InvalidParameterError, MissingExtraError
+from ..errors import DatasetError, InvalidParameterError, MissingExtraError, MulticropError
 from ..io import LABEL_LIMIT, atomic_path, atomic_write_text, read_json_bounded
 from ..serialize import Serializable
 from .carousel import load_carousel
@@ -218,8 +218,12 @@ def make_synth(
         images are not needed), or None for the label geometry shipped with
         multicrop (the real files, :mod:`multicrop.datasets.carousel_labels`).
     out_dir : path
-        Where to write ``dataset/<name>.jpg|.json|_metadata.json`` and
-        ``hard_failures.txt``.
+        Where to write ``dataset/<name>.jpg|.json|_metadata.json``,
+        ``hard_failures.txt`` and ``synth_info.json``.  The items of an
+        earlier carousel-synth set there that this set does not rewrite are
+        removed (only files this function wrote, known by the ``creator`` of
+        their ``_metadata.json``; other files are kept), so the folder holds
+        exactly the set ``synth_info.json`` describes.
     seed : int
         Same seed, same bytes.
     max_side : int
@@ -263,6 +267,54 @@ def make_synth(
                             names=names, quality=quality, progress=progress, hard=hard, photos=photos)
 
 
+#: How every ``<name>_metadata.json`` this module writes starts its ``creator`` (then the version and seed).
+_CREATOR_PREFIX = "multicrop carousel-synth"
+
+
+def _remove_earlier_items(ddir: Path, *, keep: set[str]) -> list[str]:
+    """Remove the items of an earlier carousel-synth set in ``ddir`` that the new set does not rewrite.
+
+    An item is removed only when it is entirely this module's own: its
+    ``<name>_metadata.json`` is a JSON object whose ``creator`` starts with
+    :data:`_CREATOR_PREFIX`; then its ``<name>.jpg``, ``<name>.json`` and
+    ``<name>_metadata.json`` go.  Every other file (a user's photos and labels,
+    a metadata file that cannot be read) is left as it is.
+
+    Returns
+    -------
+    list of str
+        The names of the items removed, sorted.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name, creator in (("old", "multicrop carousel-synth-2 (seed 0)"), ("mine", "Jane Doe")):
+    ...     for suffix in (".jpg", ".json"):
+    ...         _ = (d / f"{name}{suffix}").write_text("x")
+    ...     _ = (d / f"{name}_metadata.json").write_text(json.dumps({"creator": creator}))
+    >>> _remove_earlier_items(d, keep=set()), sorted(p.name for p in d.iterdir())
+    (['old'], ['mine.jpg', 'mine.json', 'mine_metadata.json'])
+    """
+    if not ddir.is_dir():
+        return []
+    removed = []
+    for meta in sorted(ddir.glob("*_metadata.json")):
+        name = meta.name[: -len("_metadata.json")]
+        if name in keep or not meta.is_file():
+            continue
+        try:
+            doc = read_json_bounded(meta, limit=LABEL_LIMIT, what="carousel-synth metadata file")
+        except MulticropError:  # not ours to judge: leave it
+            continue
+        if not (isinstance(doc, dict) and str(doc.get("creator", "")).startswith(_CREATOR_PREFIX)):
+            continue
+        for path in (ddir / f"{name}.jpg", ddir / f"{name}.json", meta):
+            path.unlink(missing_ok=True)
+        removed.append(name)
+    return removed
+
+
 def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side: int,
                  names: Sequence[str] | None, quality: int,
                  progress: Callable[[str], None] | None, hard: bool = False,
@@ -283,6 +335,7 @@ def _write_synth(labels_dir: Path, out: Path, *, where: str, seed: int, max_side
         wanted = set(names)
         items = tuple(i for i in items if i.name in wanted)
     ddir = out / "dataset"
+    _remove_earlier_items(ddir, keep={i.name for i in items})
     ddir.mkdir(parents=True, exist_ok=True)
     n_boxes = 0
     for item in items:

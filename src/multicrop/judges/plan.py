@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidParameterError
 from ..hashing import canonical_json, hash_text
 from .backends import JUDGE_BACKENDS, JudgeBackend
 from .keys import CALL_KEY_OPEN_FIELDS, KeyTemplate
@@ -41,7 +42,11 @@ from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt
 from .rubric import Rubric, load_rubric
 from .types import ImageRef
 
-__all__ = ["PlannedCall", "Question", "plan_calls", "panel_questions"]
+__all__ = ["MAX_REPETITIONS", "PlannedCall", "Question", "check_repetitions", "plan_calls", "panel_questions"]
+
+#: The most repetitions of one prompt a plan asks (``holistic_repetitions``, ``dimension_repetitions``):
+#: the protocol asks 3 to 25, and a larger number only multiplies the calls (and their cost).
+MAX_REPETITIONS = 100
 
 
 @dataclass(frozen=True)
@@ -114,13 +119,33 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
     ------
     InvalidParameterError
         Two families would make the same calls (same backend, version, model
-        and key options): their records would collide in the store.
+        and key options): their records would collide in the store; or the
+        panel asks a prompt more than :data:`MAX_REPETITIONS` times.
     """
+    for name in ("holistic_repetitions", "dimension_repetitions"):
+        check_repetitions(getattr(panel, name), name=f"panel: {name}")
     rubric = rubric or load_rubric()
     identities = {f.name: backends[f.name].identity(backends[f.name].model_id, backends[f.name].options)
                   for f in panel.families}
     check_distinct_families(identities)
     return _calls(images, panel_questions(panel, identities, rubric, backends), rubric.sha256)
+
+
+def check_repetitions(value: int, *, name: str) -> int:
+    """``value`` if it is an integer in ``[0, MAX_REPETITIONS]``; else an error naming ``name``.
+
+    Examples
+    --------
+    >>> check_repetitions(25, name="--holistic-repetitions")
+    25
+    >>> check_repetitions(10**6, name="--holistic-repetitions")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: --holistic-repetitions must be an integer in [0, 100], got 1000000
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPETITIONS:
+        raise InvalidParameterError(f"{name} must be an integer in [0, {MAX_REPETITIONS}], got {value!r}")
+    return value
 
 
 def _calls(images: Sequence[ImageRef], questions: list[Question], rubric_sha256: str) -> list[PlannedCall]:

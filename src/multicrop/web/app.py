@@ -21,6 +21,7 @@ exactly as an unknown one does.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -35,7 +36,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..crop.config import CropConfig
-from ..errors import MulticropError
+from ..errors import InvalidParameterError, MulticropError
 from ..io import DEFAULT_MAX_PIXELS
 from ..ratios import DEFAULT_RATIOS, parse_ratio_spec
 from .guards import check_models, crash_message, upload_too_large
@@ -83,7 +84,7 @@ def create_app(
     label_ratios : str
         Ratios label mode allows.
     max_upload_mb : float
-        Largest upload accepted, in MB.
+        Largest upload accepted, in MB: a finite number > 0.
     max_pixels : int
         Decompression-bomb limit.
     threads : int, optional
@@ -97,8 +98,11 @@ def create_app(
     Raises
     ------
     InvalidParameterError
-        A bad ratio setting, or a saliency backend or detector that cannot run.
+        A bad ratio setting or upload limit, or a saliency backend or detector that cannot run.
     """
+    if isinstance(max_upload_mb, bool) or not isinstance(max_upload_mb, (int, float)) \
+            or not 0 < max_upload_mb < math.inf:  # NaN fails the comparison too
+        raise InvalidParameterError(f"max_upload_mb must be a finite number of MB > 0, got {max_upload_mb!r}")
     if check:
         check_models(config or CropConfig(), threads=threads)
     store = PhotoStore(config, max_pixels=max_pixels, threads=threads)
