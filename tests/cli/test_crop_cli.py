@@ -115,7 +115,11 @@ def test_config_file(tmp_path, photo, capsys):
     assert rec["k"] == 3 and rec["config"]["ratios"] == ["1:1"]
     cfg.write_text('{"colour": 1}')
     assert main(["crop", str(photo), "-c", str(cfg)]) == 1
-    assert f"multicrop: error: {cfg}: CropConfig: unknown key 'colour'; allowed:" in capsys.readouterr().err
+    assert f"multicrop: error: {cfg}: unknown key 'colour'; allowed: analysis_max_side," in capsys.readouterr().err
+    cfg.write_text('{"qualty": 80}')  # every key a file may hold is listed, the output settings too
+    assert main(["crop", str(photo), "-c", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown key 'qualty' (did you mean 'quality'?)" in err and ", lossless, " in err and ", widths" in err
 
 
 def test_config_file_may_hold_output_settings(tmp_path, photo, capsys):

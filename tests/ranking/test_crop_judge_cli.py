@@ -47,6 +47,9 @@ def test_judge_writes_ranking_with_calls_and_spend_and_a_rerun_costs_nothing(pho
     rc, (again,), err = _run(argv, capsys)
     assert rc == 0 and (again["ranking"]["calls_made"], again["ranking"]["calls_reused"]) == (0, n)
     assert f"0 calls, {n} reused" in err and again["crops"] == rec["crops"]
+    # "measured" names the shipped panel (the --help says so): the same panel, the same calls, all reused
+    rc, (named,), err = _run([a if a != measured_panel_path() else "measured" for a in argv], capsys)
+    assert rc == 0 and named["ranking"]["calls_reused"] == n and named["crops"] == rec["crops"]
 
 
 def test_without_judge_the_record_has_no_ranking(photo, capsys):

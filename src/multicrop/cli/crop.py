@@ -78,7 +78,7 @@ def crop(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON record per photo on stdout."),
     judge: Path | None = typer.Option(
         None, "--judge", help="Judge panel TOML: the panel chooses each crop among its shortlist (strategy direct; "
-                              "see docs/cropping.md; offline: multicrop/data/panel.measured.toml)."),
+                              "see docs/cropping.md; 'measured': the shipped offline panel)."),
     shortlist: int | None = typer.Option(
         None, "--shortlist", help="With --judge: alternatives per crop the panel judges (default 4)."),
     judge_store: Path | None = typer.Option(

@@ -176,6 +176,14 @@ def read_config_file(path: Path | None, *, option: str = "--config", write: bool
     if not isinstance(data, dict):
         raise InvalidParameterError(f"{path}: a config file holds an object (table), got {type(data).__name__}")
     output_keys = {f.name for f in dataclasses.fields(OutputConfig)}
+    allowed = sorted({f.name for f in dataclasses.fields(CropConfig)} | output_keys | set(WRITE_KEYS))
+    for key in data:  # one list of every key a file may hold, not CropConfig's alone ("direct": the old flat one)
+        if key not in allowed and key != "direct":
+            import difflib
+
+            near = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise InvalidParameterError(f"{path}: unknown key {key!r}{hint}; allowed: {', '.join(allowed)}")
     write_settings = {k: data.pop(k) for k in WRITE_KEYS if k in data}
     if write_settings and not write:
         raise InvalidParameterError(f"{path}: {', '.join(write_settings)} cannot be set for this command")

@@ -87,8 +87,10 @@ class JudgeSettings:
                      warn: Callable[[str], None] | None = None) -> JudgeSettings | None:
         """The settings of ``--judge``, ``--shortlist`` and ``--judge-store`` (None without ``--judge``).
 
-        ``warn`` receives one line when ``strategy`` finds no alternatives
-        (only ``direct`` does), so the panel cannot change a crop.
+        ``panel`` ``"measured"`` (no file of that name here) is the shipped
+        offline panel, :func:`measured_panel_path`.  ``warn`` receives one line
+        when ``strategy`` finds no alternatives (only ``direct`` does), so the
+        panel cannot change a crop.
 
         Raises
         ------
@@ -101,6 +103,8 @@ class JudgeSettings:
             if given:
                 raise InvalidParameterError(f"{' and '.join(given)} need{'s' * (len(given) == 1)} --judge PANEL.toml")
             return None
+        if os.fspath(panel) == "measured" and not os.path.exists(panel):
+            panel = measured_panel_path()
         settings = cls.create(panel, shortlist=shortlist, store=store)
         if strategy != "direct" and warn is not None:
             warn(f"--judge: strategy {strategy} lists each crop alone, so the panel scores the crops but cannot "
