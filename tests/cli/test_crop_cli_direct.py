@@ -97,7 +97,7 @@ def test_head_rates_the_framings_and_the_record_names_the_learned_scorer(portrai
 @pytest.mark.parametrize("args, message", [
     (["--head-weight", "1"], "--head-weight needs --head"),
     (["--head", "missing.json"], "missing.json: no such file"),
-    (["--head", "HEAD", "--layout", "seamless"], "takes no --judge, --focus or --head"),
+    (["--head", "HEAD", "--layout", "seamless"], "takes no --judge, --focus, --head or -k"),
 ])
 def test_head_options_refused_in_one_line(args, message, portrait, tmp_path, capsys):
     head = str(_head(tmp_path / "head.json"))
@@ -105,3 +105,17 @@ def test_head_options_refused_in_one_line(args, message, portrait, tmp_path, cap
     rc = cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "o"), "--no-preview"] + args)
     err = capsys.readouterr().err
     assert rc != 0 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-k", "3", "--max-k", "4"], "--max-k applies to -k auto (this run crops k=3)"),
+    (["-s", "partition", "-k", "3", "--force-k"], "--force-k applies to strategy direct with a fixed k (this run: "
+                                                  "strategy partition, k=3)"),
+    (["-k", "auto", "--force-k"], "--force-k applies to strategy direct with a fixed k (this run: strategy direct, "
+                                  "k=auto)"),
+    (["--layout", "seamless", "-k", "3"], "it takes no --judge, --focus, --head or -k (--slides sets the number"),
+])
+def test_an_option_that_would_change_nothing_is_refused_not_ignored(portrait, tmp_path, args, message, capsys):
+    assert cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "o"), *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and not (tmp_path / "o").exists()

@@ -109,8 +109,9 @@ def crop(
     ratios = ratios_option(ratio, preset)
     focus_box = focus_option(focus)
     seamless, n_slides = slides_option(layout, slides)
-    if seamless and (judge is not None or focus_box is not None or head is not None):
-        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge, --focus or --head")
+    if seamless and (judge is not None or focus_box is not None or head is not None or k is not None):
+        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge, --focus, --head or -k "
+                                    "(--slides sets the number of slides)")
     if head_weight is not None and head is None:
         raise InvalidParameterError("--head-weight needs --head (the head whose ratings it weighs)")
     crop_cfg, out_cfg = apply_options(
@@ -119,6 +120,11 @@ def crop(
               force_k=force_k or None, one_ratio=one_ratio, detectors=detectors_option(detectors)),
         given(format=fmt, widths=tuple(width) or None, preview=preview, max_pixels=max_pixels, quality=quality),
     )
+    if max_k is not None and crop_cfg.k != "auto":  # an option that would change nothing is said, not ignored
+        raise InvalidParameterError(f"--max-k applies to -k auto (this run crops k={crop_cfg.k})")
+    if force_k and (crop_cfg.strategy != "direct" or crop_cfg.k == "auto"):
+        raise InvalidParameterError("--force-k applies to strategy direct with a fixed k (this run: strategy "
+                                    f"{crop_cfg.strategy}, k={crop_cfg.k})")
     write_settings = {**base.write, **given(lossless=lossless, keep_metadata=keep_metadata or None)}
     try:
         write_options(write_settings)
