@@ -1,5 +1,5 @@
 import sys
 
-from .cli.main import main
+from .cli.main import run
 
-sys.exit(main())
+sys.exit(run())

@@ -95,6 +95,7 @@ def test_an_earlier_run_s_crops_under_the_source_are_not_photos_as_crop_lists_th
     from multicrop.crop.config import CropConfig, OutputConfig
     from multicrop.io import list_photos as crop_list
 
+    dst, tmp_path = tmp_path / "dst", tmp_path / "src"
     for rel in ("a.jpg", "out/a_1.jpg", "out/a_preview.jpg", "out/b_1.jpg"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(b"x")
@@ -106,5 +107,5 @@ def test_an_earlier_run_s_crops_under_the_source_are_not_photos_as_crop_lists_th
     assert len(list_photos(tmp_path)) == 4  # what a judge batch lists
     cfg = CropConfig(saliency="spectral", faces=False, detectors=())
     for source in (tmp_path, f"{tmp_path}/**/*.jpg"):  # the crop batch: 2 photos listed (both unreadable bytes)
-        s = run_crop_batch(source, tmp_path.parent / "dst", crop=cfg, output=OutputConfig(preview=False), workers=1)
+        s = run_crop_batch(source, dst, crop=cfg, output=OutputConfig(preview=False), workers=1)
         assert s.total == 2

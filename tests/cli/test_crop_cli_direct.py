@@ -97,7 +97,7 @@ def test_head_rates_the_framings_and_the_record_names_the_learned_scorer(portrai
 @pytest.mark.parametrize("args, message", [
     (["--head-weight", "1"], "--head-weight needs --head"),
     (["--head", "missing.json"], "missing.json: no such file"),
-    (["--head", "HEAD", "--layout", "seamless"], "takes no --judge, --focus, --head or -k"),
+    (["--head", "HEAD", "--layout", "seamless"], "takes no --judge, --focus, --head, -k, --max-k or --force-k"),
 ])
 def test_head_options_refused_in_one_line(args, message, portrait, tmp_path, capsys):
     head = str(_head(tmp_path / "head.json"))
@@ -113,7 +113,9 @@ def test_head_options_refused_in_one_line(args, message, portrait, tmp_path, cap
                                                   "strategy partition, k=3)"),
     (["-k", "auto", "--force-k"], "--force-k applies to strategy direct with a fixed k (this run: strategy direct, "
                                   "k=auto)"),
-    (["--layout", "seamless", "-k", "3"], "it takes no --judge, --focus, --head or -k (--slides sets the number"),
+    (["--layout", "seamless", "-k", "3"], "it takes no --judge, --focus, --head, -k, --max-k or --force-k (--slides"),
+    (["--layout", "seamless", "--max-k", "3"], "it takes no --judge, --focus, --head, -k, --max-k or --force-k"),
+    (["--layout", "seamless", "--force-k"], "it takes no --judge, --focus, --head, -k, --max-k or --force-k"),
 ])
 def test_an_option_that_would_change_nothing_is_refused_not_ignored(portrait, tmp_path, args, message, capsys):
     assert cli_main.main(["crop", str(portrait), "-o", str(tmp_path / "o"), *args]) == 1

@@ -84,14 +84,20 @@ def test_layout_option_errors_are_one_line(tmp_path, panorama, args, message, ca
 
 
 def test_slides_under_the_smallest_crop_side_are_refused_as_k_crops_are(tmp_path, panorama, capsys):
-    root, _ = panorama  # 6000x1500: its 1024 px analysis copy is 5.86 times smaller, 64 analysis px are 375 px
+    root, _ = panorama  # 6000x1500: slides of 1:1 at least 64 px (CropConfig.min_crop_side, source px) side by side
     base = ["crop", str(root / "pano.png"), "-o", str(tmp_path / "o"), "--layout", "seamless", "-r", "1:1", *FAST]
-    assert main([*base, "--slides", "20"]) == 1
-    assert ("20 slides of 1:1 would be at most 300x300 px, under the smallest crop side of 375 px of this photo; "
-            "at most 16 fit") in capsys.readouterr().err
+    assert main([*base, "--slides", "100"]) == 1
+    assert ("100 slides of 1:1 would be at most 60x60 px, under the smallest crop side of 64 px; at most 93 fit"
+            in capsys.readouterr().err)
     assert not (tmp_path / "o").exists() or not list((tmp_path / "o").iterdir())
-    assert main([*base, "--slides", "16", "--json"]) == 0
-    assert [c["box"]["w"] for c in json.loads(capsys.readouterr().out)["crops"]] == [375] * 16
+    assert main([*base, "--slides", "93", "--json"]) == 0
+    assert [c["box"]["w"] for c in json.loads(capsys.readouterr().out)["crops"]] == [64] * 93
+    # a band too low for any slide: the automatic count says so (it starts at two slides)
+    low = tmp_path / "low.png"
+    Image.fromarray(np.full((40, 2000, 3), 128, np.uint8)).save(low)
+    assert main(["crop", str(low), "-o", str(tmp_path / "o2"), "--layout", "seamless", "-r", "1:1", *FAST]) == 1
+    assert "2 slides of 1:1 would be at most 40x40 px, under the smallest crop side of 64 px; not even one fits" \
+        in capsys.readouterr().err
 
 
 def test_the_cli_writes_the_library_s_seamless_carousel(tmp_path, panorama, capsys):

@@ -141,16 +141,20 @@ def test_a_mistyped_command_is_suggested(capsys):
 
 
 def test_the_process_s_own_command_freezes_the_collector_before_exit_and_a_caller_s_does_not(tmp_path):
-    """``main()`` (the ``multicrop`` script, ``python -m multicrop``) freezes the garbage collector as it returns,
-    so the interpreter's last collection skips what the command made; ``main(argv)`` from a caller leaves it."""
+    """``run()`` (the ``multicrop`` script, ``python -m multicrop``) freezes the garbage collector as it returns,
+    so the interpreter's last collection skips what the command made; ``main()`` from a program leaves it."""
     import gc
     import subprocess
     import sys
+    import tomllib
+    from pathlib import Path
 
     frozen = gc.get_freeze_count()
     assert cli_main.main(["--version"]) == 0 and gc.get_freeze_count() == frozen
-    prog = ("import gc, sys\nfrom multicrop.cli.main import main\nsys.argv = ['multicrop', '--version']\n"
-            "code = main()\nprint(code, gc.get_freeze_count() > 0)")
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["multicrop"] == "multicrop.cli.main:run"
+    prog = ("import gc, sys\nfrom multicrop.cli.main import run\nsys.argv = ['multicrop', '--version']\n"
+            "code = run()\nprint(code, gc.get_freeze_count() > 0)")
     out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, cwd=tmp_path, check=True)
     assert out.stdout.splitlines()[-1] == "0 True"
     bad = subprocess.run([sys.executable, "-c", prog.replace("'--version'", "'--no-such-flag'")],

@@ -115,7 +115,10 @@ def test_panel_file_validation(tmp_path):
         ({"families": [{"name": "a", "backend": "measured", "model": "m", "opts": {}}]}, "unknown key"),
         ({"families": [{"name": "a", "backend": "measured", "model": "m"}] * 2}, "duplicate family"),
         ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "temperature": 3}, "temperature"),
-        ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "holistic_repetitions": -1}, ">= 0"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "holistic_repetitions": -1},
+         r"in \[0, 100\], got -1"),
+        ({"families": [{"name": "a", "backend": "measured", "model": "m"}], "dimension_repetitions": 101},
+         r"dimension_repetitions must be an integer in \[0, 100\], got 101"),  # refused as the panel loads
     ]:
         with pytest.raises(InvalidParameterError, match=match):
             parse_panel(bad)

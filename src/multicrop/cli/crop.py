@@ -109,9 +109,10 @@ def crop(
     ratios = ratios_option(ratio, preset)
     focus_box = focus_option(focus)
     seamless, n_slides = slides_option(layout, slides)
-    if seamless and (judge is not None or focus_box is not None or head is not None or k is not None):
-        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge, --focus, --head or -k "
-                                    "(--slides sets the number of slides)")
+    if seamless and (judge is not None or focus_box is not None or head is not None or k is not None
+                     or max_k is not None or force_k):
+        raise InvalidParameterError("--layout seamless tiles one band: it takes no --judge, --focus, --head, -k, "
+                                    "--max-k or --force-k (--slides sets the number of slides)")
     if head_weight is not None and head is None:
         raise InvalidParameterError("--head-weight needs --head (the head whose ratings it weighs)")
     crop_cfg, out_cfg = apply_options(

@@ -71,8 +71,9 @@ def carousel(
     out.print(table)
     errors = sorted((r.prediction.name, r.prediction.error) for r in ev.results if r.prediction.error)
     if errors:  # they count with no crop (kIoU 0): say so, never only in per_image.csv
+        first = " (the first 5; per_image.csv lists all)" if len(errors) > 5 else ""
         typer.echo(f"{len(errors)} of {len(ev.results)} images ended in an error and count with no crop (kIoU 0); "
-                   "a rerun tries them again:", err=True)
+                   f"a rerun tries them again{first}:", err=True)
         for name, why in errors[:5]:
             typer.echo(f"  {name}: {why}", err=True)
     typer.echo(f"report: {paths['html']}")

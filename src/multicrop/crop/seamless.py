@@ -129,14 +129,13 @@ def _places(free: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, free, min(_PLACES, free + 1))).astype(int))
 
 
-def _too_small(r: Ratio, size: tuple[int, int], least: float, slides: int | None) -> None:
-    """Refuse slides whose short side would be under ``least`` px (the smallest crop side, as k crops are)."""
-    fit = [n for n in range(1, max(MAX_SLIDES, slides or 1) + 1)
-           if min(_slide(n, r.value, *size, 1.0) or (0,)) >= least]
-    w, h = _slide(slides or 1, r.value, *size, 1.0) or (0, 0)
-    raise ImageTooSmallError(f"{f'{slides} slides' if slides else 'a slide'} of {r} would be at most {w}x{h} px, "
-                             f"under the smallest crop side of {least:.0f} px of this photo; "
-                             + (f"at most {max(fit)} fit" if fit else "none fits"))
+def _too_small(r: Ratio, size: tuple[int, int], least: float, slides: int) -> None:
+    """Refuse ``slides`` slides whose short side would be under ``least`` px (the smallest crop side, as for k
+    crops): the error says how many fit."""
+    fit = [n for n in range(1, max(MAX_SLIDES, slides) + 1) if min(_slide(n, r.value, *size, 1.0) or (0,)) >= least]
+    w, h = _slide(slides, r.value, *size, 1.0) or (0, 0)
+    raise ImageTooSmallError(f"{slides} slides of {r} would be at most {w}x{h} px, under the smallest crop side of "
+                             f"{least:.0f} px; " + (f"at most {max(fit)} fit" if fit else "not even one fits"))
 
 
 def seamless_layout(
@@ -272,7 +271,7 @@ def seamless_layout(
                 cut = tuple(int(i) for i in np.flatnonzero(outside[:, j[0], j[1]] > 0.02)) if src else ()
                 best = (value, (n, w, h, int(xs[j[1]]), int(ys[j[0]]), kept, sl, cut))
     if best is None and min_side > 0:
-        _too_small(r, (W, H), min_side, slides)
+        _too_small(r, (W, H), min_side, slides or min_slides)
     if best is None:
         raise InvalidParameterError(f"no slide of ratio {r} fits a {W}x{H} photo")
     n, w, h, x0, y0, kept, sl, cut = best[1]
@@ -357,3 +356,12 @@ def seamless_carousel(
     if not lays:
         raise small[0]
     return min(lays, key=lambda lay: (len(lay.sliced), len(lay.cut), -lay.kept))
+
+
+def __getattr__(name: str) -> Any:
+    """``seamless_photo`` lives in :mod:`multicrop.crop.seamless_photo` (it imports this module); still found here."""
+    if name == "seamless_photo":
+        from .seamless_photo import seamless_photo
+
+        return seamless_photo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

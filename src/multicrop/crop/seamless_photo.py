@@ -35,7 +35,7 @@ def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None
     Raises
     ------
     ImageTooSmallError
-        Slides whose short side is under ``config.min_crop_side`` analysis px.
+        Slides whose short side is under ``config.min_crop_side`` (source px, as for k crops).
     """
     import math
 
@@ -53,7 +53,7 @@ def seamless_photo(source: Any, config: Any = None, *, slides: int | None = None
     h, w = loaded.analysis.shape[:2]
     sx, sy = loaded.size[0] / w, loaded.size[1] / h
     lay = seamless_carousel(analysis, size=loaded.size, ratios=cfg.ratios, slides=slides,
-                            min_slide_width=min_slide_width, min_side=cfg.min_crop_side * max(sx, sy))
+                            min_slide_width=min_slide_width, min_side=cfg.min_crop_side)
     band = lay.band
     notes = (f"seamless carousel: {len(lay.boxes)} slides of {lay.ratio} tiling the band x={band.x} y={band.y} "
              f"w={band.w} h={band.h} ({lay.kept:.0%} of the photo)", *lay.notes)

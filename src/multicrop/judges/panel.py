@@ -47,6 +47,9 @@ __all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "che
 #: Defaults of the paper's protocol (arXiv:2609.27110, §4).
 DEFAULT_TEMPERATURE = 0.3
 DEFAULT_HOLISTIC_REPETITIONS = 5
+#: The most repetitions of one prompt a panel may ask (``holistic_repetitions``, ``dimension_repetitions``):
+#: the protocol asks 3 to 25, and a larger number only multiplies the calls (and their cost).
+MAX_REPETITIONS = 100
 DEFAULT_DIMENSION_REPETITIONS = 3
 
 
@@ -177,8 +180,8 @@ def _parse_repetitions(doc: dict[str, Any], source: str) -> dict[str, int]:
     for k, default in (("holistic_repetitions", DEFAULT_HOLISTIC_REPETITIONS),
                        ("dimension_repetitions", DEFAULT_DIMENSION_REPETITIONS)):
         v = doc.get(k, default)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise InvalidParameterError(f"{source}: {k} must be an integer >= 0, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_REPETITIONS:
+            raise InvalidParameterError(f"{source}: {k} must be an integer in [0, {MAX_REPETITIONS}], got {v!r}")
         reps[k] = v
     if not any(reps.values()):
         raise InvalidParameterError(f"{source}: holistic_repetitions and dimension_repetitions are both 0, so no "

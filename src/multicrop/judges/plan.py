@@ -37,16 +37,13 @@ from ..errors import InvalidParameterError
 from ..hashing import canonical_json, hash_text
 from .backends import JUDGE_BACKENDS, JudgeBackend
 from .keys import CALL_KEY_OPEN_FIELDS, KeyTemplate
-from .panel import Family, Panel, check_distinct_families
+from .panel import MAX_REPETITIONS, Family, Panel, check_distinct_families
 from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt
 from .rubric import Rubric, load_rubric
 from .types import ImageRef
 
 __all__ = ["MAX_REPETITIONS", "PlannedCall", "Question", "check_repetitions", "plan_calls", "panel_questions"]
 
-#: The most repetitions of one prompt a plan asks (``holistic_repetitions``, ``dimension_repetitions``):
-#: the protocol asks 3 to 25, and a larger number only multiplies the calls (and their cost).
-MAX_REPETITIONS = 100
 
 
 @dataclass(frozen=True)
