@@ -25,7 +25,8 @@ same commands with ``DIR`` first on ``PYTHONPATH`` (e.g. another typer,
 so a before/after pair comes from one run against the same floors.  For a
 before/after pair of multicrop itself give ``--src DIR`` too (a checkout's
 ``src`` of the after side): its commands then import from ``PYTHONPATH`` as the
-``--alt`` ones do (both trees byte-compiled first).  Without it the two sides
+``--alt`` ones do (both trees byte-compiled first; with either option every
+``multicrop`` command runs as ``python -m multicrop``).  Without it the two sides
 import differently (installed package against a ``PYTHONPATH`` tree) and,
 measured with the same code on both sides, the ``--alt`` side read about
 0.1 s slower.
@@ -71,10 +72,15 @@ def make_photo(folder: Path) -> Path:
     return path
 
 
+#: Set by ``--src``/``--alt``: each tree is run by ``python -m multicrop`` (its own ``__main__``), since the
+#: installed console script names the entry point of the installed tree, which an older tree may lack.
+AS_MODULE = False
+
+
 def _multicrop() -> list[str]:
     """The ``multicrop`` console script of this interpreter's environment (as a user runs it), else ``-m``."""
     script = Path(sys.executable).parent / "multicrop"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "multicrop"]
+    return [str(script)] if script.exists() and not AS_MODULE else [sys.executable, "-m", "multicrop"]
 
 
 def ten_copies(photo: Path) -> list[str]:
@@ -162,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--src", type=Path, default=None,
                     help="run help and crop with this folder first on PYTHONPATH too (the after side of an --alt pair)")
     args = ap.parse_args(argv)
+    global AS_MODULE
+    AS_MODULE = args.src is not None or args.alt is not None
     env = bench_crop._env()
     envs = {}
     bench_crop._compile()
