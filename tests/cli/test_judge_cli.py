@@ -324,6 +324,15 @@ def test_judge_fit_then_judge_with_the_head(tmp_path, capsys):
     code, out, err = run(["judge", "fit", tmp_path / "r.csv", "--images", tmp_path / "photos", "-o",
                           tmp_path / "h.txt"], capsys)
     assert code == 1 and "--output must end in .json" in err
+    # an output that cannot be written is said before the fit (which embeds every photo), not after it
+    (tmp_path / "afile").write_text("x")
+    for bad, why in ((tmp_path / "afile" / "h.json", "is not a writable folder"), (tmp_path / "photos.json", None)):
+        if why is None:
+            bad.mkdir()
+        code, out, err = run(["judge", "fit", tmp_path / "r.csv", "--images", tmp_path / "photos", "-o", bad,
+                              "--cache", tmp_path / "c2.npz"], capsys)
+        assert code == 1 and (why or "is a folder") in err and "nothing was fitted" in err
+        assert not (tmp_path / "c2.npz").exists()
 
 
 def test_folders_of_images_follow_the_one_photo_rule(tmp_path):

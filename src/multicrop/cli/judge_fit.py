@@ -39,6 +39,7 @@ def judge_fit(
 
     if output.suffix.lower() != ".json":
         raise InvalidParameterError(f"--output must end in .json, got {output.name!r}")
+    _check_writable(output)  # before the fit, which embeds every photo
     if folds < 2:
         raise InvalidParameterError(f"--folds must be an integer >= 2, got {folds}")
     fmt = fmt or _guess_format(ratings)
@@ -86,3 +87,15 @@ def _guess_format(path: Path) -> str:
     except OSError as exc:
         raise InvalidParameterError(f"ratings file {path}: cannot read ({exc.strerror or exc})") from None
     return guess_format(header.split(",") if "=" not in header else [header]) or "csv"
+
+
+def _check_writable(output: Path) -> None:
+    """``--output`` can be written: not a folder, its folder writable or creatable below a writable one."""
+    import os
+
+    probe = output.parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if output.is_dir() or not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        why = "is a folder" if output.is_dir() else f"cannot be written ({probe} is not a writable folder)"
+        raise InvalidParameterError(f"--output {output}: {why}; nothing was fitted")
