@@ -160,3 +160,11 @@ def test_the_process_s_own_command_freezes_the_collector_before_exit_and_a_calle
     bad = subprocess.run([sys.executable, "-c", prog.replace("'--version'", "'--no-such-flag'")],
                          capture_output=True, text=True, cwd=tmp_path)
     assert bad.stdout.splitlines()[-1] == "2 True"  # an error exits through it too
+
+
+@pytest.mark.parametrize("rel", ["afile/x.jpg", "afile/sub/x.jpg"])
+def test_an_output_below_a_file_names_the_file(tmp_path, rel, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert cli_main.main(["example", str(tmp_path / rel)]) == 1
+    assert capsys.readouterr().err == (f"multicrop: error: cannot make a folder at {tmp_path / 'afile'}: it is a "
+                                       "file, not a folder\n")

@@ -117,11 +117,24 @@ def os_error_line(exc: OSError) -> str:
     --------
     >>> os_error_line(OSError(36, "File name too long", "/tmp/" + "x" * 300))[:40]
     'File name too long: /tmp/xxxxxxxxxxxxxxx'
+
+    A folder that could not be made because a file holds its name (``-o afile/out.csv``) says so:
+
+    >>> import errno, tempfile
+    >>> f = tempfile.NamedTemporaryFile()
+    >>> os_error_line(FileExistsError(errno.EEXIST, "File exists", f.name)).endswith("is a file, not a folder")
+    True
     """
     what = exc.strerror or type(exc).__name__
     name = exc.filename if exc.filename is not None else ""
     if isinstance(name, bytes):
         name = os.fsdecode(name)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and name:
+        probe = str(name)
+        while probe and not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+            probe = os.path.dirname(probe)
+        if probe and os.path.isfile(probe):
+            return f"cannot make a folder at {probe}: it is a file, not a folder"
     if name and len(str(name)) > 200:
         name = f"{str(name)[:120]}...{str(name)[-60:]} ({len(str(name))} characters)"
     return f"{what}: {name}" if name else what
