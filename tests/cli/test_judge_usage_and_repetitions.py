@@ -52,7 +52,7 @@ def test_the_bound_is_planned_and_one_more_is_not(tmp_path, photo, capsys):
     code, out, err = run(["judge", photo, "--db", db, "--no-progress",
                           "--holistic-repetitions", "100", "--dimension-repetitions", "0"], capsys)
     assert code == 0, err
-    assert "1 images, 100 calls planned" in out and "99 repetitions of deterministic judges" in out
+    assert "1 image, 100 calls planned" in out and "99 repetitions of deterministic judges" in out
     code, out, err = run(["judge", photo, "--db", db, "--no-progress",
                           "--holistic-repetitions", "101", "--dimension-repetitions", "0"], capsys)
     expected = "--holistic-repetitions (the panel's holistic_repetitions) must be an integer in [0, 100], got 101"

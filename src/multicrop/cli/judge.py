@@ -134,7 +134,7 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
 
 def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> str:
     return (
-        f"{n_images} images, {summary.planned} calls planned: {summary.already_done} already in {db}, "
+        f"{n_images} image{'s' * (n_images != 1)}, {summary.planned} calls planned: {summary.already_done} already in {db}, "
         f"{summary.performed} performed ({summary.parse_failures} unparsed replies), {summary.failed} failed, "
         + (f"{summary.skipped} skipped (unreadable images: {len(summary.bad_images)}), " if summary.skipped else "")
         + (f"{summary.identical} shared by identical images, " if summary.identical else "")
