@@ -20,6 +20,9 @@ def test_probe_bands_include_the_papers_datasets():
     assert probe_verdict(0.846)[0] == "single"
     assert probe_verdict(0.6201)[0] == probe_verdict(0.8459)[0] == "uncertain"
     assert "62.0%" in probe_verdict(0.7)[1] and "84.6%" in probe_verdict(0.7)[1]
+    # a judge against the raters (rho < 0) is no headroom to fill: said, not "-948.5 % ... worth piloting"
+    verdict, advice = probe_verdict(-9.485)
+    assert verdict == "panel" and advice.startswith("no agreement") and "%" not in advice
 
 
 def test_probe_verdicts(study):

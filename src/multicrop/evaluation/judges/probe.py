@@ -44,6 +44,10 @@ def probe_verdict(headroom: float, *, low: float = PROBE_LOW, high: float = PROB
     """
     if not math.isfinite(headroom):
         raise InvalidParameterError(f"headroom must be finite, got {headroom!r}")
+    if headroom <= 0:  # the judges do not agree with the raters at all: a percentage of the ceiling says nothing
+        return "panel", ("no agreement: the best judge's rho with the raters is not above zero, so its share of the "
+                         "noise ceiling means nothing; check that ratings and judges score the same way (higher is "
+                         "better) and that the probe holds enough images before piloting fusion.")
     if headroom <= low:
         return "panel", (f"large headroom: the best judge reaches {headroom:.1%} of the noise ceiling, at or below "
                          f"EVA's {low:.1%}, where dimension-scored fusion paid; it is worth piloting.")
