@@ -6,7 +6,6 @@ clearly more than it moves any other dimension.
 """
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 

@@ -85,15 +85,42 @@ def intercept_file_choosers(page) -> None:
     page.on("filechooser", lambda chooser: None)
 
 
+#: How long a browser test waits for a condition (ms).  Playwright's default, 30 s, is a time limit: on a
+#: loaded machine (the suite on 2 busy cores, the page's photo analysed beside it) a condition that does come
+#: true can take longer.  Waiting longer changes no assertion; a condition that never holds still fails.
+WAIT_MS = 180_000
+
+
+class _PatientBrowser:
+    """The browser, whose new contexts and pages wait up to :data:`WAIT_MS` for what a test waits for."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.set_default_timeout(WAIT_MS)
+        return context
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.set_default_timeout(WAIT_MS)
+        return page
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's headless Chromium, driven by Playwright (no browser download)."""
+    """Debian's headless Chromium, driven by Playwright (no browser download); conditions waited for as long as
+    a loaded machine needs (:data:`WAIT_MS`)."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="the test extra (playwright) is not installed")
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing; install Debian's chromium package (.ci/run does)")
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
+        yield _PatientBrowser(b)
         b.close()
 
 

@@ -24,6 +24,7 @@ from ..crop.config import CropConfig, OutputConfig
 from ..errors import ImageLoadError, InputFileError, MulticropError
 from ..hashing import canonical_json, content_hash, hash_stream
 from ..io.files import check_regular
+from ..io.names import unprefixed
 from .sources import Photo
 
 __all__ = ["CropJob", "crop_task", "row_outputs"]
@@ -95,7 +96,7 @@ def _one_line(exc: BaseException, path: str) -> str:
     described the photo.
     """
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    msg = msg[len(path) + 2:] if msg.startswith(f"{path}: ") else msg
+    msg = unprefixed(msg, path)
     if not isinstance(exc, (MulticropError, OSError, MemoryError)):
         return f"internal error in multicrop ({type(exc).__name__}: {msg[:200]}); please report it with this photo"
     return msg

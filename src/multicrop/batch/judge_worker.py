@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ImageLoadError
+from ..io.names import unprefixed
 
 __all__ = ["judge_task"]
 
@@ -37,8 +38,7 @@ def judge_task(paths: list[str], panel_data: dict, db: str | None, seed: list[di
             except OSError as exc:
                 unreadable[p] = f"cannot read ({exc.strerror or exc})"
             except ImageLoadError as exc:  # no longer a regular file (deleted, or a FIFO put in its place)
-                text = str(exc)
-                unreadable[p] = text[len(p) + 2:] if text.startswith(f"{p}: ") else text
+                unreadable[p] = unprefixed(str(exc), p)
         if db is None:
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="multicrop-judge-"))
             store = stack.enter_context(CallStore(Path(tmp) / "chunk.sqlite"))

@@ -36,7 +36,7 @@ from .lock import run_lock
 from .manifest import ManifestWriter, check_manifest_folder, latest_rows, new_run_id, read_manifest
 from .plan import _PLAN_COLUMNS, BatchPlan, _outputs_present, plan_batch  # noqa: F401 - re-exported
 from .sources import PROTOCOLS, Photo, list_photos, output_stems  # noqa: F401 - Photo, output_stems re-exported
-from .sources import without_outputs
+from .sources import is_glob, without_outputs
 from .summary import FAILED_SHOWN, BatchSummary  # noqa: F401 - re-exported
 
 __all__ = ["BatchSummary", "BatchPlan", "plan_batch", "run_crop_batch", "MANIFEST_NAME", "FAILED_SHOWN"]
@@ -48,7 +48,7 @@ MANIFEST_NAME = "manifest.parquet"
 def _lists_a_folder(source: str | os.PathLike) -> bool:
     """True when ``source`` is a local folder or glob (not a manifest, a named file or a URI)."""
     text = os.fspath(source)
-    return "://" not in text and (any(c in text for c in "*?[") or os.path.isdir(text))
+    return "://" not in text and (is_glob(text) or os.path.isdir(text))
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -62,7 +62,7 @@ def _destination_inside(source: str | os.PathLike, out: Path) -> bool:
     text = os.fspath(source)
     if "://" in text:
         return False
-    if any(c in text for c in "*?["):  # a glob: its fixed part is the folder it reads
+    if is_glob(text):  # a glob: its fixed part is the folder it reads
         text = text.split("*")[0].split("?")[0].split("[")[0]
         text = text if text.endswith("/") else os.path.dirname(text) or "."
     if not os.path.isdir(text):

@@ -37,6 +37,11 @@ __all__ = ["Photo", "list_photos", "MANIFEST_COLUMNS", "PROTOCOLS", "output_stem
 _GLOB_CHARS = "*?["
 
 
+def is_glob(text: str) -> bool:
+    """Whether ``text`` is a glob pattern (``photos/**/*.jpg``) rather than one path."""
+    return any(c in text for c in _GLOB_CHARS)
+
+
 def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTOCOLS, allow_outside: bool = False,
                 exclude: str | os.PathLike | None = None) -> list[Photo]:
     """The photos ``source`` names, sorted by path.
@@ -72,8 +77,8 @@ def list_photos(source: str | os.PathLike, *, protocols: tuple[str, ...] = PROTO
     fs, path = _url_to_fs(text, f"SRC {text!r}")
     suffix = posixpath.splitext(path)[1].lower()  # as named: a link to a manifest is still a manifest
     if _is_local(fs):
-        path = Path(path).resolve().as_posix() if not any(c in path for c in _GLOB_CHARS) else path
-    if any(c in path for c in _GLOB_CHARS):
+        path = Path(path).resolve().as_posix() if not is_glob(path) else path
+    if is_glob(path):
         found = fs.glob(path, detail=True)
         root = path.split("*")[0].split("?")[0].split("[")[0]
         root = root if root.endswith("/") else posixpath.dirname(root)

@@ -125,7 +125,7 @@ def judge(
     from ..batch.judge_job import run_judge_batch
 
     from ..batch.runner import FAILED_SHOWN
-    from ..io.names import shown
+    from ..io.names import shown, unprefixed
 
     failed: list[dict] = []
 
@@ -146,11 +146,8 @@ def judge(
                    f"already in {db}, in {summary.elapsed_s:.1f} s ({summary.engine}, {summary.workers} workers)")
         if failed:  # as batch crop names them
             more = f" (first {len(failed)} of {summary.failed})" if summary.failed > len(failed) else ""
-            lines = []
-            for r in sorted(failed, key=lambda r: r["path"]):
-                why = str(r["error"])
-                why = why[len(r["path"]) + 2:] if why.startswith(f"{r['path']}: ") else why
-                lines.append(f"  {shown(r['path'])}: {shown(why)}")
+            lines = [f"  {shown(r['path'])}: {shown(unprefixed(str(r['error']), r['path']))}"
+                     for r in sorted(failed, key=lambda r: r["path"])]
             typer.echo("\n".join([f"failed{more}:", *lines]))
     if summary.failed:
         raise typer.Exit(1)

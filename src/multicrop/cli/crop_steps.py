@@ -36,9 +36,9 @@ def shown(name) -> str:
 
 def problem(path: Path, exc: Exception) -> str:
     """The error text without a leading ``<path>: `` (the CLI adds its own)."""
-    msg = str(exc)
-    prefix = f"{path}: "
-    return msg[len(prefix):] if msg.startswith(prefix) else msg
+    from ..io.names import unprefixed
+
+    return unprefixed(str(exc), path)
 
 
 def check_out_dir(out_dir: Path) -> None:

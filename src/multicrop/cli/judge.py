@@ -126,10 +126,7 @@ def _panel(path: Path | None, *, model: str | None, base_url: str | None, api_ke
     overrides = {k: check_repetitions(v, name=f"--{k.replace('_', '-')} (the panel's {k})")
                  for k, v in (("holistic_repetitions", holistic_repetitions),
                               ("dimension_repetitions", dimension_repetitions)) if v is not None}
-    pnl = parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl
-    for k in ("holistic_repetitions", "dimension_repetitions"):  # a panel file's too, before the store is opened
-        check_repetitions(getattr(pnl, k), name=f"{path if path is not None else 'panel'}: {k}")
-    return pnl
+    return parse_panel(pnl.to_dict() | overrides, source="panel") if overrides else pnl  # a file's: checked as parsed
 
 
 def _summary_line(summary, *, n_images: int, db: Path, output: Path | None) -> str:

@@ -93,9 +93,9 @@ def _check_writable(output: Path) -> None:
     """``--output`` can be written: not a folder, its folder writable or creatable below a writable one."""
     import os
 
-    probe = output.parent
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    from ..io.save import nearest_existing
+
+    probe = nearest_existing(output.parent)
     if output.is_dir() or not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         why = "is a folder" if output.is_dir() else f"cannot be written ({probe} is not a writable folder)"
         raise InvalidParameterError(f"--output {output}: {why}; nothing was fitted")

@@ -130,10 +130,10 @@ def os_error_line(exc: OSError) -> str:
     if isinstance(name, bytes):
         name = os.fsdecode(name)
     if isinstance(exc, (FileExistsError, NotADirectoryError)) and name:
-        probe = str(name)
-        while probe and not os.path.lexists(probe) and os.path.dirname(probe) != probe:
-            probe = os.path.dirname(probe)
-        if probe and os.path.isfile(probe):
+        from ..io.save import nearest_existing  # an error path: the image stack may load now
+
+        probe = nearest_existing(name)
+        if probe.is_file():
             return f"cannot make a folder at {probe}: it is a file, not a folder"
     if name and len(str(name)) > 200:
         name = f"{str(name)[:120]}...{str(name)[-60:]} ({len(str(name))} characters)"

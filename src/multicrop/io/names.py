@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["shown"]
+__all__ = ["shown", "unprefixed"]
 
 
 def _escape(c: str) -> str:
@@ -42,3 +42,13 @@ def shown(name: str | bytes | os.PathLike) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
+
+
+def unprefixed(text: str, name: str | os.PathLike) -> str:
+    """``text`` without a leading ``"<name>: "``: a message that names its file, shown where the file is named.
+
+    >>> unprefixed("a.jpg: empty file", "a.jpg"), unprefixed("empty file", "a.jpg")
+    ('empty file', 'empty file')
+    """
+    prefix = f"{os.fspath(name)}: "
+    return text[len(prefix):] if text.startswith(prefix) else text

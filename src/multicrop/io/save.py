@@ -15,7 +15,7 @@ from ..errors import InvalidParameterError
 from .modes import GREY_MODES, to_output_mode
 
 __all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "save_image", "format_suffix", "FORMAT_BY_SUFFIX",
-           "DEFAULT_QUALITY", "temp_name", "parse_temp_name", "TEMP_SUFFIX"]
+           "DEFAULT_QUALITY", "temp_name", "parse_temp_name", "TEMP_SUFFIX", "nearest_existing"]
 
 #: JPEG and WebP quality used when the source's own quality cannot be kept.
 DEFAULT_QUALITY = 92
@@ -220,3 +220,17 @@ def _reset_orientation(exif: bytes) -> bytes:
     if 0x0112 in ex:
         ex[0x0112] = 1
     return ex.tobytes()
+
+
+def nearest_existing(path: str | os.PathLike) -> Path:
+    """``path`` or its nearest ancestor that exists: where writing ``path`` (its folders made first) would start.
+
+    Callers check it is a writable folder before any long work.
+
+    >>> nearest_existing("/no/such/folder/out.json")
+    PosixPath('/')
+    """
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return probe

@@ -42,7 +42,7 @@ from ..serialize import Serializable
 from .backends import JUDGE_BACKENDS, JudgeBackend, validate_options
 
 __all__ = ["Family", "Panel", "parse_panel", "load_panel", "default_panel", "check_distinct_families",
-           "DEFAULT_TEMPERATURE", "DEFAULT_HOLISTIC_REPETITIONS", "DEFAULT_DIMENSION_REPETITIONS"]
+           "check_repetitions", "MAX_REPETITIONS", "DEFAULT_TEMPERATURE", "DEFAULT_HOLISTIC_REPETITIONS", "DEFAULT_DIMENSION_REPETITIONS"]
 
 #: Defaults of the paper's protocol (arXiv:2609.27110, §4).
 DEFAULT_TEMPERATURE = 0.3
@@ -180,13 +180,28 @@ def _parse_repetitions(doc: dict[str, Any], source: str) -> dict[str, int]:
     for k, default in (("holistic_repetitions", DEFAULT_HOLISTIC_REPETITIONS),
                        ("dimension_repetitions", DEFAULT_DIMENSION_REPETITIONS)):
         v = doc.get(k, default)
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_REPETITIONS:
-            raise InvalidParameterError(f"{source}: {k} must be an integer in [0, {MAX_REPETITIONS}], got {v!r}")
-        reps[k] = v
+        reps[k] = check_repetitions(v, name=f"{source}: {k}")
     if not any(reps.values()):
         raise InvalidParameterError(f"{source}: holistic_repetitions and dimension_repetitions are both 0, so no "
                                     "call would be made; set at least one of them >= 1")
     return reps
+
+
+def check_repetitions(value: int, *, name: str) -> int:
+    """``value`` if it is an integer in ``[0, MAX_REPETITIONS]``; else an error naming ``name``.
+
+    Examples
+    --------
+    >>> check_repetitions(25, name="--holistic-repetitions")
+    25
+    >>> check_repetitions(10**6, name="--holistic-repetitions")
+    Traceback (most recent call last):
+    ...
+    multicrop.errors.InvalidParameterError: --holistic-repetitions must be an integer in [0, 100], got 1000000
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPETITIONS:
+        raise InvalidParameterError(f"{name} must be an integer in [0, {MAX_REPETITIONS}], got {value!r}")
+    return value
 
 
 def check_distinct_families(identities: dict[str, dict], *, source: str = "panel") -> None:

@@ -33,11 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidParameterError
 from ..hashing import canonical_json, hash_text
 from .backends import JUDGE_BACKENDS, JudgeBackend
 from .keys import CALL_KEY_OPEN_FIELDS, KeyTemplate
-from .panel import MAX_REPETITIONS, Family, Panel, check_distinct_families
+from .panel import MAX_REPETITIONS, Family, Panel, check_distinct_families, check_repetitions
 from .prompts import DIMENSION_TEMPLATE, HOLISTIC_TEMPLATE, Prompt, build_prompt
 from .rubric import Rubric, load_rubric
 from .types import ImageRef
@@ -126,23 +125,6 @@ def plan_calls(images: Sequence[ImageRef], panel: Panel, backends: dict[str, Jud
                   for f in panel.families}
     check_distinct_families(identities)
     return _calls(images, panel_questions(panel, identities, rubric, backends), rubric.sha256)
-
-
-def check_repetitions(value: int, *, name: str) -> int:
-    """``value`` if it is an integer in ``[0, MAX_REPETITIONS]``; else an error naming ``name``.
-
-    Examples
-    --------
-    >>> check_repetitions(25, name="--holistic-repetitions")
-    25
-    >>> check_repetitions(10**6, name="--holistic-repetitions")
-    Traceback (most recent call last):
-    ...
-    multicrop.errors.InvalidParameterError: --holistic-repetitions must be an integer in [0, 100], got 1000000
-    """
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REPETITIONS:
-        raise InvalidParameterError(f"{name} must be an integer in [0, {MAX_REPETITIONS}], got {value!r}")
-    return value
 
 
 def _calls(images: Sequence[ImageRef], questions: list[Question], rubric_sha256: str) -> list[PlannedCall]:

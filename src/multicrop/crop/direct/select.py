@@ -15,7 +15,7 @@ from ..subjects import Subject, find_subjects
 from .zoom import close_ups, establishing, upper_bodies, zoom_levels
 from .cover import before_held, every_body, shown_whole
 from ..selector import greedy
-from .measure import MaskTables, box_shares, measure
+from .measure import MaskTables, measure
 from .notes import counted, fill_cut, named, one_slide_notes, plural, short_note, size_notes, unframed, why_short, zoom_notes
 from .pool import direct_pool, pan_windows
 from .shortlist import apart, shortlist_of

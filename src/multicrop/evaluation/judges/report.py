@@ -217,10 +217,10 @@ def check_report_dir(out_dir) -> Path:
     MulticropError
         ``out_dir`` (or a parent) is an existing file, or is not writable.
     """
+    from ...io.save import nearest_existing
+
     out = Path(out_dir)
-    probe = out
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = nearest_existing(out)
     if not probe.is_dir():
         what = "is an existing file" if probe == out else f"is below {str(probe)!r}, an existing file"
         raise MulticropError(f"report directory {str(out)!r} {what}; give a directory with -o")
